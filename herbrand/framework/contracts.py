@@ -1,0 +1,273 @@
+"""The contracts researchers implement, and their capability tags.
+
+Constructors take hyperparameters as explicit keyword arguments and nothing else; they print in
+``repr`` and in benchmark ids. What an implementation can do is declared as data in its ``tags``
+class attribute (a frozen dataclass), never probed with ``hasattr``; the conformance suites of
+``herbrand.framework.testing`` read the tags to decide which checks apply.
+
+Data shapes: a batch of rows is an (arity, n) int64 array, column i at ``batch[i]``, the same
+layout as ``Relation.columns``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.syntax import Atom, Program, Rule
+
+
+class Component:
+    """Shared ``repr``: the class name and the constructor's hyperparameters."""
+
+    def hyperparameters(self) -> dict[str, object]:
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {n: getattr(self, n) for n in names if hasattr(self, n)}
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.hyperparameters().items())
+        return f"{type(self).__name__}({params})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Index backings
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexTags:
+    """What an IndexBacking supports beyond insert and join."""
+
+    ordered: bool = False  # range(lo, hi) is supported and rows come out in key order
+    supports_delete: bool = False  # delete(rows) is supported
+    persistent: bool = False  # snapshot() is O(1) and snapshots are unaffected by later writes
+    parallel_safe: bool = False  # concurrent joins on one instance are safe (no lazy mutation)
+
+
+class IndexBacking(Component, ABC):
+    """A set of fixed-arity int64 rows organised on ``key``, a tuple of column positions.
+
+    Duplicates are ignored (set semantics). Implementations state the cost of insert and join.
+    """
+
+    tags: ClassVar[IndexTags] = IndexTags()
+
+    def __init__(self, arity: int, key: tuple[int, ...]):
+        self.arity = arity
+        self.key = tuple(key)
+
+    @abstractmethod
+    def insert(self, rows: np.ndarray) -> None:
+        """Add an (arity, n) batch of rows; rows already present are ignored."""
+
+    @abstractmethod
+    def join(self, probe: np.ndarray, probe_key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Match a probe batch (probe_arity, m) on its columns ``probe_key`` against ``key``.
+
+        Returns ``(positions, rows)``: positions (k,) int64 indexes into the probe batch and rows
+        (arity, k), one pair per (probe row, stored row) with equal keys, in any order.
+        """
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """The number of distinct rows stored."""
+
+    @abstractmethod
+    def rows(self) -> np.ndarray:
+        """All stored rows as an (arity, n) batch, in any order."""
+
+    def delete(self, rows: np.ndarray) -> None:
+        """Remove an (arity, n) batch; absent rows are ignored. Only when ``supports_delete``."""
+        raise NotImplementedError(f"{type(self).__name__} does not support delete")
+
+    def range(self, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
+        """Rows whose key lies in [lo, hi], in key order. Only when ``ordered``."""
+        raise NotImplementedError(f"{type(self).__name__} is not ordered")
+
+    def snapshot(self) -> IndexBacking:
+        """An O(1) read-only view unaffected by later writes. Only when ``persistent``."""
+        raise NotImplementedError(f"{type(self).__name__} is not persistent")
+
+    def _check_invariants(self) -> None:
+        """Assert the structure's internal invariants (used by stress tests)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluators
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvaluatorTags:
+    """What a RuleEvaluator supports."""
+
+    negation: bool = True
+    arithmetic: bool = True
+    aggregates: bool = True
+    uses_index: bool = False  # takes an ``index=`` hyperparameter naming an IndexBacking
+
+
+class RuleEvaluator(Component, ABC):
+    """One application of the immediate-consequence operator.
+
+    ``evaluate(rules, instance)`` returns, for each head relation of ``rules``, every row that
+    one application of the rules derives from ``instance`` (rows already in the instance may be
+    included). Body atoms may name any relation of the instance, including the delta and
+    previous-state relations that the semi-naive rewrite introduces (see
+    ``herbrand.evaluators.fixpoint``). Symbol constants are interned in
+    ``instance.symbols``. The instance is never modified.
+    """
+
+    tags: ClassVar[EvaluatorTags] = EvaluatorTags()
+
+    @abstractmethod
+    def evaluate(self, rules: Sequence[Rule], instance: Database) -> dict[str, Relation]:
+        """Rows derived by one application of ``rules`` to ``instance``, by head relation."""
+
+
+@dataclass(frozen=True)
+class StratumStats:
+    """What a fixpoint did for one stratum."""
+
+    stratum: int
+    relations: tuple[str, ...]
+    iterations: int
+    derived: int  # new tuples added to the stratum's relations
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event: sent after each fixpoint iteration."""
+
+    stratum: int
+    strata: int
+    iteration: int
+    delta: int  # new tuples in this iteration
+    total: int  # tuples derived so far in the whole run
+
+
+ProgressObserver = Callable[[Progress], None]
+
+
+class BottomUpEvaluator(Component, ABC):
+    """Computes the least model of a program over a database."""
+
+    @abstractmethod
+    def materialize(
+        self, program: Program, database: Database, observer: ProgressObserver | None = None
+    ) -> Database:
+        """A new Database holding ``database`` plus every relation of ``program`` at fixpoint.
+
+        Strata run in order; ``observer`` (if given) receives a Progress after each iteration.
+        After the call ``self.stats`` lists a StratumStats per stratum.
+        """
+
+
+class FixpointEvaluator(BottomUpEvaluator):
+    """A fixpoint strategy (naive, semi-naive) over any RuleEvaluator."""
+
+    def __init__(self, rule_evaluator: RuleEvaluator):
+        self.rule_evaluator = rule_evaluator
+        self.stats: list[StratumStats] = []
+
+
+class TopDownEvaluator(Component, ABC):
+    """Answers one goal without materializing everything (magic sets; a later capability)."""
+
+    @abstractmethod
+    def query(self, program: Program, database: Database, goal: Atom) -> Relation:
+        """The rows of ``goal.relation`` that match the constants of ``goal``."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Incremental maintenance
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IncrementalTags:
+    dynamic_rules: bool = False  # add_rules / remove_rules are supported
+
+
+@dataclass(frozen=True)
+class RelationChanges:
+    """Decoded rows added to and removed from one relation by an update."""
+
+    added: frozenset[tuple] = frozenset()
+    removed: frozenset[tuple] = frozenset()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Output relation -> its RelationChanges, as Differential Datalog's commit returns."""
+
+    relations: Mapping[str, RelationChanges] = field(default_factory=dict)
+
+    def __getitem__(self, relation: str) -> RelationChanges:
+        return self.relations[relation]
+
+    @property
+    def size(self) -> int:
+        return sum(len(c.added) + len(c.removed) for c in self.relations.values())
+
+
+class IncrementalEvaluator(Component, ABC):
+    """Keeps a materialization up to date under fact (and, where tagged, rule) updates."""
+
+    tags: ClassVar[IncrementalTags] = IncrementalTags()
+
+    @abstractmethod
+    def bootstrap(self, program: Program, database: Database) -> None:
+        """Materialize ``program`` over ``database`` and keep the state for updates."""
+
+    @abstractmethod
+    def update(
+        self,
+        insert: Mapping[str, object] | None = None,
+        delete: Mapping[str, object] | None = None,
+    ) -> Changes:
+        """Apply one atomic transaction (deletes before inserts) to input relations.
+
+        On any error the materialization stays exactly as before the call.
+        """
+
+    @property
+    @abstractmethod
+    def database(self) -> Database:
+        """The current materialization."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Backends
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BackendTags:
+    parallel: bool = False  # uses more than one core
+    distributed: bool = False  # runs outside this process
+
+
+class Backend(Component, ABC):
+    """Where a materialization runs: local, parallel, spark."""
+
+    tags: ClassVar[BackendTags] = BackendTags()
+
+    @abstractmethod
+    def materialize(
+        self,
+        program: Program,
+        database: Database,
+        *,
+        evaluator: RuleEvaluator,
+        fixpoint: type[FixpointEvaluator],
+        observer: ProgressObserver | None = None,
+    ) -> tuple[Database, list[StratumStats]]:
+        """Run ``program`` over ``database`` to fixpoint; the result and per-stratum stats."""

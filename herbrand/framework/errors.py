@@ -1,0 +1,83 @@
+"""The error hierarchy: every error herbrand raises on bad input is a ``HerbrandError``.
+
+Each error carries a one-line message that names the place (file:line:col, rule, relation,
+file and line of a facts file), so the CLI can print it without a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A position in a source text: 1-based line and column, and the file name if any."""
+
+    line: int
+    column: int
+    file: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file or '<input>'}:{self.line}:{self.column}"
+
+
+class HerbrandError(Exception):
+    """Base class of every error herbrand reports about its input or its use."""
+
+
+class HerbrandSyntaxError(HerbrandError):
+    """Datalog text that does not parse.
+
+    ``str(error)`` is ``file:line:col: message`` followed by the source line and a caret under
+    the offending column.
+    """
+
+    def __init__(self, message: str, location: SourceLocation, source_line: str = ""):
+        self.message = message
+        self.location = location
+        self.source_line = source_line
+        text = f"{location}: {message}"
+        if source_line:
+            caret = " " * (location.column - 1) + "^"
+            text += f"\n{source_line}\n{caret}"
+        super().__init__(text)
+
+
+class HerbrandAnalysisError(HerbrandError):
+    """A program that parses but is not a valid stratified Datalog program."""
+
+
+class UndeclaredRelationError(HerbrandAnalysisError):
+    """A rule, fact or directive uses a relation that has no ``.decl``."""
+
+
+class ArityError(HerbrandAnalysisError):
+    """An atom or a batch of rows has a different arity than its relation's declaration."""
+
+
+class HerbrandTypeError(HerbrandAnalysisError):
+    """A symbol is used where a number is expected, or the other way round."""
+
+
+class UnsafeRuleError(HerbrandAnalysisError):
+    """A variable in a head, negation, comparison or aggregate is not bound by a positive atom."""
+
+
+class StratificationError(HerbrandAnalysisError):
+    """Negation or aggregation through recursion; the message names the cycle of relations."""
+
+
+class FactsError(HerbrandError):
+    """A facts file is missing or has a malformed line (the message names file and line)."""
+
+
+class UnknownComponentError(HerbrandError):
+    """A registry lookup for a name that is not registered; the message lists the known names."""
+
+
+class MissingDependencyError(HerbrandError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+class EvaluationError(HerbrandError):
+    """Evaluation cannot proceed (for example a relation that is not an input is given facts)."""

@@ -1,0 +1,380 @@
+"""Columnar storage: ``Relation`` (an immutable set of int64 rows) and ``Database``.
+
+A Relation holds its rows column-wise in one C-contiguous int64 array of shape (arity, n):
+``columns[i]`` is column i. Rows are unique; their order is the order of insertion, and
+``a.union(b)`` keeps ``a``'s rows as its prefix, so a consumer that indexed ``a`` can index
+only the appended tail of the union.
+
+Every bulk operation is vectorised: rows are reduced to one int64 key each (the value itself for
+arity 1, two packed 32-bit halves for arity 2 when values fit, a dense rank from a lexsort
+otherwise) and compared with numpy's sort-based set routines. Costs are O(n log n) in the rows
+involved; nothing loops over rows in Python except the explicit conversions to Python objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+
+from herbrand.framework.errors import ArityError, HerbrandTypeError, MissingDependencyError
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import NUMBER, SYMBOL
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def row_keys(*blocks: np.ndarray) -> list[np.ndarray]:
+    """One int64 key per row for each (arity, n_i) block, equal keys exactly for equal rows.
+
+    All blocks must have the same arity; keys are comparable across blocks. Cost
+    O(N log N) for N rows in total when arity > 2 or values exceed 32 bits, O(N) otherwise.
+    """
+    arity = blocks[0].shape[0]
+    if arity == 0:
+        return [np.zeros(b.shape[1], dtype=np.int64) for b in blocks]
+    if arity == 1:
+        return [b[0] for b in blocks]
+    joined = np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
+    if arity == 2 and joined.size and joined.min() >= _INT32_MIN and joined.max() <= _INT32_MAX:
+        keys = (joined[0] << 32) | (joined[1] & 0xFFFFFFFF)
+    else:
+        keys = _dense_ranks(joined)
+    return np.split(keys, np.cumsum([b.shape[1] for b in blocks])[:-1])
+
+
+def _dense_ranks(columns: np.ndarray) -> np.ndarray:
+    """Dense lexicographic rank of each row (equal rows, equal rank)."""
+    n = columns.shape[1]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(columns[::-1])
+    ordered = columns[:, order]
+    new_group = np.empty(n, dtype=bool)
+    new_group[0] = True
+    new_group[1:] = np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[order] = np.cumsum(new_group) - 1
+    return ranks
+
+
+def _as_columns(data: np.ndarray | Iterable, arity: int | None) -> np.ndarray:
+    """Rows (an (n, arity) array or an iterable of tuples) as an (arity, n) int64 array."""
+    if isinstance(data, np.ndarray):
+        array = data.astype(np.int64, copy=False)
+        if array.ndim == 1:
+            array = array.reshape(-1, 1) if arity in (None, 1) else array.reshape(-1, arity)
+        if array.ndim != 2:
+            raise ArityError(f"expected a 2-d array of rows, got shape {data.shape}")
+        columns = np.ascontiguousarray(array.T)
+    else:
+        rows = list(data)
+        width = arity if arity is not None else (len(rows[0]) if rows else 0)
+        for row in rows:
+            if len(row) != width:
+                raise ArityError(f"row {tuple(row)!r} has arity {len(row)}, expected {width}")
+        if width == 0:
+            return np.zeros((0, min(len(rows), 1)), dtype=np.int64)
+        columns = np.array(rows, dtype=np.int64).reshape(len(rows), width).T.copy()
+    if arity is not None and columns.shape[0] != arity:
+        raise ArityError(f"rows have arity {columns.shape[0]}, expected {arity}")
+    return columns
+
+
+class Relation:
+    """An immutable set of fixed-arity int64 tuples held column-wise.
+
+    Construction deduplicates (O(n log n)) unless the caller vouches with ``unique=True``.
+    ``len`` is O(1); ``union``, ``difference``, ``intersection`` and ``contains`` are
+    O((n + m) log(n + m)); ``to_rows`` and iteration are O(n) Python objects.
+    """
+
+    __slots__ = ("_columns", "_set", "__weakref__")
+
+    def __init__(self, columns: np.ndarray, *, unique: bool = False):
+        columns = np.ascontiguousarray(columns, dtype=np.int64)
+        if columns.ndim != 2:
+            raise ArityError(f"columns must be a 2-d (arity, n) array, got shape {columns.shape}")
+        if not unique:
+            columns = _dedup(columns)
+        columns.setflags(write=False)
+        self._columns = columns
+        self._set: frozenset | None = None
+
+    # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls, arity: int) -> Relation:
+        return cls(np.zeros((arity, 0), dtype=np.int64), unique=True)
+
+    @classmethod
+    def from_rows(cls, rows: np.ndarray | Iterable, arity: int | None = None) -> Relation:
+        """From an (n, arity) array or an iterable of int tuples; duplicates are dropped."""
+        return cls(_as_columns(rows, arity))
+
+    @classmethod
+    def from_columns(cls, *columns: np.ndarray) -> Relation:
+        """From one 1-d array per column (all the same length)."""
+        return cls(np.vstack([np.asarray(c, dtype=np.int64) for c in columns]))
+
+    # -- properties -----------------------------------------------------------------------------
+
+    @property
+    def arity(self) -> int:
+        return self._columns.shape[0]
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The (arity, n) read-only int64 array of the rows, column i at ``columns[i]``."""
+        return self._columns
+
+    def column(self, index: int) -> np.ndarray:
+        return self._columns[index]
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The rows as an (n, arity) array (a transposed view; copy before writing)."""
+        return self._columns.T
+
+    @property
+    def nbytes(self) -> int:
+        return self._columns.nbytes
+
+    def __len__(self) -> int:
+        return self._columns.shape[1]
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return iter(self.to_rows())
+
+    def __repr__(self) -> str:
+        return f"Relation(arity={self.arity}, rows={len(self)})"
+
+    # -- conversions ----------------------------------------------------------------------------
+
+    def to_rows(self) -> list[tuple[int, ...]]:
+        """The rows as Python int tuples, in storage order."""
+        if self.arity == 0:
+            return [()] * len(self)
+        return list(zip(*(c.tolist() for c in self._columns), strict=True))
+
+    def to_set(self) -> frozenset[tuple[int, ...]]:
+        """The rows as a frozenset of int tuples (computed once, then cached)."""
+        if self._set is None:
+            self._set = frozenset(self.to_rows())
+        return self._set
+
+    def to_pandas(self, names: Iterable[str] | None = None):
+        """A pandas DataFrame of the int64 columns (needs the ``frames`` extra)."""
+        pandas = _require("pandas", "frames")
+        names = list(names) if names is not None else [f"c{i}" for i in range(self.arity)]
+        return pandas.DataFrame({n: c for n, c in zip(names, self._columns, strict=True)})
+
+    # -- set algebra ----------------------------------------------------------------------------
+
+    def _check_arity(self, other: Relation) -> None:
+        if other.arity != self.arity:
+            raise ArityError(f"arity {other.arity} does not match arity {self.arity}")
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        """Boolean mask over the columns-block ``rows`` (arity, m): which rows are in self."""
+        if rows.shape[0] != self.arity:
+            raise ArityError(f"rows have arity {rows.shape[0]}, expected {self.arity}")
+        mine, theirs = row_keys(self._columns, np.asarray(rows, dtype=np.int64))
+        return np.isin(theirs, mine)
+
+    def __contains__(self, row: object) -> bool:
+        if not isinstance(row, tuple) or len(row) != self.arity:
+            return False
+        return bool(self.contains(np.array(row, dtype=np.int64).reshape(self.arity, 1))[0])
+
+    def difference(self, other: Relation) -> Relation:
+        """The rows of self not in other, in self's order."""
+        self._check_arity(other)
+        if not len(other) or not len(self):
+            return self
+        mine, theirs = row_keys(self._columns, other._columns)
+        return Relation(self._columns[:, ~np.isin(mine, theirs)], unique=True)
+
+    def intersection(self, other: Relation) -> Relation:
+        self._check_arity(other)
+        mine, theirs = row_keys(self._columns, other._columns)
+        return Relation(self._columns[:, np.isin(mine, theirs)], unique=True)
+
+    def union(self, other: Relation) -> Relation:
+        """Self's rows followed by the rows of other not in self (self stays a prefix)."""
+        self._check_arity(other)
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        new = other.difference(self)
+        if not len(new):
+            return self
+        return Relation(np.concatenate([self._columns, new._columns], axis=1), unique=True)
+
+    def __or__(self, other: Relation) -> Relation:
+        return self.union(other)
+
+    def __sub__(self, other: Relation) -> Relation:
+        return self.difference(other)
+
+    def __and__(self, other: Relation) -> Relation:
+        return self.intersection(other)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Relation):
+            return NotImplemented
+        if other.arity != self.arity or len(other) != len(self):
+            return False
+        return not len(self.difference(other))
+
+    __hash__ = None  # mutable-looking containers should not be hashed; use to_set()
+
+    def sorted(self) -> Relation:
+        """The same set with rows in lexicographic order."""
+        if self.arity == 0 or not len(self):
+            return self
+        order = np.lexsort(self._columns[::-1])
+        return Relation(self._columns[:, order], unique=True)
+
+
+def _dedup(columns: np.ndarray) -> np.ndarray:
+    """Drop repeated rows, keeping first occurrences in their original order."""
+    n = columns.shape[1]
+    if n <= 1:
+        return columns
+    if columns.shape[0] == 0:
+        return columns[:, :1]
+    (keys,) = row_keys(columns)
+    _, first = np.unique(keys, return_index=True)
+    if len(first) == n:
+        return columns
+    return columns[:, np.sort(first)]
+
+
+def _require(module: str, extra: str):
+    try:
+        return __import__(module)
+    except ImportError as error:
+        raise MissingDependencyError(
+            f"{module} is needed for this; install it with: pip install 'herbrand[{extra}]'"
+        ) from error
+
+
+def encode_rows(
+    relation: str, rows, types: tuple[str, ...], symbols: SymbolTable
+) -> Relation:
+    """Rows given by a user as a Relation of the declared column ``types``.
+
+    ``rows`` may be a Relation (already encoded), an (n, arity) numpy array of numbers (symbol
+    columns hold ids already interned in ``symbols``), a pandas DataFrame (columns by position), or
+    an iterable of tuples of int (number columns) and str (symbol columns). A value of the wrong
+    type raises HerbrandTypeError naming the relation, row and column. O(n) for tuples.
+    """
+    arity = len(types)
+    if isinstance(rows, Relation):
+        if rows.arity != arity:
+            raise ArityError(f"relation {relation}: rows have arity {rows.arity}, expected {arity}")
+        return rows
+    if isinstance(rows, np.ndarray) and rows.dtype != object:
+        try:
+            return Relation.from_rows(rows, arity)
+        except ArityError as error:
+            raise ArityError(f"relation {relation}: {error}") from None
+    if hasattr(rows, "itertuples"):  # a pandas DataFrame
+        if rows.shape[1] != arity:
+            raise ArityError(
+                f"relation {relation}: DataFrame has {rows.shape[1]} columns, expected {arity}"
+            )
+        rows = rows.itertuples(index=False, name=None)
+    encoded = []
+    for number, row in enumerate(rows, start=1):
+        row = tuple(row)
+        if len(row) != arity:
+            raise ArityError(
+                f"relation {relation}: row {number} {row!r} has arity {len(row)}, expected {arity}"
+            )
+        encoded.append(tuple(_encode_value(relation, number, i, v, t, symbols)
+                             for i, (v, t) in enumerate(zip(row, types, strict=True))))
+    return Relation.from_rows(encoded, arity)
+
+
+def _encode_value(relation: str, row: int, column: int, value, type_: str, symbols) -> int:
+    if type_ == SYMBOL:
+        if isinstance(value, str):
+            return symbols.intern(value)
+        raise HerbrandTypeError(
+            f"relation {relation}: row {row} column {column + 1} expects a symbol, got {value!r}"
+        )
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise HerbrandTypeError(
+        f"relation {relation}: row {row} column {column + 1} expects a number, got {value!r}"
+    )
+
+
+class Database(Mapping[str, Relation]):
+    """Relation name -> Relation, with the SymbolTable and column types needed to decode them.
+
+    A Database is a value: ``with_relations`` returns a new one sharing the unchanged relations
+    (O(number of relations)). The SymbolTable is shared and only ever grows.
+    """
+
+    def __init__(
+        self,
+        relations: Mapping[str, Relation],
+        symbols: SymbolTable | None = None,
+        types: Mapping[str, tuple[str, ...]] | None = None,
+    ):
+        self._relations = dict(relations)
+        self.symbols = symbols if symbols is not None else SymbolTable()
+        self.types = dict(types or {})
+
+    def __getitem__(self, name: str) -> Relation:
+        return self._relations[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._relations)
+
+    def __len__(self) -> int:
+        return len(self._relations)
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{n}: {len(r)}" for n, r in self._relations.items())
+        return f"Database({{{sizes}}})"
+
+    def with_relations(self, relations: Mapping[str, Relation]) -> Database:
+        merged = dict(self._relations)
+        merged.update(relations)
+        return Database(merged, self.symbols, self.types)
+
+    def sizes(self) -> dict[str, int]:
+        return {name: len(relation) for name, relation in self._relations.items()}
+
+    def column_types(self, name: str) -> tuple[str, ...]:
+        """The declared types of ``name``'s columns (all numbers if undeclared)."""
+        return self.types.get(name, (NUMBER,) * self._relations[name].arity)
+
+    def decoded_columns(self, name: str) -> list[np.ndarray]:
+        """The columns of ``name`` with symbol ids replaced by strings (object arrays)."""
+        relation = self._relations[name]
+        return [
+            self.symbols.decode_many(column) if type_ == SYMBOL else column
+            for column, type_ in zip(relation.columns, self.column_types(name), strict=True)
+        ]
+
+    def decoded_rows(self, name: str) -> list[tuple[int | str, ...]]:
+        """The rows of ``name`` as Python tuples of int and str."""
+        relation = self._relations[name]
+        if relation.arity == 0:
+            return [()] * len(relation)
+        return list(zip(*(c.tolist() for c in self.decoded_columns(name)), strict=True))
+
+    def to_pandas(self, name: str):
+        """The decoded rows of ``name`` as a DataFrame (needs the ``frames`` extra)."""
+        pandas = _require("pandas", "frames")
+        data = self.decoded_columns(name)
+        return pandas.DataFrame({f"c{i}": column for i, column in enumerate(data)})
