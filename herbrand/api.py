@@ -1,0 +1,120 @@
+"""The public entry points: ``parse`` and ``materialize``.
+
+``materialize`` is the one call experiment scripts swap arguments of: the same program and facts
+run with another ``evaluator``, ``fixpoint``, ``index`` or ``backend``, each resolved by name in
+the registries of ``herbrand.framework.registry``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from os import PathLike
+from pathlib import Path
+
+from herbrand import builtins
+from herbrand.framework import io
+from herbrand.framework.analysis import analyse
+from herbrand.framework.contracts import ProgressObserver, RuleEvaluator, StratumStats
+from herbrand.framework.errors import EvaluationError, UndeclaredRelationError
+from herbrand.framework.parser import parse as parse_text
+from herbrand.framework.parser import parse_file
+from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS
+from herbrand.framework.storage import Database, encode_rows
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import Program
+
+
+def parse(text_or_path: str | PathLike) -> Program:
+    """A Program from Datalog text, or from the file at a path (a PathLike or an existing
+    ``*.dl`` path). Raises HerbrandSyntaxError with file:line:col on malformed input."""
+    if isinstance(text_or_path, PathLike):
+        return parse_file(text_or_path)
+    looks_like_path = "\n" not in text_or_path and text_or_path.strip().endswith(".dl")
+    if looks_like_path and Path(text_or_path).is_file():
+        return parse_file(text_or_path)
+    return parse_text(text_or_path)
+
+
+def resolve_evaluator(evaluator: str | RuleEvaluator, index: str | None) -> RuleEvaluator:
+    """A RuleEvaluator instance from a registered name (with ``index`` if it takes one)."""
+    if isinstance(evaluator, RuleEvaluator):
+        if index is not None:
+            raise EvaluationError("pass index= only with an evaluator name, not an instance")
+        return evaluator
+    cls = EVALUATORS.get(evaluator)
+    if cls.tags.uses_index:
+        return cls() if index is None else cls(index=index)
+    if index is not None:
+        raise EvaluationError(f"evaluator {evaluator!r} does not use an index (got index={index!r})")
+    return cls()
+
+
+def load_database(
+    program: Program,
+    facts: Mapping[str, object] | None = None,
+    facts_dir: str | PathLike | None = None,
+) -> Database:
+    """The input Database of ``program``: the ``.input`` files of ``facts_dir`` (when given)
+    plus ``facts``, a mapping relation -> rows (tuples, numpy arrays or pandas DataFrames)."""
+    types = {d.name: d.types for d in program.declarations}
+    database = Database({}, SymbolTable(), types)
+    if facts_dir is not None:
+        database = io.load_inputs(program, database, facts_dir)
+    for name, rows in (facts or {}).items():
+        if name not in types:
+            raise UndeclaredRelationError(f"facts given for undeclared relation {name!r}")
+        relation = encode_rows(name, rows, types[name], database.symbols)
+        if name in database:
+            relation = database[name].union(relation)
+        database = database.with_relations({name: relation})
+    return database
+
+
+def materialize_with_stats(
+    program: Program | str | PathLike,
+    facts: Mapping[str, object] | None = None,
+    *,
+    facts_dir: str | PathLike | None = None,
+    evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
+    fixpoint: str = builtins.DEFAULT_FIXPOINT,
+    index: str | None = None,
+    backend: str = builtins.DEFAULT_BACKEND,
+    observer: ProgressObserver | None = None,
+) -> tuple[Database, list[StratumStats]]:
+    """``materialize`` that also returns the per-stratum statistics."""
+    if not isinstance(program, Program):
+        program = parse(program)
+    analyse(program)  # report program errors before reading any data
+    rule_evaluator = resolve_evaluator(evaluator, index)
+    fixpoint_class = FIXPOINTS.get(fixpoint)
+    runner = BACKENDS.get(backend)()
+    database = load_database(program, facts, facts_dir)
+    return runner.materialize(
+        program, database, evaluator=rule_evaluator, fixpoint=fixpoint_class, observer=observer
+    )
+
+
+def materialize(
+    program: Program | str | PathLike,
+    facts: Mapping[str, object] | None = None,
+    *,
+    facts_dir: str | PathLike | None = None,
+    evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
+    fixpoint: str = builtins.DEFAULT_FIXPOINT,
+    index: str | None = None,
+    backend: str = builtins.DEFAULT_BACKEND,
+    observer: ProgressObserver | None = None,
+) -> Database:
+    """The least model of ``program`` over its input facts, as a Database.
+
+    ``program``: a Program, Datalog text or a path. ``facts``: relation -> rows (tuples of int
+    and str, numpy arrays, pandas DataFrames). ``facts_dir``: read each ``.input`` relation's file
+    from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/``backend``: registered
+    names (see ``herbrand.framework.registry``). ``observer`` receives a Progress per iteration.
+    Errors are HerbrandError subclasses naming the place.
+    """
+    database, _ = materialize_with_stats(
+        program, facts, facts_dir=facts_dir, evaluator=evaluator, fixpoint=fixpoint,
+        index=index, backend=backend, observer=observer,
+    )
+    return database

@@ -1,0 +1,130 @@
+"""The ``herbrand`` command: ``run`` a program as Soufflé would, ``bench report`` results.
+
+Errors print one line (``herbrand: error: <place>: <message>``) and exit with status 1; no
+traceback reaches the user for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from herbrand import builtins
+from herbrand.api import materialize_with_stats, parse
+from herbrand.framework import io
+from herbrand.framework.contracts import StratumStats
+from herbrand.framework.errors import HerbrandError
+from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS
+from herbrand.framework.storage import Database
+from herbrand.framework.syntax import Program
+from herbrand.progress import ProgressDisplay
+
+SUMMARY_ROWS = 5
+
+
+def _run_parser(commands) -> None:
+    run = commands.add_parser("run", help="materialize a program (Soufflé's -F/-D meaning)")
+    run.add_argument("program", help="the Datalog program (.dl)")
+    run.add_argument("-F", "--facts", default=".", help="directory of .input files (default .)")
+    run.add_argument("-D", "--output", default=".",
+                     help="directory for .output files, or - for stdout (default .)")
+    run.add_argument("--evaluator", default=builtins.DEFAULT_EVALUATOR,
+                     help=f"rule evaluator: {', '.join(EVALUATORS.names())}")
+    run.add_argument("--fixpoint", default=builtins.DEFAULT_FIXPOINT,
+                     help=f"fixpoint strategy: {', '.join(FIXPOINTS.names())}")
+    run.add_argument("--index", default=None, help="index backing, for evaluators that take one")
+    run.add_argument("--backend", default=builtins.DEFAULT_BACKEND,
+                     help=f"execution backend: {', '.join(BACKENDS.names())}")
+    run.add_argument("--stats", action="store_true",
+                     help="print per-stratum iterations, tuples derived and time to stderr")
+    run.add_argument("--summary", action="store_true",
+                     help="print each output relation's size and first rows, and the time")
+    run.add_argument("--no-progress", action="store_true", help="no progress display")
+    run.set_defaults(handler=_run)
+
+
+def _bench_parser(commands) -> None:
+    bench = commands.add_parser("bench", help="benchmark tools")
+    bench_commands = bench.add_subparsers(dest="bench_command", required=True)
+    report = bench_commands.add_parser("report", help="markdown table of pytest-benchmark JSON")
+    report.add_argument("results", help="the JSON written by pytest --benchmark-json")
+    report.add_argument("-o", "--output", default="-", help="markdown file (default stdout)")
+    report.set_defaults(handler=_bench_report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="herbrand", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    _run_parser(commands)
+    _bench_parser(commands)
+    return parser
+
+
+def _run(args) -> int:
+    program = parse(Path(args.program))
+    progress = None if args.no_progress else ProgressDisplay()
+    start = time.perf_counter()
+    try:
+        database, stats = materialize_with_stats(
+            program, facts_dir=args.facts, evaluator=args.evaluator, fixpoint=args.fixpoint,
+            index=args.index, backend=args.backend, observer=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
+    seconds = time.perf_counter() - start
+    io.write_outputs(program, database, args.output)
+    if args.stats:
+        _print_stats(stats, seconds)
+    if args.summary:
+        _print_summary(program, database, seconds)
+    return 0
+
+
+def _print_stats(stats: list[StratumStats], seconds: float) -> None:
+    print("stratum\titerations\tderived\tseconds\trelations", file=sys.stderr)
+    for s in stats:
+        print(f"{s.stratum}\t{s.iterations}\t{s.derived}\t{s.seconds:.3f}\t{','.join(s.relations)}",
+              file=sys.stderr)
+    print(f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
+          f"\t{seconds:.3f}", file=sys.stderr)
+
+
+def _print_summary(program: Program, database: Database, seconds: float) -> None:
+    names = program.outputs or tuple(database)
+    for name in names:
+        rows = sorted(database.decoded_rows(name), key=io.row_sort_key)
+        print(f"{name}: {len(rows):,} tuples")
+        for row in rows[:SUMMARY_ROWS]:
+            print("    " + "\t".join(map(str, row)))
+        if len(rows) > SUMMARY_ROWS:
+            print("    ...")
+    print(f"materialized in {seconds:.3f}s")
+
+
+def _bench_report(args) -> int:
+    from herbrand.bench_report import write_report
+
+    write_report(Path(args.results), args.output)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``herbrand`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except HerbrandError as error:
+        print(f"herbrand: error: {str(error).splitlines()[0]}", file=sys.stderr)
+    except OSError as error:
+        print(f"herbrand: error: {error}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("herbrand: interrupted", file=sys.stderr)
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

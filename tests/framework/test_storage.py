@@ -1,0 +1,111 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from herbrand.framework.errors import ArityError, HerbrandTypeError
+from herbrand.framework.storage import Database, Relation, encode_rows, row_keys
+from herbrand.framework.symbols import SymbolTable
+
+rows_of = lambda arity: st.lists(  # noqa: E731
+    st.tuples(*[st.integers(-(2**40), 2**40)] * arity), max_size=30
+)
+
+
+def test_from_rows_dedups_and_keeps_first_occurrence_order():
+    relation = Relation.from_rows([(3, 4), (1, 2), (3, 4), (0, 0)])
+    assert relation.to_rows() == [(3, 4), (1, 2), (0, 0)]
+    assert len(relation) == 3 and relation.arity == 2
+
+
+def test_columns_are_column_wise_and_read_only():
+    relation = Relation.from_rows([(1, 2), (3, 4)])
+    assert relation.columns.shape == (2, 2)
+    assert relation.column(1).tolist() == [2, 4]
+    with pytest.raises(ValueError):
+        relation.columns[0, 0] = 9
+
+
+def test_union_keeps_left_as_prefix():
+    left = Relation.from_rows([(1,), (2,)])
+    joined = left.union(Relation.from_rows([(3,), (2,), (0,)]))
+    assert joined.to_rows() == [(1,), (2,), (3,), (0,)]
+
+
+def test_difference_intersection_membership():
+    a = Relation.from_rows([(1, 1), (2, 2), (3, 3)])
+    b = Relation.from_rows([(2, 2), (4, 4)])
+    assert a.difference(b).to_rows() == [(1, 1), (3, 3)]
+    assert a.intersection(b).to_rows() == [(2, 2)]
+    assert (2, 2) in a and (4, 4) not in a and "x" not in a
+    assert a.contains(np.array([[2, 9], [2, 9]])).tolist() == [True, False]
+
+
+def test_nullary_relation_holds_at_most_the_empty_tuple():
+    assert len(Relation.from_rows([(), ()])) == 1
+    assert Relation.from_rows([(), ()]).to_rows() == [()]
+    assert len(Relation.empty(0)) == 0
+    assert Relation.empty(0).union(Relation.from_rows([()])).to_rows() == [()]
+
+
+def test_wide_and_large_values_use_the_general_key_path():
+    rows = [(2**40, -(2**40), 1), (2**40, -(2**40), 1), (1, 2, 3)]
+    assert Relation.from_rows(rows).to_rows() == [(2**40, -(2**40), 1), (1, 2, 3)]
+
+
+def test_arity_mismatch_is_an_error():
+    with pytest.raises(ArityError):
+        Relation.from_rows([(1, 2), (3,)])
+    with pytest.raises(ArityError):
+        Relation.from_rows([(1, 2)]).union(Relation.from_rows([(1,)]))
+
+
+def test_row_keys_equal_exactly_for_equal_rows():
+    a = np.array([[1, 1, 2], [5, 5, 5], [7, 8, 7]])
+    b = np.array([[2], [5], [7]])
+    ka, kb = row_keys(a, b)
+    assert ka[0] != ka[1] and ka[2] == kb[0]
+
+
+@given(rows_of(2), rows_of(2))
+def test_set_algebra_matches_python_sets(xs, ys):
+    a, b = Relation.from_rows(xs, 2), Relation.from_rows(ys, 2)
+    assert a.to_set() == set(xs)
+    assert a.union(b).to_set() == set(xs) | set(ys)
+    assert a.difference(b).to_set() == set(xs) - set(ys)
+    assert a.intersection(b).to_set() == set(xs) & set(ys)
+    assert (a == b) == (set(xs) == set(ys))
+
+
+@given(rows_of(3))
+def test_sorted_is_lexicographic(xs):
+    assert Relation.from_rows(xs, 3).sorted().to_rows() == sorted(set(xs))
+
+
+def test_encode_rows_interns_symbols_and_checks_types():
+    symbols = SymbolTable()
+    relation = encode_rows("person", [("ada", 36), ("bob", 7)], ("symbol", "number"), symbols)
+    assert relation.to_rows() == [(0, 36), (1, 7)]
+    with pytest.raises(HerbrandTypeError, match="relation person: row 1 column 2 expects a number"):
+        encode_rows("person", [("ada", "x")], ("symbol", "number"), symbols)
+    with pytest.raises(ArityError, match="relation person: row 1"):
+        encode_rows("person", [("ada",)], ("symbol", "number"), symbols)
+
+
+def test_encode_rows_accepts_arrays_and_dataframes():
+    pandas = pytest.importorskip("pandas")
+    symbols = SymbolTable()
+    array = encode_rows("e", np.array([[1, 2], [2, 3]]), ("number", "number"), symbols)
+    frame = encode_rows("e", pandas.DataFrame({"a": [1, 2], "b": [2, 3]}), ("number", "number"), symbols)
+    assert array == frame
+
+
+def test_database_decodes_symbols():
+    symbols = SymbolTable()
+    relation = encode_rows("p", [("x", 1), ("y", 2)], ("symbol", "number"), symbols)
+    database = Database({"p": relation}, symbols, {"p": ("symbol", "number")})
+    assert database.decoded_rows("p") == [("x", 1), ("y", 2)]
+    assert database.sizes() == {"p": 2}
+    assert database.to_pandas("p").values.tolist() == [["x", 1], ["y", 2]]
+    grown = database.with_relations({"q": Relation.from_rows([(1,)])})
+    assert set(grown) == {"p", "q"} and set(database) == {"p"}
