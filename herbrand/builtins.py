@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS
+from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INDEXES
 
 EVALUATORS.register("substitution", "herbrand.evaluators.substitution:SubstitutionEvaluator")
 FIXPOINTS.register("naive", "herbrand.evaluators.fixpoint:NaiveFixpoint")
 FIXPOINTS.register("seminaive", "herbrand.evaluators.fixpoint:SemiNaiveFixpoint")
 BACKENDS.register("local", "herbrand.evaluators.local:LocalBackend")
+INDEXES.register("hash", "herbrand.indexes.hash:HashIndex")
+INDEXES.register("btree", "herbrand.indexes.btree:BTreeIndex")
+INDEXES.register("sorted_vector", "herbrand.indexes.sorted_vector:SortedVectorIndex")
+INDEXES.register("persistent", "herbrand.indexes.persistent:PersistentIndex")
+INDEXES.register("spine", "herbrand.indexes.spine:SpineIndex")
 
 DEFAULT_EVALUATOR = "substitution"
 DEFAULT_FIXPOINT = "seminaive"

@@ -1,21 +1,96 @@
 """Static analysis of a Program: declarations, arities, types, safety, stratification.
 
-(Interface fixed; implementation in progress.)
+``analyse(program)`` runs every check and returns the strata in evaluation order::
+
+    .decl e(x: number, y: number)          e is a base relation: in no stratum
+    .decl t(x: number, y: number)
+    .decl u(x: number, y: number)
+    t(x, y) :- e(x, y).                     stratum 0: (t,), recursive
+    t(x, z) :- t(x, y), e(y, z).
+    u(x, y) :- e(x, _), e(_, y), !t(x, y).  stratum 1: (u,), not recursive
+
+The checks, in the order they run (the first failure is raised):
+
+1. directives name declared relations (UndeclaredRelationError);
+2. for each rule and fact in source order (``check_rule``): every atom's relation is declared
+   (UndeclaredRelationError) with the atom's arity (ArityError); types agree (HerbrandTypeError,
+   see ``type_checking``); the rule is safe (UnsafeRuleError);
+3. no negation or aggregation through recursion (StratificationError).
+
+Every message is one line naming the location (``file:line:col``), the rule and the relation or
+variable at fault. Cost: linear in the size of the program (aggregate nesting depth taken as a
+constant).
 """
 
 from __future__ import annotations
 
+import difflib
+from collections import deque
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
+from typing import TypeVar
 
-from herbrand.framework.syntax import Program, Rule
+from herbrand.framework.errors import (
+    ArityError,
+    SourceLocation,
+    StratificationError,
+    UndeclaredRelationError,
+    UnsafeRuleError,
+)
+from herbrand.framework.syntax import (
+    Aggregate,
+    Arith,
+    Atom,
+    BodyElement,
+    Comparison,
+    Const,
+    Literal,
+    Program,
+    Rule,
+    Term,
+    Var,
+    Wildcard,
+    body_variables,
+    element_terms,
+    element_variables,
+    term_aggregates,
+    term_variables,
+)
+from herbrand.framework.type_checking import (
+    VariableScope,
+    aggregate_variables,
+    location_text,
+    rule_variables,
+    variable_types,
+)
+
+__all__ = [
+    "AGGREGATE",
+    "NEGATIVE",
+    "POSITIVE",
+    "Stratum",
+    "analyse",
+    "check_rule",
+    "dependency_graph",
+    "rule_literals",
+    "strongly_connected_components",
+    "variable_types",
+]
+
+POSITIVE = "positive"
+NEGATIVE = "negative"
+AGGREGATE = "aggregate"  # inside an aggregate's body, negated or not
 
 
 @dataclass(frozen=True)
 class Stratum:
     """One strongly connected component of the dependency graph, in evaluation order.
 
-    ``relations``: the relations whose rules are evaluated here (the heads of ``rules``).
-    ``rules``: the proper rules (non-empty body) with a head in ``relations``.
+    ``index``: the position of the stratum in evaluation order, from 0.
+    ``relations``: the relations whose rules are evaluated here (the heads of ``rules``), in
+    order of first appearance as the head of a rule.
+    ``rules``: the proper rules (non-empty body) with a head in ``relations``, in source order.
     ``recursive``: True when some rule's body uses (outside negation and aggregates, which must
     refer to lower strata) a relation of this stratum.
     """
@@ -27,5 +102,404 @@ class Stratum:
 
 
 def analyse(program: Program) -> tuple[Stratum, ...]:
-    """Check ``program`` and return its strata in evaluation order."""
-    raise NotImplementedError
+    """Check ``program`` and return its strata in evaluation order.
+
+    Every relation a stratum's rules use is either one of its own relations, a relation of an
+    earlier stratum, or a base relation (one with only facts or ``.input``, in no stratum).
+    Independent strata come in the order of a depth-first search from the rule heads in order
+    of first appearance, so the result is deterministic.
+
+    Raises UndeclaredRelationError, ArityError, HerbrandTypeError, UnsafeRuleError or
+    StratificationError (see the module docstring). Cost: linear in the size of the program.
+    """
+    for directive in program.directives:
+        if directive.relation not in program.declaration_of:
+            raise UndeclaredRelationError(
+                f"{location_text(directive.location)}: .{directive.kind} names undeclared "
+                f"relation {directive.relation}{_suggestion(directive.relation, program)}"
+            )
+    for rule in program.rules:
+        check_rule(rule, program)
+    return _strata(program)
+
+
+def check_rule(rule: Rule, program: Program) -> None:
+    """Check one rule or fact against the declarations of ``program``.
+
+    Its relations must be declared with the atoms' arities, its types must agree and it must
+    be safe (a fact must be ground). Raises UndeclaredRelationError, ArityError,
+    HerbrandTypeError or UnsafeRuleError. Cost: linear in the size of the rule.
+    """
+    for atom in chain((rule.head,), (literal.atom for literal, _ in rule_literals(rule))):
+        _check_atom(atom, rule, program)
+    if rule.is_fact and _is_typed_ground_fact(rule.head, program):
+        return  # the common case of inline facts, checked without the general machinery
+    variable_types(rule, program)
+    _check_safety(rule)
+
+
+def rule_literals(rule: Rule) -> Iterator[tuple[Literal, bool]]:
+    """Every body literal of ``rule``, with True when it sits inside an aggregate's body.
+
+    Aggregates are searched wherever they occur (body atoms, comparisons, arithmetic, the head,
+    other aggregates). Cost: linear in the size of the rule.
+    """
+    yield from _body_literals(rule.body, False)
+    for term in rule.head.terms:
+        yield from _term_literals(term)
+
+
+def _body_literals(
+    body: tuple[BodyElement, ...], in_aggregate: bool
+) -> Iterator[tuple[Literal, bool]]:
+    for element in body:
+        if isinstance(element, Literal):
+            yield element, in_aggregate
+        for term in element_terms(element):
+            yield from _term_literals(term)
+
+
+def _term_literals(term: Term | None) -> Iterator[tuple[Literal, bool]]:
+    for aggregate in term_aggregates(term):
+        yield from _body_literals(aggregate.body, True)
+        yield from _term_literals(aggregate.target)
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations and arities
+# ---------------------------------------------------------------------------------------------
+
+
+def _is_typed_ground_fact(head: Atom, program: Program) -> bool:
+    columns = program.declaration_of[head.relation].columns
+    return all(
+        isinstance(term, Const) and term.type == column.type
+        for term, column in zip(head.terms, columns, strict=True)
+    )
+
+
+def _check_atom(atom: Atom, rule: Rule, program: Program) -> None:
+    declaration = program.declaration_of.get(atom.relation)
+    if declaration is not None and declaration.arity == atom.arity:
+        return
+    location = location_text(atom.location, rule.location)
+    if declaration is None:
+        raise UndeclaredRelationError(
+            f"{location}: undeclared relation {atom.relation}"
+            f"{_suggestion(atom.relation, program)}, in {_kind(rule)}: {rule}"
+        )
+    raise ArityError(
+        f"{location}: {atom.relation} has {atom.arity} argument(s) here but "
+        f"{declaration.arity} in its declaration at {location_text(declaration.location)}, "
+        f"in {_kind(rule)}: {rule}"
+    )
+
+
+def _suggestion(name: str, program: Program) -> str:
+    close = difflib.get_close_matches(name, list(program.declaration_of), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _kind(rule: Rule) -> str:
+    return "fact" if rule.is_fact else "rule"
+
+
+# ---------------------------------------------------------------------------------------------
+# Safety
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_safety(rule: Rule) -> None:
+    """Every variable that must have a value is bound by a positive atom (see the module doc).
+
+    A variable is bound by a positive body atom that has it as an argument, or by ``x = expr``
+    (or ``expr = x``) once the variables of ``expr`` are bound; ``x = count : {...}`` binds x
+    once the aggregate's correlated variables are bound. The head, negated atoms, comparisons,
+    arithmetic arguments and aggregates (their correlated variables and their target) use only
+    bound variables; an aggregate's body is checked the same way, starting from the enclosing
+    bound variables. Wildcards may not appear in heads, comparisons or arithmetic.
+    """
+    head = rule.head
+    location = head.location or rule.location
+    if any(_has_wildcard(term) for term in head.terms):
+        raise _unsafe(rule, location, "wildcard _ in the head")
+    scope = VariableScope(None, rule_variables(rule))
+    bound = _bound_variables(rule.body, set(), scope)
+    for term in head.terms:
+        if rule.is_fact and (var := next(term_variables(term), None)) is not None:
+            raise _unsafe(rule, location, "facts must be ground: variable ", var)
+        _require(term_variables(term), bound, rule, location, "the head")
+        for aggregate in term_aggregates(term):
+            _check_aggregate(aggregate, bound, scope, rule, location)
+    _check_body(rule.body, bound, scope, rule)
+
+
+def _check_body(
+    body: tuple[BodyElement, ...], bound: set[Var], scope: VariableScope, rule: Rule
+) -> None:
+    for element in body:
+        location = element.location or rule.location
+        if isinstance(element, Comparison):
+            if _has_wildcard(element.left) or _has_wildcard(element.right):
+                raise _unsafe(rule, location, "wildcard _ in the comparison ", element)
+            _require(element_variables(element), bound, rule, location, "the comparison ", element)
+        else:
+            what = "the negated atom " if element.negated else "the atom "
+            for term in element.atom.terms:
+                if isinstance(term, Var) and not element.negated:
+                    continue  # binds
+                if isinstance(term, Arith) and _has_wildcard(term):
+                    raise _unsafe(rule, location, "wildcard _ in the expression ", term)
+                _require(term_variables(term), bound, rule, location, what, element)
+        for term in element_terms(element):
+            for aggregate in term_aggregates(term):
+                _check_aggregate(aggregate, bound, scope, rule, location)
+
+
+def _check_aggregate(
+    aggregate: Aggregate,
+    bound: set[Var],
+    scope: VariableScope,
+    rule: Rule,
+    location: SourceLocation | None,
+) -> None:
+    inner_variables = chain(body_variables(aggregate.body), term_variables(aggregate.target))
+    correlated = [var for var in dict.fromkeys(inner_variables) if scope.sees(var)]
+    _require(correlated, bound, rule, location, "the aggregate ", aggregate)
+    if aggregate.target is not None and _has_wildcard(aggregate.target):
+        raise _unsafe(rule, location, "wildcard _ as the target of ", aggregate)
+    inner = VariableScope(scope, aggregate_variables(aggregate))
+    inner_bound = _bound_variables(aggregate.body, bound, inner)
+    target = term_variables(aggregate.target)
+    _require(target, inner_bound, rule, location, "the target of ", aggregate)
+    for nested in term_aggregates(aggregate.target):
+        _check_aggregate(nested, inner_bound, inner, rule, location)
+    _check_body(aggregate.body, inner_bound, inner, rule)
+
+
+def _require(
+    variables: Iterable[Var],
+    bound: set[Var],
+    rule: Rule,
+    location: SourceLocation | None,
+    *what: object,
+) -> None:
+    """Raise UnsafeRuleError for the first of ``variables`` not in ``bound``.
+
+    ``what`` names the place (its pieces are joined with str() only on error).
+    """
+    for var in variables:
+        if var not in bound:
+            raise _unsafe(
+                rule, location, "variable ", var, " in ", *what, " is not bound by a positive atom"
+            )
+
+
+def _unsafe(rule: Rule, location: SourceLocation | None, *message: object) -> UnsafeRuleError:
+    text = "".join(map(str, message))
+    return UnsafeRuleError(f"{location_text(location)}: {text}, in {_kind(rule)}: {rule}")
+
+
+def _bound_variables(
+    body: tuple[BodyElement, ...], bound_outside: set[Var], scope: VariableScope
+) -> set[Var]:
+    """The variables bound in ``body`` given those bound outside it.
+
+    Equalities ``x = expr`` propagate with a counter of unbound variables per candidate, so the
+    cost is linear in the size of the body.
+    """
+    bound = set(bound_outside)
+    for element in body:
+        if isinstance(element, Literal) and not element.negated:
+            bound.update(term for term in element.atom.terms if isinstance(term, Var))
+    targets: list[Var] = []
+    missing: list[int] = []
+    waiting: dict[Var, list[int]] = {}
+    for element in body:
+        if not (isinstance(element, Comparison) and element.op == "="):
+            continue
+        for target, source in ((element.left, element.right), (element.right, element.left)):
+            if not isinstance(target, Var) or target in bound or _has_wildcard(source):
+                continue
+            needed = set(term_variables(source)) - bound
+            for aggregate in term_aggregates(source):
+                inner_variables = chain(
+                    body_variables(aggregate.body), term_variables(aggregate.target)
+                )
+                needed.update(v for v in inner_variables if scope.sees(v) and v not in bound)
+            for var in needed:
+                waiting.setdefault(var, []).append(len(targets))
+            targets.append(target)
+            missing.append(len(needed))
+    ready = [target for target, count in zip(targets, missing, strict=True) if count == 0]
+    while ready:
+        var = ready.pop()
+        if var in bound:
+            continue
+        bound.add(var)
+        for candidate in waiting.pop(var, ()):
+            missing[candidate] -= 1
+            if missing[candidate] == 0:
+                ready.append(targets[candidate])
+    return bound
+
+
+def _has_wildcard(term: Term | None) -> bool:
+    """True when ``term`` is a wildcard or an arithmetic expression over one."""
+    if isinstance(term, Wildcard):
+        return True
+    return isinstance(term, Arith) and any(_has_wildcard(arg) for arg in term.args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dependency graph, components, strata
+# ---------------------------------------------------------------------------------------------
+
+
+def dependency_graph(program: Program) -> dict[str, set[tuple[str, str]]]:
+    """Head relation -> the (body relation, polarity) pairs its proper rules use.
+
+    Polarity is POSITIVE, NEGATIVE (a negated literal) or AGGREGATE (a literal inside an
+    aggregate's body). Keys are the heads of proper rules in order of first appearance; facts
+    add no edges. Cost: linear in the size of the program.
+    """
+    return {head: set(edges) for head, edges in _ordered_dependencies(program).items()}
+
+
+def _ordered_dependencies(program: Program) -> dict[str, dict[tuple[str, str], None]]:
+    """``dependency_graph`` with edges in order of first appearance (for determinism)."""
+    graph: dict[str, dict[tuple[str, str], None]] = {}
+    for rule in program.proper_rules:
+        edges = graph.setdefault(rule.head.relation, {})
+        for literal, in_aggregate in rule_literals(rule):
+            edges[literal.atom.relation, _polarity(literal, in_aggregate)] = None
+    return graph
+
+
+def _polarity(literal: Literal, in_aggregate: bool) -> str:
+    if in_aggregate:
+        return AGGREGATE
+    return NEGATIVE if literal.negated else POSITIVE
+
+
+Node = TypeVar("Node", bound=Hashable)
+
+
+def strongly_connected_components(graph: Mapping[Node, Iterable[Node]]) -> list[tuple[Node, ...]]:
+    """The strongly connected components of ``graph`` (node -> successors), dependencies first.
+
+    Every component comes after every component reachable from it. Nodes that appear only as
+    successors are nodes without successors. Components are found by an iterative Tarjan
+    search from the keys in iteration order, so the result is deterministic when the mapping and
+    its successor iterables are; each component lists its nodes in discovery order.
+    Cost: linear in nodes plus edges.
+    """
+    index: dict[Node, int] = {}
+    low: dict[Node, int] = {}
+    stack: list[Node] = []
+    on_stack: set[Node] = set()
+    components: list[tuple[Node, ...]] = []
+
+    def discover(node: Node) -> tuple[Node, Iterator[Node]]:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        return node, iter(graph.get(node, ()))
+
+    for root in graph:
+        if root in index:
+            continue
+        work = [discover(root)]
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    work.append(discover(successor))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component: list[Node] = []
+                    while not component or component[-1] != node:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                    components.append(tuple(reversed(component)))
+    return components
+
+
+def _strata(program: Program) -> tuple[Stratum, ...]:
+    dependencies = _ordered_dependencies(program)
+    successors = {head: [body for body, _ in edges] for head, edges in dependencies.items()}
+    components = strongly_connected_components(successors)
+    component_of = {relation: i for i, component in enumerate(components) for relation in component}
+    _check_stratification(program, successors, component_of)
+
+    relations: dict[int, list[str]] = {}
+    for head in dependencies:  # heads in order of first appearance
+        relations.setdefault(component_of[head], []).append(head)
+    rules: dict[int, list[Rule]] = {}
+    recursive: set[int] = set()
+    for rule in program.proper_rules:
+        component = component_of[rule.head.relation]
+        rules.setdefault(component, []).append(rule)
+        if any(
+            not literal.negated and not in_aggregate
+            and component_of[literal.atom.relation] == component
+            for literal, in_aggregate in rule_literals(rule)
+        ):
+            recursive.add(component)
+    order = [i for i in range(len(components)) if i in relations]  # dependencies first
+    return tuple(
+        Stratum(
+            index=position,
+            relations=tuple(relations[component]),
+            rules=tuple(rules[component]),
+            recursive=component in recursive,
+        )
+        for position, component in enumerate(order)
+    )
+
+
+def _check_stratification(
+    program: Program, successors: dict[str, list[str]], component_of: dict[str, int]
+) -> None:
+    """Raise StratificationError for a negative or aggregate edge inside one component."""
+    for rule in program.proper_rules:
+        head = rule.head.relation
+        for literal, in_aggregate in rule_literals(rule):
+            used = literal.atom.relation
+            if not (literal.negated or in_aggregate) or component_of[used] != component_of[head]:
+                continue
+            cycle = " -> ".join(_cycle(head, used, successors, component_of))
+            kind = "aggregation" if in_aggregate else "negation"
+            raise StratificationError(
+                f"{kind} through recursion: {cycle} (rule at "
+                f"{location_text(rule.location, rule.head.location)}: {rule})"
+            )
+
+
+def _cycle(
+    head: str, used: str, successors: dict[str, list[str]], component_of: dict[str, int]
+) -> list[str]:
+    """A shortest cycle ``head -> used -> ... -> head`` inside their component (by BFS)."""
+    if used == head:
+        return [head, head]
+    component = component_of[head]
+    came_from = {used: used}
+    queue = deque([used])
+    while head not in came_from:  # a path exists: both are in one component
+        node = queue.popleft()
+        for successor in successors.get(node, ()):
+            if successor not in came_from and component_of[successor] == component:
+                came_from[successor] = node
+                queue.append(successor)
+    path = [head]
+    while path[-1] != used:
+        path.append(came_from[path[-1]])
+    return [head, *reversed(path)]

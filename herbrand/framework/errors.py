@@ -38,7 +38,9 @@ class HerbrandSyntaxError(HerbrandError):
         self.source_line = source_line
         text = f"{location}: {message}"
         if source_line:
-            caret = " " * (location.column - 1) + "^"
+            # Keep the line's tabs so that the caret lines up under it.
+            indent = "".join(c if c == "\t" else " " for c in source_line[: location.column - 1])
+            caret = indent.ljust(location.column - 1) + "^"
             text += f"\n{source_line}\n{caret}"
         super().__init__(text)
 

@@ -19,7 +19,7 @@ Disjunction and several heads are not nodes: the parser expands them into severa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Union
@@ -93,12 +93,21 @@ class Arith:
     def __str__(self) -> str:
         if self.op in INFIX_OPS:
             left, right = self.args
+            if self.op == "^" and _starts_with_prefix_op(left):
+                return f"(({left}) ^ {right})"  # prefix operators bind looser than ^
             return f"({left} {self.op} {right})"
         if self.op == "neg":
             return f"-({self.args[0]})"
         if self.op in PREFIX_OPS:
             return f"{self.op}({self.args[0]})"
         return f"{self.op}({', '.join(map(str, self.args))})"
+
+
+def _starts_with_prefix_op(term: Term) -> bool:
+    """Whether ``term`` prints with a leading ``-``, ``bnot`` or ``lnot``."""
+    if isinstance(term, Const):
+        return isinstance(term.value, int) and term.value < 0
+    return isinstance(term, Arith) and term.op in PREFIX_OPS
 
 
 @dataclass(frozen=True)
@@ -349,6 +358,74 @@ def aggregate_outer_variables(aggregate: Aggregate, outer: set[Var]) -> set[Var]
     """The variables of an aggregate body that are correlated with the enclosing rule."""
     inner = set(body_variables(aggregate.body)) | set(term_variables(aggregate.target))
     return inner & outer
+
+
+def grounded_variables(
+    body: tuple[BodyElement, ...], bound: Iterable[Var] = (), without: Aggregate | None = None
+) -> set[Var]:
+    """The variables ``body`` binds, starting from ``bound``: those of its positive atoms, then
+    ``x`` of ``x = expr`` (or ``expr = x``) once the variables of ``expr`` are bound. The value
+    of an aggregate counts as bound, except the value of ``without``."""
+    grounded = set(bound)
+    for element in body:
+        if isinstance(element, Literal) and not element.negated:
+            grounded.update(t for t in element.atom.terms if isinstance(t, Var))
+    bindings = [
+        (side, other)
+        for e in body if isinstance(e, Comparison) and e.op == "="
+        for side, other in ((e.left, e.right), (e.right, e.left))
+        if isinstance(side, Var) and without not in term_aggregates(other)
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for var, expression in bindings:
+            if var not in grounded and set(term_variables(expression)) <= grounded:
+                grounded.add(var)
+                changed = True
+    return grounded
+
+
+def injected_variables(
+    aggregate: Aggregate, body: tuple[BodyElement, ...], bound: Iterable[Var] = ()
+) -> set[Var]:
+    """The variables of ``aggregate`` whose values come from the enclosing scope (Soufflé's
+    "injected" variables); all its other variables are local to it.
+
+    ``body`` is the body holding the aggregate (the rule's, or an enclosing aggregate's with
+    ``bound`` its own injected variables). A variable of the aggregate (body, nested aggregates
+    and target) is injected when ``body`` binds it without this aggregate's value and it does
+    not occur in the target. So in ``r(y) :- y = min z + y : { a(z), b(y) }`` the inner ``y`` is
+    local, and in ``r(x, n) :- e(x), n = count : { f(x, _) }`` x is injected.
+    """
+    inner = set(body_variables(aggregate.body)) | set(term_variables(aggregate.target))
+    grounded = grounded_variables(body, bound, without=aggregate)
+    return (inner & grounded) - set(term_variables(aggregate.target))
+
+
+def lift_atom_expressions(
+    body: tuple[BodyElement, ...], prefix: str = "@e"
+) -> tuple[BodyElement, ...]:
+    """``body`` with each expression argument (arithmetic or aggregate) of a positive atom
+    replaced by a fresh variable ``<prefix><k>``, and ``<prefix><k> = expression`` appended.
+    The meaning is the same, and every positive atom then binds or matches plain values:
+    ``t(x - 1, y), t(y, x)`` becomes ``t(@e0, y), t(y, x), @e0 = (x - 1)``. Fresh names start
+    with '@', which user variables cannot. O(size of the body)."""
+    lifted: list[BodyElement] = []
+    equalities: list[BodyElement] = []
+    for element in body:
+        if isinstance(element, Literal) and not element.negated:
+            terms = []
+            for term in element.atom.terms:
+                if isinstance(term, (Arith, Aggregate)):
+                    fresh = Var(f"{prefix}{len(equalities)}")
+                    equalities.append(Comparison("=", fresh, term, element.location))
+                    term = fresh
+                terms.append(term)
+            atom = element.atom
+            element = Literal(Atom(atom.relation, tuple(terms), atom.location))
+        lifted.append(element)
+    return tuple(lifted + equalities)
 
 
 def relations_of_body(body: tuple[BodyElement, ...]) -> Iterator[tuple[Literal, bool]]:

@@ -1,0 +1,29 @@
+"""The built-in IndexBacking implementations, one module each, registered lazily by name.
+
+- ``hash`` (``HashIndex``): dict of key -> numpy bucket, plus a row set for dedup; delete.
+- ``btree`` (``BTreeIndex``): sortedcontainers ``SortedSet`` on (key, rest); ordered, delete.
+- ``sorted_vector`` (``SortedVectorIndex``): one sorted numpy run, a tail merged lazily; ordered,
+  delete; the fast one.
+- ``persistent`` (``PersistentIndex``): pyrsistent pmap of tuple/pset buckets; O(1) snapshots,
+  delete.
+- ``spine`` (``SpineIndex``): geometrically merged sorted runs (an LSM); ordered, delete.
+
+``runs`` holds the sorted run shared by sorted_vector and spine, ``kernels`` the numpy and numba
+routines shared by all. Each module's docstring states its costs. No implementation is imported
+here, so ``import herbrand.indexes`` does not load numba; ``INDEXES.get(name)`` imports on first
+use.
+"""
+
+from herbrand.framework.registry import INDEXES
+
+# name -> "module:class"; herbrand.builtins registers the same names, so they resolve whether or
+# not this package was imported first.
+BUILTIN_INDEXES = {
+    "hash": "herbrand.indexes.hash:HashIndex",
+    "btree": "herbrand.indexes.btree:BTreeIndex",
+    "sorted_vector": "herbrand.indexes.sorted_vector:SortedVectorIndex",
+    "persistent": "herbrand.indexes.persistent:PersistentIndex",
+    "spine": "herbrand.indexes.spine:SpineIndex",
+}
+for _name, _target in BUILTIN_INDEXES.items():
+    INDEXES.register(_name, _target)

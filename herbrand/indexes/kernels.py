@@ -1,0 +1,265 @@
+"""Routines shared by the index backings: batch checks, grouping, range expansion, numba kernels.
+
+Batches are (arity, n) int64 arrays, column i at ``batch[i]`` (the layout of
+``Relation.columns``). The numba kernels work on *lexicographic blocks*: (c, n) int64 arrays whose
+n columns are compared as tuples of c values (c = 0: every column compares equal). They are
+compiled with ``nogil=True``, so threads probing one index run in parallel, and ``cache=True``,
+so compilation happens once per machine.
+
+Public helpers: ``expand_ranges`` (the ``np.repeat`` + ``cumsum`` trick that turns matching
+ranges into pairs) and ``join_by_groups`` (one lookup per distinct probe key), which a custom
+index may reuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numba import njit
+
+from herbrand.framework.errors import ArityError
+from herbrand.framework.storage import row_keys
+
+# ---------------------------------------------------------------------------------------------
+# Batches, keys and tuples
+# ---------------------------------------------------------------------------------------------
+
+
+def validate_key(arity: int, key: tuple[int, ...]) -> None:
+    """Raise ValueError unless ``key`` holds distinct column positions below ``arity``."""
+    if arity < 0:
+        raise ValueError(f"arity must be >= 0, got {arity}")
+    if len(set(key)) != len(key) or any(not 0 <= c < arity for c in key):
+        raise ValueError(f"key {key!r} must be distinct column positions in range({arity})")
+
+
+def _integer_block(rows: np.ndarray, expected: str) -> np.ndarray:
+    """A 2-d integer array; ArityError if not 2-d, TypeError for non-integer values."""
+    block = np.asarray(rows)
+    if block.ndim != 2:
+        raise ArityError(f"expected an {expected} batch of rows, got shape {block.shape}")
+    if block.dtype.kind not in "iub" and block.size:
+        raise TypeError(f"rows must be integers, got dtype {block.dtype}")
+    return block
+
+
+def as_batch(rows: np.ndarray, arity: int) -> np.ndarray:
+    """``rows`` as a C-contiguous (arity, n) int64 array. O(n) when a copy is needed.
+
+    Raises ArityError for a wrong shape and TypeError for non-integer values.
+    """
+    batch = _integer_block(rows, f"({arity}, n)")
+    if batch.shape[0] != arity:
+        raise ArityError(f"expected an ({arity}, n) batch of rows, got shape {batch.shape}")
+    return np.ascontiguousarray(batch, dtype=np.int64)
+
+
+def probe_key_columns(
+    probe: np.ndarray, probe_key: tuple[int, ...], key: tuple[int, ...]
+) -> np.ndarray:
+    """The (len(key), m) block of the probe's ``probe_key`` columns, checked against ``key``."""
+    probe = _integer_block(probe, "(probe_arity, m) probe")
+    if len(probe_key) != len(key):
+        raise ArityError(f"probe_key {probe_key!r} has {len(probe_key)} columns, key {key!r} "
+                         f"has {len(key)}")
+    if any(not 0 <= c < probe.shape[0] for c in probe_key):
+        raise ArityError(f"probe_key {probe_key!r} out of range for probe arity {probe.shape[0]}")
+    return np.ascontiguousarray(probe[list(probe_key)], dtype=np.int64)
+
+
+def key_bounds(
+    key: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``range`` bounds as Python int tuples; ValueError unless both have one value per key column."""
+    lo, hi = tuple(int(v) for v in lo), tuple(int(v) for v in hi)
+    if len(lo) != len(key) or len(hi) != len(key):
+        raise ValueError(f"range bounds {lo!r}, {hi!r} need {len(key)} values each (key {key!r})")
+    return lo, hi
+
+
+def to_tuples(batch: np.ndarray) -> list[tuple[int, ...]]:
+    """The rows of an (arity, n) batch as Python int tuples. O(n) Python objects."""
+    if batch.shape[0] == 0:
+        return [()] * batch.shape[1]
+    return list(zip(*batch.tolist(), strict=True))
+
+
+def from_tuples(rows: Sequence[tuple[int, ...]], arity: int) -> np.ndarray:
+    """An (arity, n) int64 batch from a sequence of int tuples. O(n)."""
+    return np.array(rows, dtype=np.int64).reshape(len(rows), arity).T.copy()
+
+
+def no_matches(arity: int) -> tuple[np.ndarray, np.ndarray]:
+    """The empty join result: no positions, an (arity, 0) batch."""
+    return np.zeros(0, dtype=np.int64), np.zeros((arity, 0), dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Grouping and expansion (vectorised numpy)
+# ---------------------------------------------------------------------------------------------
+
+
+def distinct(batch: np.ndarray) -> np.ndarray:
+    """The distinct rows of a batch, in no particular order. O(n log n), vectorised."""
+    (codes,) = row_keys(batch)
+    return batch[:, np.unique(codes, return_index=True)[1]]
+
+
+def group_rows(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Group the n columns of a (k, n) block by equality: ``(order, bounds)``.
+
+    Group j is ``order[bounds[j]:bounds[j + 1]]`` (positions into the block, ascending within a
+    group); ``len(bounds) == groups + 1``. O(n log n), vectorised.
+    """
+    n = block.shape[1]
+    (codes,) = row_keys(block)
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    starts = np.flatnonzero(np.concatenate(([n > 0], ordered[1:] != ordered[:-1])))
+    return order, np.append(starts, n).astype(np.int64)
+
+
+def split_by_key(
+    batch: np.ndarray, key: tuple[int, ...]
+) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+    """A batch grouped on its ``key`` columns: ``(keys, grouped, bounds)``.
+
+    ``grouped`` is the batch reordered group after group; group j is ``grouped[:, bounds[j]:
+    bounds[j + 1]]`` and has the key tuple ``keys[j]``. O(n log n), vectorised.
+    """
+    order, bounds = group_rows(batch[list(key)])
+    grouped = batch[:, order]
+    return to_tuples(grouped[list(key)][:, bounds[:-1]]), grouped, bounds
+
+
+def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)`` for every i and every j in ``range(lo[i], hi[i])``, as two arrays.
+
+    The ``np.repeat`` + ``cumsum`` trick: O(m + k) for m ranges and k pairs, no Python loop.
+    """
+    counts = np.maximum(np.asarray(hi, dtype=np.int64) - lo, 0)
+    positions = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    starts = np.cumsum(counts) - counts
+    indices = np.arange(len(positions), dtype=np.int64) - np.repeat(starts - lo, counts)
+    return positions, indices
+
+
+def join_by_groups(
+    probe: np.ndarray,
+    probe_key: tuple[int, ...],
+    key: tuple[int, ...],
+    fetch: Callable[[list[tuple[int, ...]]], tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """A join that looks up each distinct probe key once.
+
+    ``fetch(keys)`` receives the distinct probe keys as int tuples and returns ``(sizes,
+    stacked)``: how many stored rows match each key, and those rows stacked key after key as an
+    (arity, sum(sizes)) batch. Cost: O(m log m) to group m probe rows, the fetch, and O(k) for k
+    pairs.
+    """
+    block = probe_key_columns(probe, probe_key, key)
+    order, bounds = group_rows(block)
+    keys = to_tuples(block[:, order[bounds[:-1]]])
+    sizes, stacked = fetch(keys)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    group_sizes = np.diff(bounds)
+    lo = np.repeat(np.cumsum(sizes) - sizes, group_sizes)
+    positions, indices = expand_ranges(lo, lo + np.repeat(sizes, group_sizes))
+    return order[positions], stacked[:, indices]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexicographic blocks (numba)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(nogil=True, cache=True)
+def _compare(a, i, b, j):
+    """-1, 0 or 1 as column i of block a is below, equal to or above column j of block b."""
+    for r in range(a.shape[0]):
+        if a[r, i] < b[r, j]:
+            return -1
+        if a[r, i] > b[r, j]:
+            return 1
+    return 0
+
+
+@njit(nogil=True, cache=True)
+def _lex_searchsorted(haystack, needles, right):
+    n = haystack.shape[1]
+    out = np.empty(needles.shape[1], dtype=np.int64)
+    for j in range(needles.shape[1]):
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            c = _compare(haystack, mid, needles, j)
+            if c < 0 or (right and c == 0):
+                lo = mid + 1
+            else:
+                hi = mid
+        out[j] = lo
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _merge_unique(a, b):
+    n, m = a.shape[1], b.shape[1]
+    out = np.empty((a.shape[0], n + m), dtype=np.int64)
+    i = j = k = 0
+    while i < n or j < m:
+        if j == m:
+            c = -1
+        elif i == n:
+            c = 1
+        else:
+            c = _compare(a, i, b, j)
+        if c <= 0:
+            out[:, k] = a[:, i]
+            i += 1
+            if c == 0:
+                j += 1
+        else:
+            out[:, k] = b[:, j]
+            j += 1
+        k += 1
+    return out[:, :k].copy()
+
+
+@njit(nogil=True, cache=True)
+def _strictly_sorted(block):
+    i = 1
+    while i < block.shape[1] and _compare(block, i - 1, block, i) < 0:
+        i += 1
+    return i >= block.shape[1]
+
+
+def searchsorted(haystack: np.ndarray, needles: np.ndarray, side: str) -> np.ndarray:
+    """``np.searchsorted`` over the columns of a sorted (c, n) block. O(m c log n)."""
+    if haystack.shape[0] == 1:
+        return np.searchsorted(haystack[0], needles[0], side=side).astype(np.int64)
+    return _lex_searchsorted(
+        np.ascontiguousarray(haystack), np.ascontiguousarray(needles), side == "right"
+    )
+
+
+def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union of two strictly sorted (c, n) and (c, m) blocks. O((n + m) c)."""
+    return _merge_unique(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+def sort_unique(block: np.ndarray) -> np.ndarray:
+    """The distinct columns of a (c, n) block in lexicographic order. O(n log n)."""
+    if block.shape[0] == 0 or block.shape[1] <= 1:
+        return block[:, : min(block.shape[1], 1)].copy()
+    if block.shape[0] == 1:
+        ordered = np.sort(block[0])[None, :]
+    else:
+        ordered = block[:, np.lexsort(block[::-1])]
+    keep = np.concatenate(([True], np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)))
+    return ordered[:, keep]
+
+
+def is_strictly_sorted(block: np.ndarray) -> bool:
+    """Whether the columns of a (c, n) block increase strictly. O(n c)."""
+    return bool(_strictly_sorted(np.ascontiguousarray(block)))

@@ -1,0 +1,186 @@
+"""Sorted runs: immutable, duplicate-free blocks of rows sorted on (key columns, other columns).
+
+The building block of ``SortedVectorIndex`` (one run and an unsorted tail) and ``SpineIndex``
+(a list of runs). A ``RowCodec`` fixes, for one index, the column order (key columns first) and
+the packing; each run then stores its rows in one of two encodings:
+
+- packed, when arity >= 2 and every value fits in ``64 // arity`` bits (two 32-bit columns, three
+  21-bit columns, ...): each row is one int64 whose bit fields are the columns in (key, rest)
+  order, offset so that int64 order is the lexicographic row order. ``data`` is (1, n): sorting,
+  merging and searching work on plain int64 values, with ``np.searchsorted``.
+- columns, otherwise: the columns permuted to (key, rest) order, ``data`` is (arity, n), and the
+  lexicographic numba kernels of ``kernels`` sort, merge and search it.
+
+Runs of different encodings combine by unpacking the packed one (O(n)).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+from herbrand.indexes.kernels import (
+    expand_ranges,
+    is_strictly_sorted,
+    merge_unique,
+    searchsorted,
+    sort_unique,
+)
+
+_SIGN = np.uint64(1 << 63)
+
+
+class RowCodec:
+    """Column order and bit packing of the rows of one index (arity, key)."""
+
+    def __init__(self, arity: int, key: tuple[int, ...]):
+        self.arity = arity
+        self.key = key
+        self.order = key + tuple(c for c in range(arity) if c not in key)
+        self.inverse = np.argsort(np.array(self.order, dtype=np.int64))
+        self.width = 64 // arity if arity >= 2 else 0  # bits per packed field; 0: never pack
+        self.offset = 1 << (self.width - 1) if self.width else 0
+        self.shifts = [self.width * (arity - 1 - i) for i in range(arity)]
+
+    def fits(self, block: np.ndarray) -> np.ndarray:
+        """Per column of a block: whether every value fits a packed field."""
+        return np.all((block >= -self.offset) & (block < self.offset), axis=0)
+
+    def pack(self, block: np.ndarray) -> np.ndarray:
+        """Bit fields of the leading rows of a (k <= arity, n) block, as uint64. O(k n)."""
+        packed = np.zeros(block.shape[1], dtype=np.uint64)
+        for values, shift in zip(block, self.shifts, strict=False):
+            packed |= (values.view(np.uint64) + np.uint64(self.offset)) << np.uint64(shift)
+        return packed
+
+    def encode(self, batch: np.ndarray) -> tuple[np.ndarray, bool]:
+        """An (arity, n) batch as run data and whether it is packed. O(arity n)."""
+        permuted = batch[list(self.order)]
+        if self.width and self.fits(permuted).all():
+            return (self.pack(permuted) ^ _SIGN).view(np.int64)[None, :], True
+        return permuted, False
+
+    def unpack(self, data: np.ndarray) -> np.ndarray:
+        """Packed (1, n) data as (arity, n) columns in (key, rest) order. O(arity n)."""
+        bits = data[0].view(np.uint64) ^ _SIGN
+        mask = np.uint64((1 << self.width) - 1)
+        fields = [((bits >> np.uint64(s)) & mask).view(np.int64) - self.offset for s in self.shifts]
+        return np.array(fields, dtype=np.int64).reshape(self.arity, data.shape[1])
+
+    def decode(self, data: np.ndarray, packed: bool) -> np.ndarray:
+        """Run data (or a selection of its columns) as an (arity, n) batch. O(arity n)."""
+        return (self.unpack(data) if packed else data)[self.inverse]
+
+    def key_of(self, column: np.ndarray, packed: bool) -> tuple[int, ...]:
+        """The key of one stored row (a column of run data) as Python ints. O(arity)."""
+        if not packed:
+            return tuple(column[: len(self.key)].tolist())
+        bits = int(column[0]) + (1 << 63)
+        field = (1 << self.width) - 1
+        return tuple(((bits >> s) & field) - self.offset for s in self.shifts[: len(self.key)])
+
+
+class _Keys:
+    """The key tuples of a run as a read-only sequence, for ``bisect``."""
+
+    def __init__(self, run: SortedRun):
+        self._run = run
+
+    def __len__(self) -> int:
+        return len(self._run)
+
+    def __getitem__(self, i: int) -> tuple[int, ...]:
+        return self._run.codec.key_of(self._run.data[:, i], self._run.packed)
+
+
+class SortedRun:
+    """An immutable, duplicate-free block of rows sorted on (key, rest). ``len`` is O(1)."""
+
+    __slots__ = ("codec", "data", "packed")
+
+    def __init__(self, codec: RowCodec, data: np.ndarray, packed: bool):
+        self.codec = codec
+        self.data = data
+        self.packed = packed
+
+    @classmethod
+    def from_batch(cls, codec: RowCodec, batch: np.ndarray) -> SortedRun:
+        """Sort and deduplicate an (arity, n) batch. O(n log n)."""
+        data, packed = codec.encode(batch)
+        return cls(codec, sort_unique(data), packed)
+
+    def __len__(self) -> int:
+        return self.data.shape[1]
+
+    def columns(self) -> np.ndarray:
+        """The rows as (arity, n) columns in (key, rest) order (O(n) to unpack if packed)."""
+        return self.codec.unpack(self.data) if self.packed else self.data
+
+    def rows(self) -> np.ndarray:
+        """The rows as an (arity, n) batch in the original column order, sorted. O(arity n)."""
+        return self.codec.decode(self.data, self.packed)
+
+    def _aligned(self, other: SortedRun) -> tuple[np.ndarray, np.ndarray, bool]:
+        if self.packed == other.packed:
+            return self.data, other.data, self.packed
+        return self.columns(), other.columns(), False
+
+    def merge(self, other: SortedRun) -> SortedRun:
+        """The union of two runs (rows in both are kept once). O(n + m), numba."""
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        mine, theirs, packed = self._aligned(other)
+        return SortedRun(self.codec, merge_unique(mine, theirs), packed)
+
+    def difference(self, other: SortedRun) -> SortedRun:
+        """The rows of self not in other. O(n log m) searches plus an O(n) copy if any go."""
+        if not len(self) or not len(other):
+            return self
+        mine, theirs, packed = self._aligned(other)
+        at = np.minimum(searchsorted(theirs, mine, "left"), len(other) - 1)
+        keep = np.any(theirs[:, at] != mine, axis=0)
+        if keep.all():
+            return self
+        return SortedRun(self.codec, mine[:, keep], packed)
+
+    def bounds(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each column of a (len(key), m) block of probe keys, the range of matching rows.
+
+        O(m log n): one ``np.searchsorted`` per side on packed data (probe keys that cannot be
+        packed match nothing), the lexicographic numba search on the key rows otherwise.
+        """
+        m, k = keys.shape[1], len(self.codec.key)
+        if k == 0:
+            return np.zeros(m, dtype=np.int64), np.full(m, len(self), dtype=np.int64)
+        if not self.packed:
+            prefix = self.data[:k]
+            return searchsorted(prefix, keys, "left"), searchsorted(prefix, keys, "right")
+        low = self.codec.pack(keys)
+        high = low | np.uint64((1 << self.codec.shifts[k - 1]) - 1)
+        lo = np.searchsorted(self.data[0], (low ^ _SIGN).view(np.int64), side="left")
+        hi = np.searchsorted(self.data[0], (high ^ _SIGN).view(np.int64), side="right")
+        return lo, np.where(self.codec.fits(keys), hi, lo)
+
+    def join(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probe positions, matching rows) for a (len(key), m) block of probe keys.
+
+        O(m log n + k) for k pairs, vectorised (searchsorted, then ``expand_ranges``).
+        """
+        positions, indices = expand_ranges(*self.bounds(keys))
+        return positions, self.codec.decode(self.data[:, indices], self.packed)
+
+    def key_slice(self, lo: tuple[int, ...], hi: tuple[int, ...]) -> SortedRun:
+        """The run of rows whose key lies in [lo, hi]: O(log n) Python steps and an O(k) copy."""
+        keys = _Keys(self)
+        start, stop = bisect.bisect_left(keys, lo), bisect.bisect_right(keys, hi)
+        return SortedRun(self.codec, self.data[:, start:max(start, stop)].copy(), self.packed)
+
+    def check_invariants(self) -> None:
+        """Assert the encoding's shape and that rows increase strictly."""
+        assert self.data.dtype == np.int64, self.data.dtype
+        assert self.data.shape[0] == (1 if self.packed else self.codec.arity), self.data.shape
+        assert not self.packed or self.codec.width, "packed data for an arity that cannot pack"
+        assert is_strictly_sorted(self.data), "run rows are not strictly increasing"

@@ -1,0 +1,153 @@
+"""The shared routines: range expansion, grouping, the lexicographic numba kernels, the codec."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.indexes.kernels import (
+    expand_ranges,
+    group_rows,
+    is_strictly_sorted,
+    join_by_groups,
+    merge_unique,
+    searchsorted,
+    sort_unique,
+)
+from herbrand.indexes.runs import RowCodec, SortedRun
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+SMALL = st.integers(-3, 3)
+
+
+def blocks(c: int, values=SMALL, max_size: int = 30):
+    """Strategy: a (c, n) int64 block as a list of rows (tuples of c values)."""
+    return st.lists(st.tuples(*[values] * c), max_size=max_size)
+
+
+def as_block(rows: list[tuple], c: int) -> np.ndarray:
+    return np.array(rows, dtype=np.int64).reshape(len(rows), c).T.copy()
+
+
+def as_rows(block: np.ndarray) -> list[tuple]:
+    return [tuple(int(v) for v in block[:, j]) for j in range(block.shape[1])]
+
+
+def test_expand_ranges_pairs_every_index_of_every_range():
+    positions, indices = expand_ranges(np.array([2, 5, 0, 7]), np.array([4, 5, 1, 6]))
+    assert positions.tolist() == [0, 0, 2]
+    assert indices.tolist() == [2, 3, 0]
+    assert positions.dtype == indices.dtype == np.int64
+
+
+def test_expand_ranges_of_nothing():
+    positions, indices = expand_ranges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert positions.shape == indices.shape == (0,)
+
+
+@settings(deadline=None)
+@given(st.integers(0, 3).flatmap(lambda c: st.tuples(st.just(c), blocks(c))))
+def test_group_rows_groups_equal_columns(case):
+    c, rows = case
+    order, bounds = group_rows(as_block(rows, c))
+    groups = [[rows[i] for i in order[a:b]] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    assert all(len(set(g)) == 1 for g in groups)
+    assert len({g[0] for g in groups}) == len(groups) == len(set(rows))
+    assert sorted(order.tolist()) == list(range(len(rows)))
+
+
+@settings(deadline=None)
+@given(st.integers(0, 3).flatmap(lambda c: st.tuples(st.just(c), blocks(c), blocks(c))))
+def test_lexicographic_kernels_match_python(case):
+    c, left, right = case
+    a = sort_unique(as_block(left, c))
+    b = sort_unique(as_block(right, c))
+    assert as_rows(a) == sorted(set(left))
+    assert is_strictly_sorted(a) and is_strictly_sorted(b)
+    assert as_rows(merge_unique(a, b)) == sorted(set(left) | set(right))
+    if c:
+        needles = as_block(right, c)
+        haystack = as_rows(a)
+        assert searchsorted(a, needles, "left").tolist() == [
+            sum(row < needle for row in haystack) for needle in right]
+        assert searchsorted(a, needles, "right").tolist() == [
+            sum(row <= needle for row in haystack) for needle in right]
+
+
+def test_is_strictly_sorted_rejects_ties_and_descents():
+    assert not is_strictly_sorted(np.array([[1, 1]]))
+    assert is_strictly_sorted(np.array([[1, 2], [5, 4]]))
+    assert not is_strictly_sorted(np.array([[2, 1], [0, 9]]))
+    assert not is_strictly_sorted(np.zeros((0, 2), dtype=np.int64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda a: st.tuples(st.just(a), blocks(a, INT64, 20))))
+def test_codec_packs_in_row_order_and_round_trips(case):
+    arity, rows = case
+    codec = RowCodec(arity, key=tuple(range(arity))[::-1])
+    run = SortedRun.from_batch(codec, as_block(rows, arity))
+    half = 1 << (64 // arity - 1)
+    assert run.packed == all(-half <= v < half for row in rows for v in row)
+    assert as_rows(run.rows()) == sorted(set(rows), key=lambda r: r[::-1])
+    run.check_invariants()
+
+
+def test_packing_uses_the_field_width_of_the_arity():
+    assert RowCodec(2, (0,)).width == 32 and RowCodec(3, (0,)).width == 21
+    assert RowCodec(1, (0,)).width == 0  # one column is already one int64
+    fits = SortedRun.from_batch(RowCodec(2, (1,)), np.array([[2**31 - 1, -(2**31)], [0, 0]]))
+    wide = SortedRun.from_batch(RowCodec(2, (1,)), np.array([[2**31], [0]]))
+    assert fits.packed and not wide.packed
+    assert fits.data.shape == (1, 2) and wide.data.shape == (2, 1)
+
+
+def test_probe_values_that_cannot_be_packed_match_nothing():
+    codec = RowCodec(2, (0,))
+    run = SortedRun.from_batch(codec, np.array([[0, 1, -1], [5, 6, 7]]))
+    assert run.packed
+    keys = np.array([[1, 2**40 + 1, -(2**40) - 1, -1]])
+    lo, hi = run.bounds(keys)
+    assert (hi - lo).tolist() == [1, 0, 0, 1]
+
+
+def test_runs_of_different_encodings_merge_and_subtract():
+    codec = RowCodec(2, (0,))
+    packed = SortedRun.from_batch(codec, np.array([[1, 2, 3], [1, 2, 3]]))
+    wide = SortedRun.from_batch(codec, np.array([[2, 2**40], [2, 0]]))
+    merged = packed.merge(wide)
+    assert not merged.packed
+    assert as_rows(merged.rows()) == [(1, 1), (2, 2), (3, 3), (2**40, 0)]
+    assert as_rows(packed.difference(wide).rows()) == [(1, 1), (3, 3)]
+    assert packed.difference(SortedRun.from_batch(codec, np.array([[9], [9]]))) is packed
+
+
+def test_key_slice_bisects_on_python_tuples():
+    codec = RowCodec(2, (1,))
+    run = SortedRun.from_batch(codec, np.array([[5, 6, 7, 8], [-3, 0, 0, 2**33]]))
+    assert as_rows(run.key_slice((0,), (0,)).rows()) == [(6, 0), (7, 0)]
+    assert as_rows(run.key_slice((1,), (2**62,)).rows()) == [(8, 2**33)]
+    assert len(run.key_slice((3,), (-3,))) == 0
+
+
+def test_join_by_groups_fetches_each_distinct_key_once():
+    fetched = []
+
+    def fetch(keys):
+        fetched.append(keys)
+        sizes = np.array([2 if k == (1,) else 0 for k in keys])
+        return sizes, np.array([[1, 1], [10, 11]])
+
+    probe = np.array([[1, 3, 1], [0, 0, 0]])
+    positions, rows = join_by_groups(probe, (0,), (0,), fetch)
+    assert fetched == [[(1,), (3,)]]
+    pairs = sorted(zip(positions.tolist(), map(tuple, rows.T.tolist()), strict=True))
+    assert pairs == [(0, (1, 10)), (0, (1, 11)), (2, (1, 10)), (2, (1, 11))]
+
+
+@pytest.mark.parametrize("arity", [0, 1, 3])
+def test_sort_unique_of_tiny_blocks(arity):
+    assert sort_unique(np.zeros((arity, 0), dtype=np.int64)).shape == (arity, 0)
+    assert sort_unique(np.zeros((arity, 3), dtype=np.int64)).shape == (arity, 1)
