@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@for program in $(EXAMPLES); do \
 		echo "== $$program"; \
-		$(BIN)/herbrand run $$program -F examples/facts -D - --summary --stats || exit 1; \
+		$(BIN)/herbrand run $$program -F examples/facts -D out --summary --stats || exit 1; \
 	done
 
 test: $(STAMP)

@@ -45,6 +45,14 @@ def _run_parser(commands) -> None:
     run.set_defaults(handler=_run)
 
 
+def _translate_parser(commands) -> None:
+    translate = commands.add_parser(
+        "translate", help="print the relational-algebra plan of every rule and its delta variants"
+    )
+    translate.add_argument("program", help="the Datalog program (.dl)")
+    translate.set_defaults(handler=_translate)
+
+
 def _bench_parser(commands) -> None:
     bench = commands.add_parser("bench", help="benchmark tools")
     bench_commands = bench.add_subparsers(dest="bench_command", required=True)
@@ -58,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="herbrand", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     _run_parser(commands)
+    _translate_parser(commands)
     _bench_parser(commands)
     return parser
 
@@ -102,6 +111,13 @@ def _print_summary(program: Program, database: Database, seconds: float) -> None
         if len(rows) > SUMMARY_ROWS:
             print("    ...")
     print(f"materialized in {seconds:.3f}s")
+
+
+def _translate(args) -> int:
+    from herbrand.translators.pipeline import explain_program
+
+    sys.stdout.write(explain_program(parse(Path(args.program))))
+    return 0
 
 
 def _bench_report(args) -> int:

@@ -256,7 +256,17 @@ def _io_params(directive: Directive, extension: str) -> tuple[str, str, str]:
                              f"(supported: {', '.join(_IO_PARAMS)})")
     kind = directive.param("IO", "file")
     filename = directive.param("filename", directive.relation + extension)
-    return kind, filename, directive.param("delimiter", "\t")
+    return kind, filename, _unescape(directive.param("delimiter", "\t"))
+
+
+_ESCAPES = {"\\t": "\t", "\\n": "\n", "\\r": "\r", "\\\\": "\\"}
+
+
+def _unescape(value: str) -> str:
+    """A directive's string value with ``\\t``, ``\\n``, ``\\r``, ``\\\\`` read as Soufflé reads them."""
+    for escaped, plain in _ESCAPES.items():
+        value = value.replace(escaped, plain)
+    return value
 
 
 def _types_of(program: Program, name: str) -> tuple[str, ...]:

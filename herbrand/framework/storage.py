@@ -97,6 +97,7 @@ class Relation:
             raise ArityError(f"columns must be a 2-d (arity, n) array, got shape {columns.shape}")
         if not unique:
             columns = _dedup(columns)
+        columns = columns.view()  # freezing a view leaves the caller's array writeable
         columns.setflags(write=False)
         self._columns = columns
         self._set: frozenset | None = None

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Union
 
 from herbrand.framework.errors import SourceLocation
 
@@ -129,7 +128,7 @@ class Aggregate:
         return f"{head} : {{ {', '.join(map(str, self.body))} }}"
 
 
-Term = Union[Var, Const, Wildcard, Arith, Aggregate]
+Term = Var | Const | Wildcard | Arith | Aggregate
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,7 @@ class Comparison:
         return f"{self.left} {self.op} {self.right}"
 
 
-BodyElement = Union[Literal, Comparison]
+BodyElement = Literal | Comparison
 
 
 @dataclass(frozen=True)

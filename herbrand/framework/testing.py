@@ -31,6 +31,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from herbrand.framework.analysis import analyse
 from herbrand.framework.errors import EvaluationError
+from herbrand.framework.index_checks import (  # noqa: F401  (re-exported: the index suite)
+    IndexCheckError,
+    check_index,
+    index_check_params,
+    index_checks,
+)
 from herbrand.framework.parser import parse
 from herbrand.framework.registry import FIXPOINTS
 from herbrand.framework.storage import Database, encode_rows

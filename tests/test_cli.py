@@ -1,0 +1,94 @@
+"""The ``herbrand`` command: Soufflé-compatible runs, one-line errors, stats, translate."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from herbrand.cli import main
+
+TC = """.decl edge(x: number, y: number)
+.input edge
+.decl path(x: number, y: number)
+.output path
+.printsize path
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+"""
+
+
+@pytest.fixture
+def tc_case(tmp_path: Path) -> Path:
+    (tmp_path / "tc.dl").write_text(TC)
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "edge.facts").write_text("1\t2\n2\t3\n")
+    return tmp_path
+
+
+def test_run_writes_souffle_layout_csv(tc_case, capsys):
+    out = tc_case / "out"
+    assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(out)]) == 0
+    assert (out / "path.csv").read_bytes() == b"1\t2\n1\t3\n2\t3\n"
+    assert capsys.readouterr().out == "path\t3\n"
+
+
+def test_dash_d_prints_to_stdout(tc_case, capsys):
+    main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", "-"])
+    out = capsys.readouterr().out
+    assert "path\n===============\n1\t2\n1\t3\n2\t3\n===============\n" in out
+
+
+def test_stats_and_summary(tc_case, capsys):
+    main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(tc_case),
+          "--stats", "--summary", "--fixpoint", "naive"])
+    captured = capsys.readouterr()
+    assert "iterations" in captured.err and "path" in captured.err
+    assert "path: 3 tuples" in captured.out and "materialized in" in captured.out
+
+
+@pytest.mark.parametrize(
+    ("program", "facts", "message"),
+    [
+        ("path(x) :- edge(x.\n", None, "tc.dl:1:18: "),
+        (TC, "1\tx\n", "edge.facts:1: relation edge: column 2 expects a number, got 'x'"),
+        (TC, None, "edge.facts"),
+        (TC.replace("path(x, y) :- edge(x, y).", "path(x, y) :- edge(x, x)."), "1\t2\n",
+         "variable y"),
+    ],
+    ids=["syntax", "malformed-facts", "missing-facts", "unsafe-rule"],
+)
+def test_bad_input_exits_nonzero_with_one_line(tmp_path, capsys, program, facts, message):
+    (tmp_path / "tc.dl").write_text(program)
+    (tmp_path / "facts").mkdir()
+    if facts is not None:
+        (tmp_path / "facts" / "edge.facts").write_text(facts)
+    status = main(["run", str(tmp_path / "tc.dl"), "-F", str(tmp_path / "facts"), "-D", "-"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith("herbrand: error: ")
+    assert message in err
+
+
+def test_unknown_component_lists_the_known_ones(tc_case, capsys):
+    status = main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"),
+                   "--evaluator", "nope"])
+    assert status == 1
+    assert "known: substitution" in capsys.readouterr().err
+
+
+def test_translate_prints_plans_and_delta_variants(tc_case, capsys):
+    assert main(["translate", str(tc_case / "tc.dl")]) == 0
+    out = capsys.readouterr().out
+    assert "Join left=[1] right=[0]" in out and "@delta:path" in out
+
+
+def test_the_installed_command_runs_without_a_traceback(tmp_path):
+    (tmp_path / "bad.dl").write_text(".decl a(x: number)\na(x) :- .\n")
+    result = subprocess.run([sys.executable, "-m", "herbrand.cli", "run", str(tmp_path / "bad.dl")],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
