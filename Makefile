@@ -11,7 +11,6 @@ EXAMPLES := $(wildcard examples/*.dl)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $(STAMP)
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,12 +23,9 @@ from herbrand.framework.syntax import (
     Var,
     Wildcard,
 )
+from herbrand.workloads.shared import workloads_root
 
-WORKLOADS = Path(
-    os.environ.get(
-        "HERBRAND_WORKLOADS", Path(__file__).resolve().parents[2].parent / "shared" / "workloads"
-    )
-)
+WORKLOADS = workloads_root()
 CONFORMANCE = "souffle-conformance"
 TIERS = {"tierA_plain": 80, "tierB_arith_agg": 58, "tierD_ignorable_directives": 23}
 OTHER_PROGRAMS = (
