@@ -54,14 +54,12 @@ from herbrand.framework.syntax import (
     body_variables,
     element_terms,
     element_variables,
+    injected_variables,
     term_aggregates,
     term_variables,
 )
 from herbrand.framework.type_checking import (
-    VariableScope,
-    aggregate_variables,
     location_text,
-    rule_variables,
     variable_types,
 )
 
@@ -214,29 +212,31 @@ def _check_safety(rule: Rule) -> None:
 
     A variable is bound by a positive body atom that has it as an argument, or by ``x = expr``
     (or ``expr = x``) once the variables of ``expr`` are bound; ``x = count : {...}`` binds x
-    once the aggregate's correlated variables are bound. The head, negated atoms, comparisons,
-    arithmetic arguments and aggregates (their correlated variables and their target) use only
-    bound variables; an aggregate's body is checked the same way, starting from the enclosing
-    bound variables. Wildcards may not appear in heads, comparisons or arithmetic.
+    once the aggregate's injected variables are bound. The head, negated atoms, comparisons,
+    arithmetic arguments and aggregates (their injected variables and their target) use only
+    bound variables; an aggregate's body is checked the same way, starting from its injected
+    variables (``syntax.injected_variables``: those the enclosing body binds without the
+    aggregate's value, outside its target; its other variables are local to it, as in Soufflé).
+    Wildcards may not appear in heads, comparisons or arithmetic.
     """
     head = rule.head
     location = head.location or rule.location
     if any(_has_wildcard(term) for term in head.terms):
         raise _unsafe(rule, location, "wildcard _ in the head")
-    scope = VariableScope(None, rule_variables(rule))
-    bound = _bound_variables(rule.body, set(), scope)
+    bound = _bound_variables(rule.body, set())
     for term in head.terms:
         if rule.is_fact and (var := next(term_variables(term), None)) is not None:
             raise _unsafe(rule, location, "facts must be ground: variable ", var)
         _require(term_variables(term), bound, rule, location, "the head")
         for aggregate in term_aggregates(term):
-            _check_aggregate(aggregate, bound, scope, rule, location)
-    _check_body(rule.body, bound, scope, rule)
+            _check_aggregate(aggregate, rule.body, set(), bound, rule, location)
+    _check_body(rule.body, set(), bound, rule)
 
 
 def _check_body(
-    body: tuple[BodyElement, ...], bound: set[Var], scope: VariableScope, rule: Rule
+    body: tuple[BodyElement, ...], injected: set[Var], bound: set[Var], rule: Rule
 ) -> None:
+    """Check ``body``, into which ``injected`` are injected and which binds ``bound``."""
     for element in body:
         location = element.location or rule.location
         if isinstance(element, Comparison):
@@ -253,28 +253,31 @@ def _check_body(
                 _require(term_variables(term), bound, rule, location, what, element)
         for term in element_terms(element):
             for aggregate in term_aggregates(term):
-                _check_aggregate(aggregate, bound, scope, rule, location)
+                _check_aggregate(aggregate, body, injected, bound, rule, location)
 
 
 def _check_aggregate(
     aggregate: Aggregate,
+    body: tuple[BodyElement, ...],
+    injected: set[Var],
     bound: set[Var],
-    scope: VariableScope,
     rule: Rule,
     location: SourceLocation | None,
 ) -> None:
+    """Check ``aggregate`` of ``body`` (into which ``injected`` are injected, binding
+    ``bound``). The aggregate's body starts from the aggregate's own injected variables."""
+    own_injected = injected_variables(aggregate, body, injected)
     inner_variables = chain(body_variables(aggregate.body), term_variables(aggregate.target))
-    correlated = [var for var in dict.fromkeys(inner_variables) if scope.sees(var)]
+    correlated = [var for var in dict.fromkeys(inner_variables) if var in own_injected]
     _require(correlated, bound, rule, location, "the aggregate ", aggregate)
     if aggregate.target is not None and _has_wildcard(aggregate.target):
         raise _unsafe(rule, location, "wildcard _ as the target of ", aggregate)
-    inner = VariableScope(scope, aggregate_variables(aggregate))
-    inner_bound = _bound_variables(aggregate.body, bound, inner)
+    inner_bound = _bound_variables(aggregate.body, own_injected)
     target = term_variables(aggregate.target)
     _require(target, inner_bound, rule, location, "the target of ", aggregate)
     for nested in term_aggregates(aggregate.target):
-        _check_aggregate(nested, inner_bound, inner, rule, location)
-    _check_body(aggregate.body, inner_bound, inner, rule)
+        _check_aggregate(nested, aggregate.body, own_injected, inner_bound, rule, location)
+    _check_body(aggregate.body, own_injected, inner_bound, rule)
 
 
 def _require(
@@ -300,10 +303,9 @@ def _unsafe(rule: Rule, location: SourceLocation | None, *message: object) -> Un
     return UnsafeRuleError(f"{location_text(location)}: {text}, in {_kind(rule)}: {rule}")
 
 
-def _bound_variables(
-    body: tuple[BodyElement, ...], bound_outside: set[Var], scope: VariableScope
-) -> set[Var]:
-    """The variables bound in ``body`` given those bound outside it.
+def _bound_variables(body: tuple[BodyElement, ...], bound_outside: set[Var]) -> set[Var]:
+    """The variables bound in ``body`` given those injected into it (``bound_outside``); an
+    aggregate's value binds once its injected variables are bound.
 
     Equalities ``x = expr`` propagate with a counter of unbound variables per candidate, so the
     cost is linear in the size of the body.
@@ -323,10 +325,8 @@ def _bound_variables(
                 continue
             needed = set(term_variables(source)) - bound
             for aggregate in term_aggregates(source):
-                inner_variables = chain(
-                    body_variables(aggregate.body), term_variables(aggregate.target)
-                )
-                needed.update(v for v in inner_variables if scope.sees(v) and v not in bound)
+                injected = injected_variables(aggregate, body, bound_outside)
+                needed.update(v for v in injected if v not in bound)
             for var in needed:
                 waiting.setdefault(var, []).append(len(targets))
             targets.append(target)

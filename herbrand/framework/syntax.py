@@ -307,7 +307,7 @@ def term_variables(term: Term | None) -> Iterator[Var]:
     """The variables of a term, excluding those local to a nested aggregate's body.
 
     An aggregate contributes nothing here: its body variables are either local to it or
-    correlated with the enclosing rule, which ``aggregate_outer_variables`` decides.
+    correlated with the enclosing rule, which ``injected_variables`` decides.
     """
     if isinstance(term, Var):
         yield term
@@ -351,12 +351,6 @@ def rule_aggregates(rule: Rule) -> Iterator[Aggregate]:
     for element in rule.body:
         for term in element_terms(element):
             yield from term_aggregates(term)
-
-
-def aggregate_outer_variables(aggregate: Aggregate, outer: set[Var]) -> set[Var]:
-    """The variables of an aggregate body that are correlated with the enclosing rule."""
-    inner = set(body_variables(aggregate.body)) | set(term_variables(aggregate.target))
-    return inner & outer
 
 
 def grounded_variables(

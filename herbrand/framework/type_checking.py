@@ -7,8 +7,10 @@ variables (``x = y`` makes x and y one type), arithmetic (numbers only) and aggr
 result is a number; the targets of ``sum``, ``min``, ``max`` and ``mean`` must be numbers).
 Order comparisons (``<``, ``<=``, ``>``, ``>=``) are defined on numbers only.
 
-Variables of an aggregate body that do not occur in the enclosing scope are local to the
-aggregate: two aggregates may use the same local name with different types.
+An aggregate's variables are scoped as Soufflé does (``syntax.injected_variables``): a variable
+the enclosing body binds without the aggregate's value, outside the aggregate's target, is the
+enclosing scope's; every other variable of the aggregate is local to it, so two aggregates may
+use the same local name with different types, and ``y = min z + y : {...}`` has two ``y``.
 
 Cost: linear in the size of the rule (variables are unified with a union-find; aggregate nesting
 depth is taken as a constant).
@@ -38,6 +40,7 @@ from herbrand.framework.syntax import (
     Wildcard,
     element_terms,
     element_variables,
+    injected_variables,
     term_aggregates,
     term_variables,
 )
@@ -87,14 +90,14 @@ def variable_types(rule: Rule, program: Program) -> dict[Var, str]:
 class VariableScope:
     """The variables owned by a rule or by one aggregate of it, within the enclosing scopes.
 
-    An aggregate owns the variables of its target and body that no enclosing scope sees; the
-    others are correlated with the enclosing rule. Lookups walk the chain of scopes (cost: the
-    aggregate nesting depth).
+    A scope owns ``variables``; an aggregate owns those of its target and body (outside nested
+    aggregates) that are not injected from the enclosing scope (``aggregate_scope``). Lookups
+    walk the chain of scopes (cost: the aggregate nesting depth).
     """
 
     def __init__(self, parent: VariableScope | None, variables: Iterable[Var]):
         self.parent = parent
-        self.own = {var: None for var in variables if parent is None or not parent.sees(var)}
+        self.own = dict.fromkeys(variables)
 
     def sees(self, var: Var) -> bool:
         """True when ``var`` belongs to this scope or an enclosing one."""
@@ -111,7 +114,24 @@ class VariableScope:
         return self.owner(var), var
 
 
+def aggregate_scope(
+    aggregate: Aggregate,
+    parent: VariableScope,
+    body: tuple[BodyElement, ...],
+    bound: Iterable[Var] = (),
+) -> tuple[VariableScope, set[Var]]:
+    """The scope of ``aggregate`` within ``parent``, and its injected variables.
+
+    ``body`` holds the aggregate and ``bound`` are the variables injected into that body (see
+    ``syntax.injected_variables``); the aggregate owns its other variables.
+    """
+    injected = injected_variables(aggregate, body, bound)
+    own = (var for var in aggregate_variables(aggregate) if var not in injected)
+    return VariableScope(parent, own), injected
+
+
 _Key = tuple[VariableScope | None, Var]  # a variable's identity in a rule: (owning scope, var)
+_Context = tuple[tuple[BodyElement, ...], tuple[Var, ...]]  # a body and the variables injected
 
 
 @dataclass(frozen=True)
@@ -154,8 +174,8 @@ class _RuleTypes:
 
     def check(self) -> dict[Var, str]:
         scope = VariableScope(None, rule_variables(self.rule))
-        self._body(scope, self.rule.body)
-        self._atom(scope, self.rule.head)
+        self._body(scope, self.rule.body, ())
+        self._atom(scope, self.rule.head, (self.rule.body, ()))
         for check in self.deferred:  # atoms first, then expressions, each in source order
             check()
         for order_scope, comparison, place in self.orders:
@@ -174,19 +194,23 @@ class _RuleTypes:
 
     # -- the walk: atoms now, everything else deferred ------------------------------------------
 
-    def _body(self, scope: VariableScope, body: tuple[BodyElement, ...]) -> None:
+    def _body(
+        self, scope: VariableScope, body: tuple[BodyElement, ...], bound: Iterable[Var]
+    ) -> None:
+        """Check ``body`` in ``scope``; ``bound`` are the variables injected into it."""
+        context = (body, tuple(bound))
         for element in body:
             if isinstance(element, Literal):
-                self._atom(scope, element.atom)
+                self._atom(scope, element.atom, context)
                 continue
             place = _Place(element.location or self.rule.location, (element,))
             self.deferred.append(partial(self._compare, scope, element, place))
             if element.op in ORDER_OPS:
                 self.orders.append((scope, element, place))
             for term in element_terms(element):
-                self._aggregates(scope, term, place)
+                self._aggregates(scope, term, place, context)
 
-    def _atom(self, scope: VariableScope, atom: Atom) -> None:
+    def _atom(self, scope: VariableScope, atom: Atom, context: _Context) -> None:
         declaration = self.declaration_of[atom.relation]
         location = atom.location or self.rule.location
         columns = zip(atom.terms, declaration.columns, strict=True)
@@ -196,18 +220,22 @@ class _RuleTypes:
                 self._assign(scope.key(term), column.type, place)
             elif isinstance(term, (Const, Arith, Aggregate)):
                 self.deferred.append(partial(self._expect, scope, term, column.type, place))
-                self._aggregates(scope, term, place)
+                self._aggregates(scope, term, place, context)
 
-    def _aggregates(self, scope: VariableScope, term: Term | None, place: _Place) -> None:
+    def _aggregates(
+        self, scope: VariableScope, term: Term | None, place: _Place, context: _Context
+    ) -> None:
+        """Check the aggregates of ``term``; ``context`` is the body holding them and the
+        variables injected into it."""
         for aggregate in term_aggregates(term):
-            inner = VariableScope(scope, aggregate_variables(aggregate))
+            inner, injected = aggregate_scope(aggregate, scope, *context)
             if aggregate.function != "count" and aggregate.target is not None:
                 target_place = _Place(place.location, ("target of ", aggregate.function))
                 self.deferred.append(
                     partial(self._expect, inner, aggregate.target, NUMBER, target_place)
                 )
-            self._aggregates(inner, aggregate.target, place)
-            self._body(inner, aggregate.body)
+            self._aggregates(inner, aggregate.target, place, (aggregate.body, tuple(injected)))
+            self._body(inner, aggregate.body, injected)
 
     # -- checks ---------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Pass: an aggregate term becomes an Aggregate node appending its value as a column.
 
 An aggregate is lowered once the columns hold every variable it shares with the enclosing rule
-(its correlation, see ``Pending.scope``). Assignments and aggregates may depend on each other
+(its correlation: its injected variables, see ``pending.aggregate_correlation``). Assignments and aggregates may depend on each other
 (``y = x + 1, c = count : { r(y) }, d = c * 2``), so after each aggregate this pass lowers the
 comparisons it made ready, with ``comparisons_to_filters``. Its body is lowered on its own, by ``LOWERING_PASSES``,
 into a plan whose columns are the body's variables sorted by name, wildcards named apart, so
@@ -71,7 +71,7 @@ def _lower_all(node: ir.Plan) -> ir.Plan:
     while True:
         terms = [t for e in node.body for t in element_terms(e)] + list(node.head)
         ready = [a for t in terms for a in term_aggregates(t)
-                 if all(v.name in node.column_of for v in aggregate_correlation(a, node.scope))]
+                 if all(v.name in node.column_of for v in aggregate_correlation(a, node.body, node.bound))]
         if not ready:
             return node
         node = comparisons_to_filters(_lower(node, ready[0]))
@@ -82,7 +82,7 @@ def _lower(pending: Pending, aggregate: Aggregate) -> Pending:
         raise ir.TranslationError(
             f"aggregate {aggregate.function} is not supported (it yields a float)")
     columns = pending.column_of
-    correlated = aggregate_correlation(aggregate, pending.scope)
+    correlated = aggregate_correlation(aggregate, pending.body, pending.bound)
     body = name_wildcards(aggregate.body)
     bound_by_atoms = {t for e in body if isinstance(e, Literal) and not e.negated
                       for t in e.atom.terms if isinstance(t, Var)}

@@ -42,6 +42,9 @@ from herbrand.translators.pending import (
 
 Row = tuple
 Env = dict[Var, object]
+# The body being solved and the variables bound on entry: they decide the correlation of its
+# aggregates (``pending.aggregate_correlation``).
+Scope = tuple[tuple[BodyElement, ...], frozenset[Var]]
 _MASK, _SIGN = (1 << 64) - 1, 1 << 63
 
 
@@ -161,7 +164,7 @@ class _Interpreter:
     # -- Pending: the rule semantics ----------------------------------------------------------
 
     def _Pending(self, node: Pending) -> set[Row]:
-        out, scope = set(), node.scope
+        out, scope = set(), (node.body, node.bound)
         for row in self.rows(node.child):
             start = {Var(name): row[column] for name, column in node.columns}
             for env in self.solve(node.body, start, scope):
@@ -170,7 +173,7 @@ class _Interpreter:
                     out.add(values)
         return out
 
-    def solve(self, body: tuple[BodyElement, ...], env: Env, scope: set[Var]) -> Iterator[Env]:
+    def solve(self, body: tuple[BodyElement, ...], env: Env, scope: Scope) -> Iterator[Env]:
         """Every extension of ``env`` to a match of ``body``."""
         if not body:
             yield env
@@ -184,11 +187,11 @@ class _Interpreter:
                 return
         raise ir.TranslationError(f"cannot evaluate {', '.join(map(str, body))}: unbound")
 
-    def step(self, element: BodyElement, env: Env, scope: set[Var]) -> list[Env] | None:
+    def step(self, element: BodyElement, env: Env, scope: Scope) -> list[Env] | None:
         """The extensions of ``env`` satisfying ``element``; None if its inputs are unknown."""
 
         def known(term: Term) -> bool:
-            correlations = (aggregate_correlation(a, scope) for a in term_aggregates(term))
+            correlations = (aggregate_correlation(a, *scope) for a in term_aggregates(term))
             return (not isinstance(term, Wildcard) and set(term_variables(term)) <= env.keys()
                     and all(set(c) <= env.keys() for c in correlations))
 
@@ -216,7 +219,7 @@ class _Interpreter:
     def _atom_rows(self, atom: Atom) -> set[Row]:
         return self._Scan(ir.Scan(atom.relation, atom.arity))
 
-    def match(self, atom: Atom, row: Row, env: Env, scope: set[Var]) -> Env | None:
+    def match(self, atom: Atom, row: Row, env: Env, scope: Scope) -> Env | None:
         """``env`` extended so that ``atom`` equals ``row``, or None if it cannot be."""
         env = dict(env)
         for term, value in zip(atom.terms, row, strict=True):
@@ -226,18 +229,19 @@ class _Interpreter:
                 return None
         return env
 
-    def term(self, term: Term, env: Env, scope: set[Var]) -> object:
+    def term(self, term: Term, env: Env, scope: Scope) -> object:
         def read(leaf: Term) -> object:
             return self.aggregate(leaf, env, scope) if isinstance(leaf, Aggregate) else env[leaf]
 
         return calculate(term, read)
 
-    def aggregate(self, aggregate: Aggregate, env: Env, scope: set[Var]) -> object:
-        correlated = aggregate_correlation(aggregate, scope)
+    def aggregate(self, aggregate: Aggregate, env: Env, scope: Scope) -> object:
+        correlated = aggregate_correlation(aggregate, *scope)
         body = name_wildcards(aggregate.body)
-        inner_scope = set(correlated) | level_variables(body)
+        inner_variables = set(correlated) | level_variables(body)
+        inner_scope = (body, frozenset(correlated))
         start = {v: env[v] for v in correlated}
-        matches = {frozenset((v, m[v]) for v in inner_scope) for m in
+        matches = {frozenset((v, m[v]) for v in inner_variables) for m in
                    self.solve(body, start, inner_scope)}
         if aggregate.target is None:
             return reduce(aggregate.function, list(matches))

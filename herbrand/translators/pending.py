@@ -14,7 +14,7 @@ text can contain, and the condition on it is added to the body (``#1 = 0``, ``y 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain, count
 
@@ -29,8 +29,8 @@ from herbrand.framework.syntax import (
     Term,
     Var,
     Wildcard,
-    aggregate_outer_variables,
     element_variables,
+    injected_variables,
     term_aggregates,
     term_variables,
 )
@@ -82,8 +82,8 @@ class Pending(Node):
     whose column ``c`` holds the variable named ``v`` for each ``(v, c)`` in ``columns``, to a
     match of the ``body`` elements not yet lowered.
 
-    An aggregate of the body correlates with the variables of ``scope`` (those of ``columns``
-    and those of the body outside aggregates), as in ``syntax.Aggregate``.
+    An aggregate of the body (or head) correlates with its injected variables given the body
+    and the variables of ``columns`` (``aggregate_correlation``), as in Soufflé.
     """
 
     child: Plan
@@ -106,8 +106,9 @@ class Pending(Node):
         return dict(self.columns)
 
     @property
-    def scope(self) -> set[Var]:
-        return {Var(name) for name, _ in self.columns} | level_variables(self.body)
+    def bound(self) -> frozenset[Var]:
+        """The variables of ``columns``: bound on entry to the body."""
+        return frozenset(Var(name) for name, _ in self.columns)
 
     def is_bound(self, term: Term) -> bool:
         """Whether the value of ``term`` is known from the child's columns."""
@@ -158,6 +159,10 @@ def lower_elements(plan: Plan, lower: Callable[[Pending, BodyElement], Pending |
     return transform(plan, rewrite)
 
 
-def aggregate_correlation(aggregate: Aggregate, scope: set[Var]) -> list[Var]:
-    """The variables of ``aggregate`` shared with the enclosing ``scope``, sorted by name."""
-    return sorted(aggregate_outer_variables(aggregate, scope), key=lambda v: v.name)
+def aggregate_correlation(
+    aggregate: Aggregate, body: tuple[BodyElement, ...], bound: Iterable[Var] = ()
+) -> list[Var]:
+    """The variables of ``aggregate`` shared with the enclosing scope, sorted by name: its
+    injected variables (``syntax.injected_variables``) as an aggregate of ``body`` entered
+    with ``bound``; its other variables are local to it."""
+    return sorted(injected_variables(aggregate, body, bound), key=lambda v: v.name)

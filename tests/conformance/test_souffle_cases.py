@@ -23,11 +23,6 @@ TIERS = ("tierA_plain", "tierB_arith_agg", "tierD_ignorable_directives")
 LEFT_OUT: dict[str, str] = {
     "tierB_arith_agg/aggregate_witnesses": "aggregate witnesses (a head variable bound inside max)",
     "tierB_arith_agg/longest_path": "aggregate witnesses (a head variable bound inside max)",
-    "tierB_arith_agg/aggregates": "analysis scopes a variable shared by an aggregate and its rule "
-    "as the rule's; Soufflé treats it as local when only the aggregate binds it",
-    "tierB_arith_agg/recipes": "same aggregate scoping as tierB_arith_agg/aggregates",
-    "tierD_ignorable_directives/magic_aggregates": "same aggregate scoping as "
-    "tierB_arith_agg/aggregates",
 }
 
 # Cases no materializing evaluator can run here: not executed, declared with the reason.

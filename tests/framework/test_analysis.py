@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
@@ -44,12 +43,9 @@ from herbrand.framework.syntax import (
     Var,
     Wildcard,
 )
+from herbrand.workloads.shared import workloads_root
 
-WORKLOADS = Path(
-    os.environ.get(
-        "HERBRAND_WORKLOADS", Path(__file__).resolve().parents[2].parent / "shared" / "workloads"
-    )
-)
+WORKLOADS = workloads_root()
 
 
 def program_of(text: str) -> Program:
@@ -680,7 +676,7 @@ def test_unbound_variables_of_aggregates():
         .decl e(x: number, y: number)
         .decl p(n: number)
         p(n) :- e(_, n), n < count : { e(x, _) }, x != n.
-    """, "t.dl:3:18", "variable x in the aggregate count : { e(x, _) }",
+    """, "t.dl:3:43", "variable x in the comparison x != n",
         "p(n) :- e(_, n), n < count : { e(x, _) }, x != n.")
 
 
@@ -730,12 +726,56 @@ def test_bindings_propagate_through_equalities():
     """, "t.dl:3:1", "variable x in the head", "p(x) :- e(z, _), x = y, y = x.")
 
 
-def test_an_aggregate_does_not_bind_its_own_correlated_variable():
-    error_of(UnsafeRuleError, """
+def test_a_variable_only_the_aggregate_binds_is_local_to_it():
+    # As in Soufflé: the inner y is not injected (the body binds y only through this
+    # aggregate's value), so it is the aggregate's own and the rule is safe.
+    program = program_of("""
         .decl a(n: symbol, x: number)
         .decl res(x: number)
         res(y) :- y = min (z + y) : { a(_, z), a(_, y) }.
-    """, "variable y in the head", "res(y) :- y = min (z + y) : { a(_, z), a(_, y) }.")
+        res(y) :- y = min (z + y) : { a(p, z), a(q, y), p != q }.
+    """)
+    assert [s.relations for s in analyse(program)] == [("res",)]
+    # The outer and inner y are different variables: their types are independent.
+    program = program_of("""
+        .decl a(n: symbol, x: number)
+        .decl res(x: number)
+        res(y) :- y = count : { a(y, _) }.
+    """)
+    analyse(program)
+    assert variable_types(program.rules[0], program) == {Var("y"): "number"}
+
+
+def test_a_variable_the_body_binds_is_injected_into_the_aggregate():
+    program = program_of("""
+        .decl e(x: number)
+        .decl f(x: number, y: symbol)
+        .decl r(x: number, n: number)
+        r(x, n) :- e(x), n = count : { f(x, _) }.
+    """)
+    assert [s.relations for s in analyse(program)] == [("r",)]
+    # x is shared: its type must agree with the enclosing rule's.
+    error_of(HerbrandTypeError, """
+        .decl e(x: symbol)
+        .decl f(x: number, y: symbol)
+        .decl r(x: symbol, n: number)
+        r(x, n) :- e(x), n = count : { f(x, _) }.
+    """, "variable x")
+    # A variable of the target is local even when the body binds it.
+    error_of(UnsafeRuleError, """
+        .decl e(x: number)
+        .decl r(x: number, n: number)
+        r(x, n) :- e(x), n = sum x : { e(_) }.
+    """, "variable x in the target of sum x : { e(_) }")
+
+
+def test_a_head_variable_bound_only_inside_an_aggregate_is_unsafe():
+    # A Soufflé witness: the inner x is local, so the head's x is not bound.
+    error_of(UnsafeRuleError, """
+        .decl e(x: number, y: number)
+        .decl p(x: number, n: number)
+        p(x, n) :- n = max y : { e(x, y) }.
+    """, "t.dl:3:1", "variable x in the head", "p(x, n) :- n = max y : { e(x, y) }.")
 
 
 # ---------------------------------------------------------------------------------------------

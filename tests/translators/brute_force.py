@@ -22,19 +22,21 @@ from herbrand.framework.syntax import (
     Term,
     Var,
     Wildcard,
-    aggregate_outer_variables,
-    element_variables,
+    injected_variables,
     term_aggregates,
     term_variables,
 )
 
 Database = Mapping[str, set[tuple]]
 Env = dict[Var, object]
+# The body being matched and the variables bound on entry: they decide which variables of its
+# aggregates are correlated (``syntax.injected_variables``, as in Soufflé).
+Scope = tuple[tuple[BodyElement, ...], frozenset[Var]]
 
 
 def brute_force(rule: Rule, db: Database) -> set[tuple]:
     """The head rows ``rule`` derives from ``db``."""
-    scope = _level(rule.body)
+    scope: Scope = (rule.body, frozenset())
     out = set()
     for env in _matches(rule.body, db, {}, scope):
         values = tuple(_value(t, env, db, scope) for t in rule.head.terms)
@@ -43,11 +45,7 @@ def brute_force(rule: Rule, db: Database) -> set[tuple]:
     return out
 
 
-def _level(body: tuple[BodyElement, ...]) -> set[Var]:
-    return {v for e in body for v in element_variables(e)}
-
-
-def _matches(body, db: Database, env: Env, scope: set[Var]) -> Iterator[Env]:
+def _matches(body, db: Database, env: Env, scope: Scope) -> Iterator[Env]:
     """One extension of ``env`` per satisfying combination of positive-atom rows."""
     atoms = [e.atom for e in body if isinstance(e, Literal) and not e.negated]
     rest = [e for e in body if not (isinstance(e, Literal) and not e.negated)]
@@ -66,7 +64,7 @@ def _matches(body, db: Database, env: Env, scope: set[Var]) -> Iterator[Env]:
                 yield final
 
 
-def _satisfy(checks: list[BodyElement], env: Env, db: Database, scope: set[Var]) -> Env | None:
+def _satisfy(checks: list[BodyElement], env: Env, db: Database, scope: Scope) -> Env | None:
     """``env`` extended to satisfy every check (in any order they can be decided), or None."""
     while checks:
         for check in checks:
@@ -82,13 +80,13 @@ def _satisfy(checks: list[BodyElement], env: Env, db: Database, scope: set[Var])
     return env
 
 
-def _known(term: Term, env: Env, scope: set[Var]) -> bool:
+def _known(term: Term, env: Env, scope: Scope) -> bool:
     return (not isinstance(term, Wildcard) and set(term_variables(term)) <= env.keys()
-            and all(aggregate_outer_variables(a, scope) <= env.keys()
+            and all(injected_variables(a, *scope) <= env.keys()
                     for a in term_aggregates(term)))
 
 
-def _decide(check: BodyElement, env: Env, db: Database, scope: set[Var]) -> Env | bool | None:
+def _decide(check: BodyElement, env: Env, db: Database, scope: Scope) -> Env | bool | None:
     """``env`` (maybe extended) if ``check`` holds, False if not, None if undecidable yet."""
     if isinstance(check, Comparison):
         if _known(check.left, env, scope) and _known(check.right, env, scope):
@@ -109,7 +107,7 @@ def _decide(check: BodyElement, env: Env, db: Database, scope: set[Var]) -> Env 
     return False if found else env
 
 
-def _value(term: Term, env: Env, db: Database, scope: set[Var]) -> object:
+def _value(term: Term, env: Env, db: Database, scope: Scope) -> object:
     if isinstance(term, Var):
         return env[term]
     if isinstance(term, Const):
@@ -118,8 +116,8 @@ def _value(term: Term, env: Env, db: Database, scope: set[Var]) -> object:
         args = [_value(a, env, db, scope) for a in term.args]
         return None if None in args else OPERATORS[term.op](*args)
     assert isinstance(term, Aggregate), term
-    correlated = aggregate_outer_variables(term, scope)
-    inner_scope = correlated | _level(term.body)
+    correlated = injected_variables(term, *scope)
+    inner_scope = (term.body, frozenset(correlated))
     matches = list(_matches(term.body, db, {v: env[v] for v in correlated}, inner_scope))
     if term.function == "count":
         return len(matches)
