@@ -5,6 +5,7 @@ from __future__ import annotations
 from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INDEXES
 
 EVALUATORS.register("substitution", "herbrand.evaluators.substitution:SubstitutionEvaluator")
+EVALUATORS.register("relational", "herbrand.evaluators.relational:RelationalEvaluator")
 FIXPOINTS.register("naive", "herbrand.evaluators.fixpoint:NaiveFixpoint")
 FIXPOINTS.register("seminaive", "herbrand.evaluators.fixpoint:SemiNaiveFixpoint")
 BACKENDS.register("local", "herbrand.evaluators.local:LocalBackend")

@@ -77,7 +77,9 @@ def test_unknown_component_lists_the_known_ones(tc_case, capsys):
     status = main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"),
                    "--evaluator", "nope"])
     assert status == 1
-    assert "known: substitution" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "unknown evaluator 'nope'; known:" in error
+    assert "relational" in error and "substitution" in error
 
 
 def test_translate_prints_plans_and_delta_variants(tc_case, capsys):

@@ -12,6 +12,12 @@ REFERENCE = {"evaluator": "substitution", "fixpoint": "naive"}
 
 CONFIGURATIONS = {
     "substitution-seminaive": {"evaluator": "substitution", "fixpoint": "seminaive"},
+    **{
+        f"relational-{index}-seminaive": {
+            "evaluator": "relational", "index": index, "fixpoint": "seminaive",
+        }
+        for index in ("hash", "btree", "sorted_vector", "persistent", "spine")
+    },
 }
 
 

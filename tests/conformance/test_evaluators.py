@@ -13,6 +13,7 @@ from herbrand.framework.testing import evaluator_check_params
 # registered evaluator name -> expected failures
 EVALUATORS: dict[str, dict[str, str]] = {
     "substitution": {},
+    "relational": {},
 }
 
 

@@ -1,0 +1,453 @@
+"""The relational rule evaluator: each rule's relational-algebra plan run over numpy batches.
+
+Each rule is translated once (``translators.translate_rule``, with the instance's relation sizes
+as the join-ordering hint) and its symbol constants encoded with the instance's SymbolTable; the
+plan is then run bottom-up, every node producing an (arity, n) int64 batch, column i at
+``batch[i]`` (the layout of ``Relation.columns``). No Python loop runs per row:
+
+- Scan: the relation's columns; SelectByValue, SelectByColumns, Filter: boolean masks.
+- Map: a computed column (``vector_operation``: the arithmetic of the substitution evaluator,
+  vectorised: 64-bit wrap, ``/`` truncating toward zero, ``%`` with the dividend's sign, a
+  division by zero or a negative exponent drops the row).
+- Product: ``np.repeat`` / ``np.tile``.
+- Join: when the right child is a plain Scan, a probe of an IndexBacking (the ``index``
+  hyperparameter, a name of ``herbrand.framework.registry.INDEXES``) built on that relation and
+  keyed on the join's right keys. Indexes are kept across ``evaluate`` calls by (relation name,
+  key); when the relation grew by a union (its old rows are a prefix of the new ones, as
+  ``Relation.union`` guarantees) only the new rows are inserted, otherwise the index is rebuilt.
+  Other joins are sort-based: the right keys are sorted and the left keys searched.
+- Antijoin: ``row_keys`` + ``np.isin``. Aggregate: groups by ``np.unique`` and reductions by
+  ``np.add.reduceat`` / ``np.minimum.reduceat`` / ``np.maximum.reduceat`` / counts, then a
+  search of each child row's key among the groups. Union: concatenation. Project: columns and
+  constants.
+
+Intermediate batches may hold duplicate rows (a Project or a Union does not deduplicate); a set is
+only needed below an Aggregate (its body is deduplicated) and for the result (a Relation).
+
+Not safe for concurrent use of one instance (the index cache is shared state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from herbrand.evaluators.substitution import COMPARATORS, OPERATORS
+from herbrand.framework.contracts import EvaluatorTags, IndexBacking, RuleEvaluator
+from herbrand.framework.errors import ArityError, EvaluationError
+from herbrand.framework.registry import INDEXES
+from herbrand.framework.storage import Database, Relation, row_keys
+from herbrand.framework.syntax import Arith, Const, Rule
+from herbrand.translators import ir
+from herbrand.translators.encode_symbols import encode_symbols
+from herbrand.translators.pipeline import translate_rule
+
+_EMPTY_POSITIONS = np.zeros(0, dtype=np.int64)
+
+# ---------------------------------------------------------------------------------------------
+# Vectorised arithmetic: (values, valid) pairs; valid is None when every row is valid
+# ---------------------------------------------------------------------------------------------
+
+Vector = tuple[np.ndarray, "np.ndarray | None"]
+
+
+def _and(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    if a is None:
+        return b
+    return a if b is None else a & b
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> Vector:
+    valid = b != 0
+    safe = np.where(valid & (b != -1), b, 1)
+    quotient = np.floor_divide(a, safe)
+    # floor -> truncation toward zero: step up where the division was inexact and negative
+    quotient += ((quotient * safe != a) & ((a < 0) != (safe < 0))).astype(np.int64)
+    return np.where(b == -1, -a, quotient), valid
+
+
+def _modulo(a: np.ndarray, b: np.ndarray) -> Vector:
+    valid = b != 0
+    safe = np.where(valid & (b != -1), b, 1)
+    return np.where(b == -1, 0, np.fmod(a, safe)), valid
+
+
+def _power(a: np.ndarray, b: np.ndarray) -> Vector:
+    valid = b >= 0
+    return np.power(a, np.where(valid, b, 0)), valid
+
+
+def _bool(mask: np.ndarray) -> np.ndarray:
+    return mask.astype(np.int64)
+
+
+def _unsigned_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a.view(np.uint64) >> (b & 63).astype(np.uint64)).view(np.int64)
+
+
+# Operator name -> function of int64 arrays returning (values, valid mask or None); the numpy
+# versions of ``substitution.OPERATORS`` (which remains the scalar reference).
+VECTOR_OPERATORS = {
+    "+": lambda a, b: (a + b, None),
+    "-": lambda a, b: (a - b, None),
+    "*": lambda a, b: (a * b, None),
+    "/": _divide,
+    "%": _modulo,
+    "^": _power,
+    "band": lambda a, b: (a & b, None),
+    "bor": lambda a, b: (a | b, None),
+    "bxor": lambda a, b: (a ^ b, None),
+    "bshl": lambda a, b: (np.left_shift(a, b & 63), None),
+    "bshr": lambda a, b: (np.right_shift(a, b & 63), None),
+    "bshru": lambda a, b: (_unsigned_shift(a, b), None),
+    "land": lambda a, b: (_bool((a != 0) & (b != 0)), None),
+    "lor": lambda a, b: (_bool((a != 0) | (b != 0)), None),
+    "lxor": lambda a, b: (_bool((a != 0) != (b != 0)), None),
+    "neg": lambda a: (-a, None),
+    "bnot": lambda a: (~a, None),
+    "lnot": lambda a: (_bool(a == 0), None),
+    "min": lambda *args: (np.minimum.reduce(args), None),
+    "max": lambda *args: (np.maximum.reduce(args), None),
+    "abs": lambda a: (np.abs(a), None),
+}
+
+VECTOR_COMPARATORS = {
+    "=": np.equal, "!=": np.not_equal, "<": np.less,
+    "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+}
+
+
+def vector_operation(op: str, args: Sequence[np.ndarray]) -> Vector:
+    """``op`` applied row-wise to int64 arrays: (values, valid mask or None). Operators without
+    a numpy version fall back to ``substitution.OPERATORS`` row by row."""
+    with np.errstate(all="ignore"):
+        function = VECTOR_OPERATORS.get(op)
+        if function is not None:
+            values, valid = function(*args)
+            return np.asarray(values, dtype=np.int64), valid
+    scalar = OPERATORS[op]
+    results = [scalar(*map(int, row)) for row in zip(*args, strict=True)]
+    valid = np.array([r is not None for r in results], dtype=bool)
+    values = np.array([0 if r is None else r for r in results], dtype=np.int64)
+    return values, valid
+
+
+def vector_value(expression: ir.Expr, batch: np.ndarray) -> Vector:
+    """The value of ``expression`` for every row of ``batch``: (values, valid mask or None)."""
+    n = batch.shape[1]
+    if isinstance(expression, ir.ColumnRef):
+        return batch[expression.index], None
+    if isinstance(expression, Const):
+        return np.full(n, expression.value, dtype=np.int64), None
+    if isinstance(expression, Arith):
+        values, valid = [], None
+        for argument in expression.args:
+            value, ok = vector_value(argument, batch)
+            values.append(value)
+            valid = _and(valid, ok)
+        result, ok = vector_operation(expression.op, values)
+        return result, _and(valid, ok)
+    raise EvaluationError(f"cannot evaluate {expression} over columns")
+
+
+def vector_compare(op: str, left: ir.Expr, right: ir.Expr, batch: np.ndarray) -> np.ndarray:
+    """The rows of ``batch`` where ``left op right`` holds (a failed side fails the row)."""
+    if op not in COMPARATORS:
+        raise EvaluationError(f"unknown comparison {op}")
+    a, valid_a = vector_value(left, batch)
+    b, valid_b = vector_value(right, batch)
+    mask = VECTOR_COMPARATORS[op](a, b)
+    valid = _and(valid_a, valid_b)
+    return mask if valid is None else mask & valid
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches
+# ---------------------------------------------------------------------------------------------
+
+
+def _empty(arity: int) -> np.ndarray:
+    return np.zeros((arity, 0), dtype=np.int64)
+
+
+def _dedup(batch: np.ndarray) -> np.ndarray:
+    if batch.shape[1] <= 1:
+        return batch
+    if batch.shape[0] == 0:
+        return batch[:, :1]
+    (keys,) = row_keys(batch)
+    _, first = np.unique(keys, return_index=True)
+    return batch if len(first) == batch.shape[1] else batch[:, np.sort(first)]
+
+
+def _key_block(batch: np.ndarray, columns: Sequence[int]) -> np.ndarray:
+    return batch[list(columns)] if columns else np.zeros((0, batch.shape[1]), dtype=np.int64)
+
+
+def _expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ranges [starts[i], starts[i] + counts[i]): (i per element, element positions)."""
+    total = int(counts.sum())
+    owners = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return owners, np.repeat(starts, counts) + offsets
+
+
+def sort_join(left: np.ndarray, right: np.ndarray, left_keys: Sequence[int],
+              right_keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(left positions, right positions) of every pair equal on the keys. O((n + m) log(n + m)
+    + output)."""
+    lk, rk = row_keys(_key_block(left, left_keys), _key_block(right, right_keys))
+    order = np.argsort(rk, kind="stable")
+    ordered = rk[order]
+    lo = np.searchsorted(ordered, lk, side="left")
+    hi = np.searchsorted(ordered, lk, side="right")
+    owners, positions = _expand(lo, hi - lo)
+    return owners, order[positions]
+
+
+# ---------------------------------------------------------------------------------------------
+# The evaluator
+# ---------------------------------------------------------------------------------------------
+
+
+class _IndexEntry:
+    __slots__ = ("columns", "index")
+
+    def __init__(self, columns: np.ndarray, index: IndexBacking):
+        self.columns = columns
+        self.index = index
+
+
+def _extends(columns: np.ndarray, previous: np.ndarray) -> bool:
+    """Whether the rows of ``columns`` start with the rows of ``previous``."""
+    n = previous.shape[1]
+    if columns.shape[0] != previous.shape[0] or columns.shape[1] < n:
+        return False
+    if n == 0:
+        return True
+    # cheap probes first (first and last rows of the prefix), then the whole prefix
+    if not (np.array_equal(columns[:, 0], previous[:, 0])
+            and np.array_equal(columns[:, n - 1], previous[:, n - 1])):
+        return False
+    return np.array_equal(columns[:, :n], previous)
+
+
+class RelationalEvaluator(RuleEvaluator):
+    """Runs each rule's relational-algebra plan over numpy column batches, joining through
+    IndexBackings of the class registered as ``index``.
+
+    Cost per rule: the plan's operators, each vectorised: selections and maps O(n); a product
+    O(n·m); an index join O(index insert of new rows + probe); a sort-based join, antijoin or
+    aggregate O((n + m) log(n + m) + output). Plans are translated once per rule (and per
+    SymbolTable).
+    """
+
+    tags = EvaluatorTags(negation=True, arithmetic=True, aggregates=True, uses_index=True)
+
+    def __init__(self, index: str = "sorted_vector"):
+        self.index = index
+        self._index_class = INDEXES.get(index)
+        self._plans: dict[Rule, ir.Plan] = {}
+        self._symbols = None
+        self._indexes: dict[tuple[str, tuple[int, ...]], _IndexEntry] = {}
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def evaluate(self, rules: Sequence[Rule], instance: Database) -> dict[str, Relation]:
+        """Every head row derivable by one application of ``rules`` to ``instance``, by head
+        relation (a relation with no derivation maps to an empty Relation).
+
+        Raises the translator's errors for a rule that cannot be lowered (unsafe), EvaluationError
+        naming the rule for a relation missing from the instance, ArityError for an atom whose
+        arity differs from its relation's.
+        """
+        if instance.symbols is not self._symbols:
+            self._plans.clear()
+            self._symbols = instance.symbols
+        derived: dict[str, list[np.ndarray]] = {}
+        arities: dict[str, int] = {}
+        sizes = None
+        for rule in rules:
+            name = rule.head.relation
+            if arities.setdefault(name, rule.head.arity) != rule.head.arity:
+                raise ArityError(f"rule {rule}: head arity differs from another rule's for {name}")
+            plan = self._plans.get(rule)
+            if plan is None:
+                if sizes is None:
+                    sizes = instance.sizes()
+                plan = encode_symbols(translate_rule(rule, sizes=sizes), instance.symbols)
+                self._plans[rule] = plan
+            batch = _Run(self, instance, rule).rows(plan)
+            derived.setdefault(name, []).append(batch)
+        return {name: Relation(np.concatenate(batches, axis=1) if len(batches) > 1
+                               else batches[0])
+                for name, batches in derived.items()}
+
+    def clear(self) -> None:
+        """Drop the cached plans and indexes."""
+        self._plans.clear()
+        self._indexes.clear()
+        self._symbols = None
+
+    # -- indexes ---------------------------------------------------------------------------------
+
+    def relation_index(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
+        """An index of ``relation`` (named ``name``) keyed on ``key``, kept up to date across
+        calls: O(1) for the same relation, O(new rows) after a union, O(n) otherwise."""
+        columns = relation.columns
+        entry = self._indexes.get((name, key))
+        if entry is not None and entry.columns is columns:
+            return entry.index
+        if entry is not None and _extends(columns, entry.columns):
+            start, index = entry.columns.shape[1], entry.index
+        else:
+            start, index = 0, self._index_class(relation.arity, key)
+        if columns.shape[1] > start:
+            index.insert(columns[:, start:])
+        self._indexes[(name, key)] = _IndexEntry(columns, index)
+        return index
+
+
+class _Run:
+    """One plan's evaluation over one instance."""
+
+    def __init__(self, evaluator: RelationalEvaluator, instance: Database, rule: Rule):
+        self.evaluator = evaluator
+        self.instance = instance
+        self.rule = rule
+
+    def error(self, message: str) -> EvaluationError:
+        where = f" at {self.rule.location}" if self.rule.location else ""
+        return EvaluationError(f"rule {self.rule}{where}: {message}")
+
+    def rows(self, node: ir.Plan) -> np.ndarray:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(f"cannot run plan node {node.label()}")
+        return method(node)
+
+    def relation(self, node: ir.Scan) -> Relation:
+        relation = self.instance.get(node.relation)
+        if relation is None:
+            raise self.error(f"relation {node.relation} is not in the instance")
+        if relation.arity != node.arity:
+            raise ArityError(f"rule {self.rule}: {node.relation} has arity {relation.arity}, "
+                             f"used with arity {node.arity}")
+        return relation
+
+    def _Unit(self, node: ir.Unit) -> np.ndarray:
+        return np.zeros((0, 1), dtype=np.int64)
+
+    def _Scan(self, node: ir.Scan) -> np.ndarray:
+        return self.relation(node).columns
+
+    def _SelectByValue(self, node: ir.SelectByValue) -> np.ndarray:
+        batch = self.rows(node.child)
+        return batch[:, batch[node.column] == node.value]
+
+    def _SelectByColumns(self, node: ir.SelectByColumns) -> np.ndarray:
+        batch = self.rows(node.child)
+        return batch[:, batch[node.left] == batch[node.right]]
+
+    def _Filter(self, node: ir.Filter) -> np.ndarray:
+        batch = self.rows(node.child)
+        if not batch.shape[1]:
+            return batch
+        return batch[:, vector_compare(node.op, node.left, node.right, batch)]
+
+    def _Map(self, node: ir.Map) -> np.ndarray:
+        batch = self.rows(node.child)
+        if not batch.shape[1]:
+            return _empty(node.arity)
+        values, valid = vector_value(node.expression, batch)
+        out = np.vstack([batch, values[None, :]])
+        return out if valid is None else out[:, valid]
+
+    def _Project(self, node: ir.Project) -> np.ndarray:
+        batch = self.rows(node.child)
+        n = batch.shape[1]
+        out = np.empty((len(node.outputs), n), dtype=np.int64)
+        for i, output in enumerate(node.outputs):
+            out[i] = output.value if isinstance(output, Const) else batch[output]
+        return out
+
+    def _Product(self, node: ir.Product) -> np.ndarray:
+        left, right = self.rows(node.left), self.rows(node.right)
+        n, m = left.shape[1], right.shape[1]
+        return np.vstack([np.repeat(left, m, axis=1), np.tile(right, (1, n))])
+
+    def _Join(self, node: ir.Join) -> np.ndarray:
+        left = self.rows(node.left)
+        if not node.right_keys:
+            right = self.rows(node.right)
+            n, m = left.shape[1], right.shape[1]
+            return np.vstack([np.repeat(left, m, axis=1), np.tile(right, (1, n))])
+        if isinstance(node.right, ir.Scan):
+            relation = self.relation(node.right)
+            if not left.shape[1] or not len(relation):
+                return _empty(node.arity)
+            index = self.evaluator.relation_index(node.right.relation, relation,
+                                                  tuple(node.right_keys))
+            positions, matched = index.join(left, tuple(node.left_keys))
+            return np.vstack([left[:, positions], matched])
+        right = self.rows(node.right)
+        if not left.shape[1] or not right.shape[1]:
+            return _empty(node.arity)
+        lpos, rpos = sort_join(left, right, node.left_keys, node.right_keys)
+        return np.vstack([left[:, lpos], right[:, rpos]])
+
+    def _Antijoin(self, node: ir.Antijoin) -> np.ndarray:
+        left = self.rows(node.left)
+        if not left.shape[1]:
+            return left
+        right = self.rows(node.right)
+        if not right.shape[1]:
+            return left
+        if not node.left_keys:
+            return _empty(node.arity)
+        lk, rk = row_keys(_key_block(left, node.left_keys), _key_block(right, node.right_keys))
+        return left[:, ~np.isin(lk, rk)]
+
+    def _Aggregate(self, node: ir.Aggregate) -> np.ndarray:
+        child = self.rows(node.child)
+        if not child.shape[1]:
+            return _empty(node.arity)
+        body = _dedup(self.rows(node.body))
+        function = node.function
+        if function not in ir.AGGREGATE_FUNCTIONS:
+            raise self.error(f"aggregate {function} is not supported")
+        if function != "count" and body.shape[1]:
+            targets, valid = vector_value(node.target, body)
+            if valid is not None:
+                body, targets = body[:, valid], targets[valid]
+        else:
+            targets = np.zeros(body.shape[1], dtype=np.int64)
+        child_keys, body_keys = row_keys(_key_block(child, node.child_keys),
+                                         _key_block(body, node.body_keys))
+        order = np.argsort(body_keys, kind="stable")
+        ordered_keys, ordered_targets = body_keys[order], targets[order]
+        if len(ordered_keys):
+            starts = np.flatnonzero(np.r_[True, ordered_keys[1:] != ordered_keys[:-1]])
+            groups = ordered_keys[starts]
+            if function == "count":
+                values = np.diff(np.r_[starts, len(ordered_keys)]).astype(np.int64)
+            elif function == "sum":
+                with np.errstate(all="ignore"):
+                    values = np.add.reduceat(ordered_targets, starts)
+            elif function == "min":
+                values = np.minimum.reduceat(ordered_targets, starts)
+            else:
+                values = np.maximum.reduceat(ordered_targets, starts)
+        else:
+            groups = values = np.zeros(0, dtype=np.int64)
+        slot = np.searchsorted(groups, child_keys)
+        found = slot < len(groups)
+        found[found] = groups[slot[found]] == child_keys[found]
+        result = np.zeros(child.shape[1], dtype=np.int64)
+        result[found] = values[slot[found]]
+        out = np.vstack([child, result[None, :]])
+        return out if function in ("count", "sum") else out[:, found]
+
+    def _Union(self, node: ir.Union) -> np.ndarray:
+        return np.concatenate([self.rows(i) for i in node.inputs], axis=1)

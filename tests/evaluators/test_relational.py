@@ -1,0 +1,106 @@
+"""The relational evaluator: the conformance checks with every index, random programs against
+the oracle, and the vectorised arithmetic against the scalar reference."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.fixpoint import NaiveFixpoint, SemiNaiveFixpoint
+from herbrand.evaluators.relational import RelationalEvaluator, vector_operation
+from herbrand.evaluators.substitution import OPERATORS
+from herbrand.framework.parser import parse
+from herbrand.framework.storage import Relation
+from herbrand.framework.testing import (
+    encode_facts,
+    evaluator_check_params,
+    oracle_materialize,
+)
+from tests.strategies import programs_with_facts
+
+INDEX_NAMES = ("hash", "btree", "sorted_vector", "persistent", "spine")
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@pytest.mark.parametrize("index", INDEX_NAMES)
+@pytest.mark.parametrize("check", evaluator_check_params())
+def test_conformance(check, index):
+    check(functools.partial(RelationalEvaluator, index=index), SemiNaiveFixpoint)
+
+
+def test_repr_and_tags():
+    evaluator = RelationalEvaluator(index="hash")
+    assert repr(evaluator) == "RelationalEvaluator(index='hash')"
+    assert RelationalEvaluator.tags.uses_index
+
+
+def _model(result, program):
+    names = {d.name for d in program.declarations}
+    return {name: set(result.decoded_rows(name)) for name in names}
+
+
+@pytest.mark.parametrize("fixpoint", [NaiveFixpoint, SemiNaiveFixpoint])
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=programs_with_facts(atom_expressions=True), index=st.sampled_from(INDEX_NAMES))
+def test_random_programs_match_the_oracle(fixpoint, case, index):
+    program, facts = case
+    expected = oracle_materialize(program, facts)
+    database = encode_facts(program, facts)
+    result = fixpoint(RelationalEvaluator(index=index)).materialize(program, database)
+    actual = _model(result, program)
+    assert actual == {name: set(expected.get(name, set())) for name in actual}
+
+
+OPERANDS = st.sampled_from([0, 1, -1, 2, -2, 3, -7, 7, 63, 64, 65, INT64_MIN, INT64_MAX,
+                            INT64_MIN + 1, 2**32, -(2**32)]) | st.integers(INT64_MIN, INT64_MAX)
+BINARY = [op for op in OPERATORS if op not in ("neg", "bnot", "lnot", "abs")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(op=st.sampled_from(BINARY), a=st.lists(OPERANDS, min_size=1, max_size=8),
+       data=st.data())
+def test_vector_operations_match_the_scalar_table(op, a, data):
+    b = data.draw(st.lists(OPERANDS, min_size=len(a), max_size=len(a)))
+    if op == "^":
+        b = [v % 70 - 2 for v in b]
+    values, valid = vector_operation(op, [np.array(a, dtype=np.int64),
+                                          np.array(b, dtype=np.int64)])
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        expected = OPERATORS[op](x, y)
+        ok = True if valid is None else bool(valid[i])
+        assert ok == (expected is not None), (op, x, y)
+        if expected is not None:
+            assert int(values[i]) == expected, (op, x, y)
+
+
+@pytest.mark.parametrize("op", ["neg", "bnot", "lnot", "abs"])
+def test_unary_operations_match_the_scalar_table(op):
+    a = [0, 1, -1, 5, -5, INT64_MIN, INT64_MAX]
+    values, valid = vector_operation(op, [np.array(a, dtype=np.int64)])
+    assert valid is None
+    assert [int(v) for v in values] == [OPERATORS[op](x) for x in a]
+
+
+def test_indexes_grow_by_the_appended_tail():
+    evaluator = RelationalEvaluator()
+    program = parse("p(x, z) :- q(x, y), e(y, z).")
+    rule = program.rules[0]
+    e1 = Relation.from_rows([(1, 2), (2, 3)])
+    q = Relation.from_rows([(0, 1), (0, 2)])
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({"q": q, "e": e1})
+    first = evaluator.evaluate([rule], instance)["p"].to_set()
+    (entry,) = evaluator._indexes.values()
+    index = entry.index
+    e2 = e1.union(Relation.from_rows([(1, 5)]))
+    second = evaluator.evaluate([rule], instance.with_relations({"e": e2}))["p"].to_set()
+    (entry,) = evaluator._indexes.values()
+    assert entry.index is index and len(index) == 3
+    assert first == {(0, 2), (0, 3)} and second == {(0, 2), (0, 3), (0, 5)}
+    other = Relation.from_rows([(2, 9)])
+    third = evaluator.evaluate([rule], instance.with_relations({"e": other}))["p"].to_set()
+    assert third == {(0, 9)}
