@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 
-from herbrand.evaluators.substitution import evaluate_ground_term
+from herbrand.evaluators.arithmetic import evaluate_ground_term
 from herbrand.framework.analysis import Stratum, analyse
 from herbrand.framework.contracts import (
     FixpointEvaluator,

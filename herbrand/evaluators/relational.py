@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from herbrand.evaluators.substitution import COMPARATORS, OPERATORS
+from herbrand.evaluators.arithmetic import COMPARATORS, OPERATORS
 from herbrand.framework.contracts import EvaluatorTags, IndexBacking, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
 from herbrand.framework.registry import INDEXES

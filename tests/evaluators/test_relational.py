@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from herbrand.evaluators.arithmetic import OPERATORS
 from herbrand.evaluators.fixpoint import NaiveFixpoint, SemiNaiveFixpoint
 from herbrand.evaluators.relational import RelationalEvaluator, vector_operation
-from herbrand.evaluators.substitution import OPERATORS
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Relation
 from herbrand.framework.testing import (

@@ -8,13 +8,8 @@ import time
 import pytest
 
 from herbrand.evaluators import substitution
-from herbrand.evaluators.substitution import (
-    IndexCache,
-    SubstitutionEvaluator,
-    apply_operator,
-    evaluate_ground_term,
-    wrap64,
-)
+from herbrand.evaluators.arithmetic import apply_operator, evaluate_ground_term, wrap64
+from herbrand.evaluators.substitution import IndexCache, SubstitutionEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 
-from herbrand.evaluators.substitution import COMPARATORS, OPERATORS
+from herbrand.evaluators.arithmetic import COMPARATORS, OPERATORS
 from herbrand.framework.syntax import (
     Aggregate,
     Arith,
