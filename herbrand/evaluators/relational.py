@@ -262,6 +262,14 @@ class RelationalEvaluator(RuleEvaluator):
         naming the rule for a relation missing from the instance, ArityError for an atom whose
         arity differs from its relation's.
         """
+        return {name: Relation(batch) for name, batch in self.derivations(rules, instance).items()}
+
+    def derivations(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
+        """The bag of head rows of one application of ``rules`` to ``instance``, by head
+        relation: an (arity, n) batch with one row per derivation (per rule and per assignment
+        of its body variables), so a row derived k ways occurs k times. Incremental engines
+        that count derivations read this; ``evaluate`` is its set. Raises as ``evaluate``.
+        """
         if instance.symbols is not self._symbols:
             self._plans.clear()
             self._symbols = instance.symbols
@@ -278,10 +286,8 @@ class RelationalEvaluator(RuleEvaluator):
                     sizes = instance.sizes()
                 plan = encode_symbols(translate_rule(rule, sizes=sizes), instance.symbols)
                 self._plans[rule] = plan
-            batch = _Run(self, instance, rule).rows(plan)
-            derived.setdefault(name, []).append(batch)
-        return {name: Relation(np.concatenate(batches, axis=1) if len(batches) > 1
-                               else batches[0])
+            derived.setdefault(name, []).append(_Run(self, instance, rule).rows(plan))
+        return {name: np.concatenate(batches, axis=1) if len(batches) > 1 else batches[0]
                 for name, batches in derived.items()}
 
     def clear(self) -> None:

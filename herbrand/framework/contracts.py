@@ -218,8 +218,17 @@ class Changes:
         return sum(len(c.added) + len(c.removed) for c in self.relations.values())
 
 
+Batch = np.ndarray  # (arity, n) int64 rows, symbols encoded with the database's SymbolTable
+BatchChanges = dict[str, tuple[np.ndarray, np.ndarray]]  # relation -> (added, removed) batches
+
+
 class IncrementalEvaluator(Component, ABC):
-    """Keeps a materialization up to date under fact (and, where tagged, rule) updates."""
+    """Keeps a materialization up to date under fact (and, where tagged, rule) updates.
+
+    The engine level of incremental maintenance: batches in and out are encoded (arity, n) int64
+    rows. ``herbrand.incremental`` (a ``Materialization``) validates and encodes the user's rows,
+    decodes the result into ``Changes``, and is what applications call.
+    """
 
     tags: ClassVar[IncrementalTags] = IncrementalTags()
 
@@ -228,20 +237,41 @@ class IncrementalEvaluator(Component, ABC):
         """Materialize ``program`` over ``database`` and keep the state for updates."""
 
     @abstractmethod
-    def update(
-        self,
-        insert: Mapping[str, object] | None = None,
-        delete: Mapping[str, object] | None = None,
-    ) -> Changes:
-        """Apply one atomic transaction (deletes before inserts) to input relations.
+    def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
+        """Apply one transaction to input relations: deletes first, then inserts.
 
-        On any error the materialization stays exactly as before the call.
+        ``insert`` / ``delete`` map input (EDB) relations of the program to encoded batches of
+        that relation's arity (already validated by the caller); deleting an absent row or
+        inserting a present one is a no-op. Returns, for every relation (input or derived) whose
+        rows changed, ``(added, removed)``: the rows of new minus old and of old minus new.
+        Atomic: on any exception the state is exactly as before the call.
         """
 
     @property
     @abstractmethod
     def database(self) -> Database:
-        """The current materialization."""
+        """The current materialization (input and derived relations)."""
+
+    @property
+    @abstractmethod
+    def last_strategy(self) -> str:
+        """How the last bootstrap or update was done (e.g. "bootstrap", "update", "dred")."""
+
+    @abstractmethod
+    def state_size(self) -> tuple[int, int]:
+        """(tuples, bytes) of the state kept for maintenance beyond the materialization itself
+        (counts, proof counts, traces); (0, 0) for an engine that keeps none."""
+
+    def add_rules(self, rules: Sequence[Rule]) -> BatchChanges:
+        """Add rules; the materialization follows. Only when tagged ``dynamic_rules``.
+
+        Rejects (changing nothing) rules that make the program unstratifiable or unsafe."""
+        raise NotImplementedError(f"{type(self).__name__} does not support dynamic rules")
+
+    def remove_rules(self, rules: Sequence[Rule]) -> BatchChanges:
+        """Remove rules (equal by syntax); the materialization follows. Only when tagged
+        ``dynamic_rules``."""
+        raise NotImplementedError(f"{type(self).__name__} does not support dynamic rules")
 
 
 # ---------------------------------------------------------------------------------------------
