@@ -9,7 +9,7 @@ import pytest
 
 import herbrand
 
-WORKLOADS = ["tc-graph1000", "tc-graph10000", "tc-rmat1000", "sg-tree2000", "rdfs-lubm1"]
+from .conftest import WORKLOAD_NAMES as WORKLOADS
 
 
 @pytest.mark.parametrize("workload_name", WORKLOADS)

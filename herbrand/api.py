@@ -14,7 +14,7 @@ from pathlib import Path
 from herbrand import builtins
 from herbrand.framework import io
 from herbrand.framework.analysis import analyse
-from herbrand.framework.contracts import ProgressObserver, RuleEvaluator, StratumStats
+from herbrand.framework.contracts import Backend, ProgressObserver, RuleEvaluator, StratumStats
 from herbrand.framework.errors import EvaluationError, UndeclaredRelationError
 from herbrand.framework.parser import parse as parse_text
 from herbrand.framework.parser import parse_file
@@ -78,7 +78,7 @@ def materialize_with_stats(
     evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
     fixpoint: str = builtins.DEFAULT_FIXPOINT,
     index: str | None = None,
-    backend: str = builtins.DEFAULT_BACKEND,
+    backend: str | Backend = builtins.DEFAULT_BACKEND,
     observer: ProgressObserver | None = None,
 ) -> tuple[Database, list[StratumStats]]:
     """``materialize`` that also returns the per-stratum statistics."""
@@ -87,7 +87,7 @@ def materialize_with_stats(
     analyse(program)  # report program errors before reading any data
     rule_evaluator = resolve_evaluator(evaluator, index)
     fixpoint_class = FIXPOINTS.get(fixpoint)
-    runner = BACKENDS.get(backend)()
+    runner = backend if isinstance(backend, Backend) else BACKENDS.get(backend)()
     database = load_database(program, facts, facts_dir)
     return runner.materialize(
         program, database, evaluator=rule_evaluator, fixpoint=fixpoint_class, observer=observer
@@ -102,7 +102,7 @@ def materialize(
     evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
     fixpoint: str = builtins.DEFAULT_FIXPOINT,
     index: str | None = None,
-    backend: str = builtins.DEFAULT_BACKEND,
+    backend: str | Backend = builtins.DEFAULT_BACKEND,
     observer: ProgressObserver | None = None,
 ) -> Database:
     """The least model of ``program`` over its input facts, as a Database.
@@ -110,8 +110,9 @@ def materialize(
     ``program``: a Program, Datalog text or a path. ``facts``: relation -> rows (tuples of int
     and str, numpy arrays, pandas DataFrames). ``facts_dir``: read each ``.input`` relation's file
     from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/``backend``: registered
-    names (see ``herbrand.framework.registry``). ``observer`` receives a Progress per iteration.
-    Errors are HerbrandError subclasses naming the place.
+    names (see ``herbrand.framework.registry``); ``backend`` may also be a Backend instance, to
+    set its hyperparameters (``ParallelBackend(workers=4)``). ``observer`` receives a Progress
+    per iteration. Errors are HerbrandError subclasses naming the place.
     """
     database, _ = materialize_with_stats(
         program, facts, facts_dir=facts_dir, evaluator=evaluator, fixpoint=fixpoint,

@@ -9,6 +9,7 @@ EVALUATORS.register("relational", "herbrand.evaluators.relational:RelationalEval
 FIXPOINTS.register("naive", "herbrand.evaluators.fixpoint:NaiveFixpoint")
 FIXPOINTS.register("seminaive", "herbrand.evaluators.fixpoint:SemiNaiveFixpoint")
 BACKENDS.register("local", "herbrand.evaluators.local:LocalBackend")
+BACKENDS.register("parallel", "herbrand.evaluators.parallel:ParallelBackend")
 INDEXES.register("hash", "herbrand.indexes.hash:HashIndex")
 INDEXES.register("btree", "herbrand.indexes.btree:BTreeIndex")
 INDEXES.register("sorted_vector", "herbrand.indexes.sorted_vector:SortedVectorIndex")

@@ -11,9 +11,10 @@ relations of the instance, so any RuleEvaluator works unchanged.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from herbrand.evaluators.arithmetic import evaluate_ground_term
+from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum, analyse
 from herbrand.framework.contracts import (
     FixpointEvaluator,
@@ -25,6 +26,7 @@ from herbrand.framework.contracts import (
 from herbrand.framework.errors import ArityError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Literal, Program, Rule
+from herbrand.indexes.runs import SortedRun
 
 DELTA_PREFIX = "@delta:"
 
@@ -72,17 +74,37 @@ def inline_facts(program: Program, database: Database) -> dict[str, Relation]:
     return {name: Relation.from_rows(r, len(r[0])) for name, r in rows.items()}
 
 
+Step = Callable[[Sequence[Rule], Database, Mapping[str, RowSet]], dict[str, SortedRun]]
+"""How one iteration derives: ``step(rules, reads, known)`` -> for each head relation, the rows
+that ``rules`` derive from ``reads`` and that are not in ``known[relation]``, as a sorted run."""
+
+
+def serial_step(rule_evaluator: RuleEvaluator) -> Step:
+    """The step of the local backend: the rules run one after another in this thread."""
+
+    def step(rules: Sequence[Rule], reads: Database,
+             known: Mapping[str, RowSet]) -> dict[str, SortedRun]:
+        derived = rule_evaluator.derive(rules, reads)
+        return {name: known[name].new_run(rows) for name, rows in derived.items()}
+
+    return step
+
+
 class _Run:
     """One ``materialize`` call's iterations: applies rules, counts tuples, reports progress."""
 
-    def __init__(
-        self, rule_evaluator: RuleEvaluator, strata: int, observer: ProgressObserver | None
-    ):
-        self.rule_evaluator = rule_evaluator
+    def __init__(self, step: Step, strata: int, observer: ProgressObserver | None):
+        self.step = step
         self.strata = strata
         self.observer = observer
         self.total = 0
         self.iterations = 0
+        self.known: dict[str, RowSet] = {}
+
+    def begin(self, stratum: Stratum, instance: Database) -> None:
+        """Start a stratum: the rows its relations already hold. O(n log n)."""
+        self.iterations = 0
+        self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
 
     def apply(
         self, stratum: Stratum, rules: tuple[Rule, ...], instance: Database, reads: Database
@@ -90,16 +112,20 @@ class _Run:
         """One iteration: evaluate ``rules`` over ``reads``, add what is new to ``instance``.
 
         Returns the grown instance and the new tuples (the deltas) of the stratum's relations.
-        Cost: the rule evaluator's, plus O(n log n) set operations on the stratum's relations.
+        Cost: the step's (the rule evaluator's, plus sorting the m derived rows and searching
+        them among the n known ones), plus O(n + m) to merge and append the new rows.
         """
-        derived = self.rule_evaluator.evaluate(rules, reads) if rules else {}
-        deltas = {
-            name: derived[name].difference(instance[name]) if name in derived
-            else Relation.empty(instance[name].arity)
-            for name in stratum.relations
-        }
+        runs = self.step(rules, reads, self.known) if rules else {}
+        deltas = {}
+        for name in stratum.relations:
+            run = runs.get(name)
+            if run is None or not len(run):
+                deltas[name] = Relation.empty(instance[name].arity)
+                continue
+            self.known[name].add(run)
+            deltas[name] = Relation(run.rows(), unique=True)
         grown = instance.with_relations(
-            {name: instance[name].union(new) for name, new in deltas.items() if len(new)}
+            {name: instance[name].extend(new) for name, new in deltas.items() if len(new)}
         )
         delta = sum(map(len, deltas.values()))
         self.iterations += 1
@@ -110,8 +136,16 @@ class _Run:
         return grown, deltas
 
 
-class _StratifiedFixpoint(FixpointEvaluator):
-    """The shared frame: set up the instance, run each stratum, keep the stats."""
+class StratifiedFixpoint(FixpointEvaluator):
+    """The shared frame: set up the instance, run each stratum, keep the stats.
+
+    ``step`` (default: ``serial_step(rule_evaluator)``) is how each iteration's rules run; the
+    parallel backend passes one that runs them on several threads.
+    """
+
+    def __init__(self, rule_evaluator: RuleEvaluator, step: Step | None = None):
+        super().__init__(rule_evaluator)
+        self.step = step if step is not None else serial_step(rule_evaluator)
 
     def materialize(
         self, program: Program, database: Database, observer: ProgressObserver | None = None
@@ -138,10 +172,10 @@ class _StratifiedFixpoint(FixpointEvaluator):
             relations[name] = relations[name].union(facts) if name in relations else facts
         instance = Database(relations, database.symbols, types)
         self.stats = []
-        run = _Run(self.rule_evaluator, len(strata), observer)
+        run = _Run(self.step, len(strata), observer)
         for stratum in strata:
             start, before = time.perf_counter(), run.total
-            run.iterations = 0
+            run.begin(stratum, instance)
             instance = self.run_stratum(stratum, instance, run)
             self.stats.append(StratumStats(
                 stratum=stratum.index, relations=stratum.relations, iterations=run.iterations,
@@ -154,7 +188,7 @@ class _StratifiedFixpoint(FixpointEvaluator):
         raise NotImplementedError
 
 
-class NaiveFixpoint(_StratifiedFixpoint):
+class NaiveFixpoint(StratifiedFixpoint):
     """Naive evaluation: every iteration applies all the stratum's rules to the whole instance,
     until an iteration derives nothing new. Cost per stratum: (iterations) x (one evaluation of
     all its rules over the full instance); the last iteration only confirms the fixpoint.
@@ -167,7 +201,7 @@ class NaiveFixpoint(_StratifiedFixpoint):
                 return instance
 
 
-class SemiNaiveFixpoint(_StratifiedFixpoint):
+class SemiNaiveFixpoint(StratifiedFixpoint):
     """Semi-naive evaluation: a non-recursive stratum takes one pass; a recursive one evaluates
     its rules once over the full instance, then only the ``delta_variants`` of its rules, each
     reading the tuples new in the previous iteration, until no tuple is new. A derivation is

@@ -264,6 +264,10 @@ class RelationalEvaluator(RuleEvaluator):
         """
         return {name: Relation(batch) for name, batch in self.derivations(rules, instance).items()}
 
+    def derive(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
+        """The bag of ``derivations``: one row per derivation, no deduplication."""
+        return self.derivations(rules, instance)
+
     def derivations(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
         """The bag of head rows of one application of ``rules`` to ``instance``, by head
         relation: an (arity, n) batch with one row per derivation (per rule and per assignment

@@ -130,6 +130,12 @@ class RuleEvaluator(Component, ABC):
     def evaluate(self, rules: Sequence[Rule], instance: Database) -> dict[str, Relation]:
         """Rows derived by one application of ``rules`` to ``instance``, by head relation."""
 
+    def derive(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
+        """``evaluate``'s rows as (arity, n) batches that may repeat rows: what fixpoints
+        consume (they deduplicate against what they hold anyway, so an evaluator can skip its
+        own deduplication). Default: the columns of ``evaluate``'s sets."""
+        return {name: relation.columns for name, relation in self.evaluate(rules, instance).items()}
+
 
 @dataclass(frozen=True)
 class StratumStats:

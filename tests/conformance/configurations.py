@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from herbrand.evaluators.parallel import ParallelBackend
+
 REFERENCE = {"evaluator": "substitution", "fixpoint": "naive"}
 
 CONFIGURATIONS = {
@@ -17,6 +19,16 @@ CONFIGURATIONS = {
             "evaluator": "relational", "index": index, "fixpoint": "seminaive",
         }
         for index in ("hash", "btree", "sorted_vector", "persistent", "spine")
+    },
+    # min_rows=0: every iteration is cut into slices, however small, so the tests exercise the
+    # split and the merge; two workers as on the CI machine
+    "relational-sorted_vector-seminaive-parallel": {
+        "evaluator": "relational", "index": "sorted_vector", "fixpoint": "seminaive",
+        "backend": ParallelBackend(workers=2, min_rows=0),
+    },
+    "substitution-seminaive-parallel": {
+        "evaluator": "substitution", "fixpoint": "seminaive",
+        "backend": ParallelBackend(workers=3, min_rows=0),
     },
 }
 

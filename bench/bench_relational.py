@@ -1,0 +1,47 @@
+"""The index comparison: the relational evaluator over each index backing, local and parallel,
+on every workload, with the peak memory of each configuration.
+
+Each configuration is timed over a few rounds (one when benchmarks are disabled); the peak
+memory is measured in one extra, untimed run (see ``memory``). The substitution evaluator's
+times are in ``bench_reference``; the peers' in ``bench_peers``. All three share the workload
+groups, so the report shows them side by side.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import herbrand
+from herbrand.evaluators.parallel import ParallelBackend
+
+from .conftest import WORKLOAD_NAMES
+from .memory import peak_megabytes
+
+INDEXES = ("sorted_vector", "spine", "hash", "btree", "persistent")
+CONFIGURATIONS = {
+    **{f"relational-{index}": {"index": index, "backend": "local"} for index in INDEXES},
+    "relational-sorted_vector-parallel2": {
+        "index": "sorted_vector", "backend": ParallelBackend(workers=2),
+    },
+}
+
+
+@pytest.mark.parametrize("configuration", CONFIGURATIONS)
+@pytest.mark.parametrize("workload_name", WORKLOAD_NAMES)
+def test_relational(benchmark, workloads, workload_name, configuration):
+    workload = workloads[workload_name]
+    benchmark.group = workload_name
+    benchmark.name = configuration
+    program = herbrand.parse(workload.program)
+    options = CONFIGURATIONS[configuration]
+
+    def run():
+        return herbrand.materialize(program, facts=workload.facts, evaluator="relational",
+                                    **options)
+
+    rounds = 3 if benchmark.enabled else 1
+    database = benchmark.pedantic(run, rounds=rounds, iterations=1, warmup_rounds=1)
+    benchmark.extra_info["tuples"] = len(database[workload.output])
+    if benchmark.enabled:
+        benchmark.extra_info["peak_mb"] = peak_megabytes(run)
+    assert len(database[workload.output]) > 0
