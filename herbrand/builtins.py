@@ -16,6 +16,6 @@ INDEXES.register("sorted_vector", "herbrand.indexes.sorted_vector:SortedVectorIn
 INDEXES.register("persistent", "herbrand.indexes.persistent:PersistentIndex")
 INDEXES.register("spine", "herbrand.indexes.spine:SpineIndex")
 
-DEFAULT_EVALUATOR = "substitution"
+DEFAULT_EVALUATOR = "relational"
 DEFAULT_FIXPOINT = "seminaive"
 DEFAULT_BACKEND = "local"

@@ -2,6 +2,8 @@ import numpy as np
 import pytest
 
 import herbrand
+from herbrand import builtins
+from herbrand.api import resolve_evaluator
 from herbrand.framework.errors import EvaluationError, UndeclaredRelationError
 
 TC = """
@@ -32,7 +34,13 @@ def test_facts_for_an_undeclared_relation_are_an_error():
 
 def test_index_with_an_evaluator_that_takes_none_is_an_error():
     with pytest.raises(EvaluationError, match="does not use an index"):
-        herbrand.materialize(TC, facts={"edge": [(1, 2)]}, index="btree")
+        herbrand.materialize(TC, facts={"edge": [(1, 2)]}, evaluator="substitution",
+                             index="btree")
+
+
+def test_the_default_is_the_relational_evaluator_over_its_default_index():
+    assert builtins.DEFAULT_EVALUATOR == "relational"
+    assert resolve_evaluator(builtins.DEFAULT_EVALUATOR, None).index == "sorted_vector"
 
 
 def test_every_fixpoint_gives_the_same_database():

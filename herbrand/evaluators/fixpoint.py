@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 
+import numpy as np
+
 from herbrand.evaluators.arithmetic import evaluate_ground_term
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum, analyse
@@ -26,7 +28,6 @@ from herbrand.framework.contracts import (
 from herbrand.framework.errors import ArityError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Literal, Program, Rule
-from herbrand.indexes.runs import SortedRun
 
 DELTA_PREFIX = "@delta:"
 
@@ -74,18 +75,19 @@ def inline_facts(program: Program, database: Database) -> dict[str, Relation]:
     return {name: Relation.from_rows(r, len(r[0])) for name, r in rows.items()}
 
 
-Step = Callable[[Sequence[Rule], Database, Mapping[str, RowSet]], dict[str, SortedRun]]
-"""How one iteration derives: ``step(rules, reads, known)`` -> for each head relation, the rows
-that ``rules`` derive from ``reads`` and that are not in ``known[relation]``, as a sorted run."""
+Step = Callable[[Sequence[Rule], Database, Mapping[str, RowSet]], dict[str, np.ndarray]]
+"""How one iteration derives: ``step(rules, reads, known)`` -> for each head relation, an
+(arity, m) batch holding every row that ``rules`` derive from ``reads`` and that is not in
+``known[relation]`` (it may also hold repeats and known rows: the fixpoint inserts the batch
+into ``known`` and keeps what was new)."""
 
 
 def serial_step(rule_evaluator: RuleEvaluator) -> Step:
     """The step of the local backend: the rules run one after another in this thread."""
 
     def step(rules: Sequence[Rule], reads: Database,
-             known: Mapping[str, RowSet]) -> dict[str, SortedRun]:
-        derived = rule_evaluator.derive(rules, reads)
-        return {name: known[name].new_run(rows) for name, rows in derived.items()}
+             known: Mapping[str, RowSet]) -> dict[str, np.ndarray]:
+        return rule_evaluator.derive(rules, reads)
 
     return step
 
@@ -102,7 +104,7 @@ class _Run:
         self.known: dict[str, RowSet] = {}
 
     def begin(self, stratum: Stratum, instance: Database) -> None:
-        """Start a stratum: the rows its relations already hold. O(n log n)."""
+        """Start a stratum: the rows its relations already hold. O(n) expected."""
         self.iterations = 0
         self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
 
@@ -112,18 +114,16 @@ class _Run:
         """One iteration: evaluate ``rules`` over ``reads``, add what is new to ``instance``.
 
         Returns the grown instance and the new tuples (the deltas) of the stratum's relations.
-        Cost: the step's (the rule evaluator's, plus sorting the m derived rows and searching
-        them among the n known ones), plus O(n + m) to merge and append the new rows.
+        Cost: the step's (the rule evaluator's), O(m) expected to insert its m rows into the
+        known rows' hash table, and an O(n) copy to append the new rows to the relation.
         """
-        runs = self.step(rules, reads, self.known) if rules else {}
+        derived = self.step(rules, reads, self.known) if rules else {}
         deltas = {}
         for name in stratum.relations:
-            run = runs.get(name)
-            if run is None or not len(run):
-                deltas[name] = Relation.empty(instance[name].arity)
-                continue
-            self.known[name].add(run)
-            deltas[name] = Relation(run.rows(), unique=True)
+            rows = derived.get(name)
+            new = self.known[name].insert(rows) if rows is not None else None
+            deltas[name] = (Relation(new, unique=True) if new is not None
+                            else Relation.empty(instance[name].arity))
         grown = instance.with_relations(
             {name: instance[name].extend(new) for name, new in deltas.items() if len(new)}
         )
