@@ -375,7 +375,21 @@ class _Run:
         return out if valid is None else out[:, valid]
 
     def _Project(self, node: ir.Project) -> np.ndarray:
-        batch = self.rows(node.child)
+        child = node.child
+        if isinstance(child, ir.Join) and self._probes_index(child):
+            # fused: gather only the projected columns of the join's pairs
+            left, positions, matched = self._index_join(child)
+            width = left.shape[0]
+            out = np.empty((len(node.outputs), len(positions)), dtype=np.int64)
+            for i, output in enumerate(node.outputs):
+                if isinstance(output, Const):
+                    out[i] = output.value
+                elif output < width:
+                    np.take(left[output], positions, out=out[i])
+                else:
+                    out[i] = matched[output - width]
+            return out
+        batch = self.rows(child)
         n = batch.shape[1]
         out = np.empty((len(node.outputs), n), dtype=np.int64)
         for i, output in enumerate(node.outputs):
@@ -387,20 +401,31 @@ class _Run:
         n, m = left.shape[1], right.shape[1]
         return np.vstack([np.repeat(left, m, axis=1), np.tile(right, (1, n))])
 
+    @staticmethod
+    def _probes_index(node: ir.Join) -> bool:
+        """Whether a join runs as a probe of an index on its right relation."""
+        return bool(node.right_keys) and isinstance(node.right, ir.Scan)
+
+    def _index_join(self, node: ir.Join) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(left batch, its positions, matched right rows) of a join that ``_probes_index``."""
+        left = self.rows(node.left)
+        relation = self.relation(node.right)
+        if not left.shape[1] or not len(relation):
+            return left, _EMPTY_POSITIONS, _empty(relation.arity)
+        index = self.evaluator.relation_index(node.right.relation, relation,
+                                              tuple(node.right_keys))
+        positions, matched = index.join(left, tuple(node.left_keys))
+        return left, positions, matched
+
     def _Join(self, node: ir.Join) -> np.ndarray:
+        if self._probes_index(node):
+            left, positions, matched = self._index_join(node)
+            return np.vstack([left[:, positions], matched])
         left = self.rows(node.left)
         if not node.right_keys:
             right = self.rows(node.right)
             n, m = left.shape[1], right.shape[1]
             return np.vstack([np.repeat(left, m, axis=1), np.tile(right, (1, n))])
-        if isinstance(node.right, ir.Scan):
-            relation = self.relation(node.right)
-            if not left.shape[1] or not len(relation):
-                return _empty(node.arity)
-            index = self.evaluator.relation_index(node.right.relation, relation,
-                                                  tuple(node.right_keys))
-            positions, matched = index.join(left, tuple(node.left_keys))
-            return np.vstack([left[:, positions], matched])
         right = self.rows(node.right)
         if not left.shape[1] or not right.shape[1]:
             return _empty(node.arity)

@@ -65,8 +65,13 @@ class RowCodec:
         """Packed (1, n) data as (arity, n) columns in (key, rest) order. O(arity n)."""
         bits = data[0].view(np.uint64) ^ _SIGN
         mask = np.uint64((1 << self.width) - 1)
-        fields = [((bits >> np.uint64(s)) & mask).view(np.int64) - self.offset for s in self.shifts]
-        return np.array(fields, dtype=np.int64).reshape(self.arity, data.shape[1])
+        out = np.empty((self.arity, data.shape[1]), dtype=np.int64)
+        for row, shift in zip(out, self.shifts, strict=True):
+            field = row.view(np.uint64)
+            np.right_shift(bits, np.uint64(shift), out=field)
+            np.bitwise_and(field, mask, out=field)
+            row -= self.offset
+        return out
 
     def decode(self, data: np.ndarray, packed: bool) -> np.ndarray:
         """Run data (or a selection of its columns) as an (arity, n) batch. O(arity n)."""
