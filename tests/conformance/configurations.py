@@ -11,6 +11,7 @@ import pytest
 from herbrand.evaluators.parallel import ParallelBackend
 
 REFERENCE = {"evaluator": "substitution", "fixpoint": "naive"}
+INDEXES = ("hash", "btree", "sorted_vector", "persistent", "spine")
 
 CONFIGURATIONS = {
     "substitution-seminaive": {"evaluator": "substitution", "fixpoint": "seminaive"},
@@ -18,13 +19,16 @@ CONFIGURATIONS = {
         f"relational-{index}-seminaive": {
             "evaluator": "relational", "index": index, "fixpoint": "seminaive",
         }
-        for index in ("hash", "btree", "sorted_vector", "persistent", "spine")
+        for index in INDEXES
     },
     # min_rows=0: every iteration is cut into slices, however small, so the tests exercise the
     # split and the merge; two workers as on the CI machine
-    "relational-sorted_vector-seminaive-parallel": {
-        "evaluator": "relational", "index": "sorted_vector", "fixpoint": "seminaive",
-        "backend": ParallelBackend(workers=2, min_rows=0),
+    **{
+        f"relational-{index}-seminaive-parallel": {
+            "evaluator": "relational", "index": index, "fixpoint": "seminaive",
+            "backend": ParallelBackend(workers=2, min_rows=0),
+        }
+        for index in INDEXES
     },
     "substitution-seminaive-parallel": {
         "evaluator": "substitution", "fixpoint": "seminaive",
