@@ -15,17 +15,20 @@ conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workl
 (generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
 """
 
-from herbrand.api import load_database, materialize, materialize_with_stats, parse
+from herbrand.api import incremental, load_database, materialize, materialize_with_stats, parse
 from herbrand.framework.errors import HerbrandError, HerbrandSyntaxError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
+from herbrand.materialization import Materialization
 
 __all__ = [
     "Database",
     "HerbrandError",
     "HerbrandSyntaxError",
+    "Materialization",
     "Program",
     "Relation",
+    "incremental",
     "load_database",
     "materialize",
     "materialize_with_stats",

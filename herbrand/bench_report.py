@@ -15,6 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from herbrand.bench_charts import group_bar_chart
+from herbrand.bench_cost_report import cost_chart, cost_sections
+from herbrand.bench_incremental_report import epoch_timelines, incremental_sections
 
 
 def _format_extra(extra: dict) -> str:
@@ -29,9 +31,12 @@ def benchmark_groups(results: dict) -> dict[str, list[dict]]:
     return groups
 
 
-def render_report(results: dict, chart: str | None = None) -> str:
+def render_report(results: dict, chart: str | None = None,
+                  timelines: dict[str, str] | None = None, cost: str | None = None) -> str:
     """The markdown text for a parsed pytest-benchmark JSON document, linking ``chart`` (an
-    image path) when given. O(benchmarks)."""
+    image path) and the epoch ``timelines`` (workload -> image path) when given, followed by
+    the incremental sections (``bench_incremental_report``) and the COST section
+    (``bench_cost_report``; ``cost``: its chart's path). O(benchmarks)."""
     groups = benchmark_groups(results)
     machine = results.get("machine_info", {})
     lines = ["# Benchmark report", ""]
@@ -59,6 +64,8 @@ def render_report(results: dict, chart: str | None = None) -> str:
                 f"{_format_extra(extra)} |"
             )
         lines.append("")
+    lines += incremental_sections(results, timelines)
+    lines += cost_sections(groups, cost)
     return "\n".join(lines)
 
 
@@ -70,4 +77,8 @@ def write_report(results_path: Path, output: str) -> None:
         return
     chart = Path(output).with_suffix(".png")
     group_bar_chart(benchmark_groups(results), chart, "herbrand benchmarks")
-    Path(output).write_text(render_report(results, chart=chart.name))
+    timelines = epoch_timelines(results, Path(output).parent, Path(output).stem)
+    cost = cost_chart(benchmark_groups(results), Path(output).with_name(
+        Path(output).stem + "-cost.png"))
+    Path(output).write_text(render_report(results, chart=chart.name, timelines=timelines,
+                                          cost=cost.name if cost else None))

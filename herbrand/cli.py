@@ -7,21 +7,27 @@ traceback reaches the user for bad input.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 from pathlib import Path
 
 from herbrand import builtins
-from herbrand.api import materialize_with_stats, parse
+from herbrand.api import incremental, materialize_with_stats, parse
 from herbrand.framework import io
-from herbrand.framework.contracts import StratumStats
-from herbrand.framework.errors import HerbrandError
-from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS
+from herbrand.framework.contracts import Backend, StratumStats
+from herbrand.framework.errors import EvaluationError, HerbrandError, UpdateError
+from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INCREMENTAL_ENGINES
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program
 from herbrand.progress import ProgressDisplay
+from herbrand.updates import read_updates
 
 SUMMARY_ROWS = 5
+OUTPUT_FORMATS = ("csv", "parquet")
+# options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
+BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
+                   "--checkpoint-dir": "checkpoint_dir", "--workers": "workers"}
 
 
 def _run_parser(commands) -> None:
@@ -42,6 +48,22 @@ def _run_parser(commands) -> None:
     run.add_argument("--summary", action="store_true",
                      help="print each output relation's size and first rows, and the time")
     run.add_argument("--no-progress", action="store_true", help="no progress display")
+    run.add_argument("--workers", type=int, default=None,
+                     help="threads of the parallel backend (default: the machine's cores)")
+    run.add_argument("--master", default=None,
+                     help="master URL of a distributed backend (spark: default local[*])")
+    run.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                     help="a Spark configuration setting (repeatable)")
+    run.add_argument("--checkpoint-dir", default=None,
+                     help="spark: reliable checkpoints in this directory (default: local ones)")
+    run.add_argument("--output-format", choices=OUTPUT_FORMATS, default="csv",
+                     help="format of the .output relations (parquet: distributed backends)")
+    run.add_argument("--engine", default=None,
+                     help=f"materialize with an incremental engine: "
+                          f"{', '.join(INCREMENTAL_ENGINES.names())}")
+    run.add_argument("--updates", default=None,
+                     help="apply the epochs of this updates file (+rel/-rel lines, 'commit' "
+                          "between epochs) with --engine; prints one line per epoch to stderr")
     run.set_defaults(handler=_run)
 
 
@@ -73,12 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(args) -> int:
     program = parse(Path(args.program))
+    if args.engine is not None or args.updates is not None:
+        return _run_incremental(args, program)
+    backend = _backend(args)
+    if backend.tags.reads_files:
+        return _run_distributed(args, program, backend)
+    if args.output_format != "csv":
+        raise EvaluationError(f"--output-format {args.output_format} needs a backend that "
+                              "writes files itself (spark)")
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
         database, stats = materialize_with_stats(
             program, facts_dir=args.facts, evaluator=args.evaluator, fixpoint=args.fixpoint,
-            index=args.index, backend=args.backend, observer=progress,
+            index=args.index, backend=backend, observer=progress,
         )
     finally:
         if progress is not None:
@@ -89,6 +119,75 @@ def _run(args) -> int:
         _print_stats(stats, seconds)
     if args.summary:
         _print_summary(program, database, seconds)
+    return 0
+
+
+def _backend(args) -> Backend:
+    """The ``--backend`` built with the BACKEND_OPTIONS given; EvaluationError naming a flag
+    the backend does not take."""
+    given = {"--master": args.master, "--checkpoint-dir": args.checkpoint_dir,
+             "--spark-conf": dict(map(_setting, args.spark_conf)) or None,
+             "--workers": args.workers}
+    cls = BACKENDS.get(args.backend)
+    accepted = inspect.signature(cls).parameters
+    options = {}
+    for flag, value in given.items():
+        if value is None:
+            continue
+        if BACKEND_OPTIONS[flag] not in accepted:
+            raise EvaluationError(f"backend {args.backend!r} does not take {flag}")
+        options[BACKEND_OPTIONS[flag]] = value
+    return cls(**options)
+
+
+def _setting(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise EvaluationError(f"--spark-conf {text!r}: expected KEY=VALUE")
+    return key, value
+
+
+def _run_distributed(args, program: Program, backend: Backend) -> int:
+    """``run`` on a backend that reads the ``.input`` files and writes the ``.output``
+    relations itself (``materialize_files``), so no relation passes through this process."""
+    if args.summary:
+        raise EvaluationError("--summary needs a local backend (a distributed backend writes "
+                              "its outputs where it runs)")
+    progress = None if args.no_progress else ProgressDisplay()
+    start = time.perf_counter()
+    try:
+        stats = backend.materialize_files(program, args.facts, args.output,
+                                          output_format=args.output_format, observer=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    if args.stats:
+        _print_stats(stats, time.perf_counter() - start)
+    return 0
+
+
+def _run_incremental(args, program: Program) -> int:
+    """``run --engine NAME [--updates FILE]``: bootstrap, apply each epoch (one stderr line
+    each: epoch, facts given, tuples added and removed, seconds, strategy), write the outputs."""
+    if args.engine is None:
+        raise UpdateError("--updates needs --engine NAME (an incremental engine: "
+                          f"{', '.join(INCREMENTAL_ENGINES.names())})")
+    options = {} if args.index is None else {"index": args.index}
+    epochs = read_updates(args.updates, program) if args.updates is not None else []
+    start = time.perf_counter()
+    materialization = incremental(program, facts_dir=args.facts, engine=args.engine, **options)
+    if epochs:
+        print("epoch\tgiven\tadded\tremoved\tseconds\tstrategy", file=sys.stderr)
+    for number, epoch in enumerate(epochs, start=1):
+        changes = materialization.update(insert=epoch.insert, delete=epoch.delete)
+        stats = materialization.stats()
+        added = sum(len(c.added) for c in changes.relations.values())
+        print(f"{number}\t{epoch.size}\t{added}\t{changes.size - added}\t{stats.seconds:.3f}"
+              f"\t{stats.strategy}", file=sys.stderr)
+    seconds = time.perf_counter() - start
+    io.write_outputs(program, materialization.database, args.output)
+    if args.summary:
+        _print_summary(program, materialization.database, seconds)
     return 0
 
 

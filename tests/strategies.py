@@ -172,3 +172,30 @@ def programs_with_facts(
     program = Program(tuple(_declaration(name, arity) for name, arity in relations),
                       tuple(rules))
     return program, facts
+
+
+@st.composite
+def programs_with_updates(
+    draw, max_updates: int = 4, **program_options
+) -> tuple[Program, dict[str, list[tuple[int, ...]]], list[tuple[dict, dict]]]:
+    """``programs_with_facts(**program_options)`` plus a sequence of (insert, delete) updates
+    of its input relations: deletes mostly of facts present at that point (so facts deep in
+    recursion go), inserts of any rows of ``DOMAIN``, and sometimes the same row in both."""
+    program, facts = draw(programs_with_facts(**program_options))
+    arities = {d.name: d.arity for d in program.declarations if d.name in facts}
+    current = {name: set(rows) for name, rows in facts.items()}
+    updates = []
+    for _ in range(draw(st.integers(1, max_updates))):
+        insert, delete = {}, {}
+        for name in draw(st.lists(st.sampled_from(sorted(arities)), min_size=1, unique=True)):
+            rows = st.tuples(*[st.sampled_from(DOMAIN)] * arities[name])
+            present = sorted(current[name])
+            removed = draw(st.lists(st.sampled_from(present), max_size=3)) if present else []
+            removed += draw(st.lists(rows, max_size=1))
+            added = draw(st.lists(rows, max_size=3))
+            if removed and draw(st.booleans()):
+                added.append(removed[0])
+            insert[name], delete[name] = added, removed
+            current[name] = (current[name] - set(removed)) | set(added)
+        updates.append((insert, delete))
+    return program, facts, updates

@@ -94,3 +94,58 @@ def test_the_installed_command_runs_without_a_traceback(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_updates_round_trip_matches_a_run_on_the_final_facts(tc_case, capsys):
+    updates = tc_case / "updates.txt"
+    updates.write_text("+edge\t3\t4\ncommit\n-edge\t1\t2\n+edge\t4\t1\ncommit\n-edge\t4\t1\n")
+    out = tc_case / "out"
+    assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(out),
+                 "--engine", "counting", "--updates", str(updates)]) == 0
+    streams = capsys.readouterr()
+    lines = streams.err.splitlines()
+    assert lines[0] == "epoch\tgiven\tadded\tremoved\tseconds\tstrategy"
+    assert [line.split("\t")[:4] for line in lines[1:]] == [
+        ["1", "1", "3", "0"], ["2", "2", "3", "3"], ["3", "1", "0", "3"]]
+    assert (out / "path.csv").read_text() == "2\t3\n2\t4\n3\t4\n"
+    (tc_case / "facts" / "edge.facts").write_text("2\t3\n3\t4\n")
+    expected = tc_case / "expected"
+    main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(expected)])
+    assert (expected / "path.csv").read_text() == (out / "path.csv").read_text()
+
+
+def test_engine_without_updates_materializes(tc_case, capsys):
+    out = tc_case / "out"
+    assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(out),
+                 "--engine", "dred"]) == 0
+    assert (out / "path.csv").read_bytes() == b"1\t2\n1\t3\n2\t3\n"
+
+
+@pytest.mark.parametrize(("text", "extra", "message"), [
+    ("+edge\t1\n", ["--engine", "dred"], "updates.txt:1: relation edge has 2 columns"),
+    ("+edge\t1\t2\n", [], "--updates needs --engine"),
+])
+def test_bad_updates_exit_nonzero_with_one_line(tc_case, capsys, text, extra, message):
+    updates = tc_case / "updates.txt"
+    updates.write_text(text)
+    status = main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D",
+                   str(tc_case / "out"), "--updates", str(updates), *extra])
+    err = capsys.readouterr().err
+    assert status == 1 and message in err and len(err.splitlines()) == 1
+
+
+def test_parallel_backend_with_workers_writes_what_local_writes(tc_case, capsys):
+    outputs = {}
+    for name, extra in {"local": [], "parallel": ["--backend", "parallel", "--workers", "2"]}.items():
+        out = tc_case / name
+        assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(out),
+                     "--no-progress", *extra]) == 0
+        outputs[name] = sorted(p.read_text() for p in out.iterdir())
+    assert outputs["parallel"] == outputs["local"]
+
+
+def test_a_flag_the_backend_does_not_take_is_a_one_line_error(tc_case, capsys):
+    status = main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", "-",
+                   "--workers", "2"])
+    assert status != 0
+    assert "backend 'local' does not take --workers" in capsys.readouterr().err

@@ -4,7 +4,7 @@ A fixpoint's inner step is "of the rows just derived, which are new?" followed b
 Answering with set operations over the whole relation (``Relation.difference``) costs
 O(n log n) in the relation's size every iteration, and even a sorted run costs a sort of the m
 derived rows. A RowSet is an open-addressing hash table of row numbers (linear probing, at most
-half full) over a growing (arity, capacity) copy of the rows, probed by numba kernels that
+half full) over a growing (arity, capacity) copy of the rows (both double when full), probed by numba kernels that
 release the GIL: ``insert`` costs O(m) expected for m derived rows, whatever n is, with one
 hash of the row's columns and, on a hit, a comparison of the columns.
 
@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 _EMPTY = -1
+CHUNK = 1 << 22  # rows hashed at a time: bounds the scratch memory of a huge derived bag
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
 
@@ -65,11 +66,13 @@ def _find(slots, stored, block, i, h):
 
 
 @njit(nogil=True, cache=True)
-def _insert(slots, stored, count, block, hashes):
-    """Insert the rows of ``block`` absent from the table; their positions in ``block``."""
-    new = np.empty(block.shape[1], dtype=np.int64)
-    k = 0
-    for i in range(block.shape[1]):
+def _insert(slots, stored, count, block, hashes, start, new, k):
+    """Insert rows ``start``, ... of ``block`` absent from the table, recording their
+    positions in ``new[k:]``, until the block ends or the storage is full; returns (the next
+    row, the count, k)."""
+    limit = min(stored.shape[1], len(slots) // 2)
+    i = start
+    while i < block.shape[1] and count < limit:
         s = _find(slots, stored, block, i, hashes[i])
         if slots[s] == _EMPTY:
             slots[s] = count
@@ -78,7 +81,8 @@ def _insert(slots, stored, count, block, hashes):
             count += 1
             new[k] = i
             k += 1
-    return new[:k]
+        i += 1
+    return i, count, k
 
 
 @njit(nogil=True, cache=True)
@@ -110,7 +114,7 @@ class RowSet:
     def __init__(self, rows: np.ndarray):
         """The set of an (arity, n) batch's rows. O(n) expected."""
         self._stored = np.empty((rows.shape[0], 0), dtype=np.int64)
-        self._slots = np.full(16, _EMPTY, dtype=np.int64)
+        self._slots = np.full(1, _EMPTY, dtype=np.int64)  # full at once: the first insert grows
         self._count = 0
         self.insert(rows)
 
@@ -121,36 +125,53 @@ class RowSet:
         """The rows in insertion order, as an (arity, n) batch (a view). O(1)."""
         return self._stored[:, :self._count]
 
-    def _reserve(self, extra: int) -> None:
-        """Room for ``extra`` more rows: storage doubles, the table stays at most half full."""
-        needed = self._count + extra
-        if needed > self._stored.shape[1]:
-            grown = np.empty((self._stored.shape[0], max(needed, 2 * self._stored.shape[1])),
-                             dtype=np.int64)
-            grown[:, :self._count] = self.rows()
-            self._stored = grown
-        if 2 * needed > len(self._slots):
-            size = len(self._slots)
-            while 2 * needed > size:
-                size *= 2
-            self._slots = np.full(size, _EMPTY, dtype=np.int64)
-            _rehash(self._slots, self._stored, self._count)
+    def _grow(self) -> None:
+        """Double the storage and the table (kept at twice the storage). O(n), amortised."""
+        capacity = max(16, 2 * self._stored.shape[1])
+        grown = np.empty((self._stored.shape[0], capacity), dtype=np.int64)
+        grown[:, :self._count] = self.rows()
+        self._stored = grown
+        self._slots = np.full(2 * capacity, _EMPTY, dtype=np.int64)
+        _rehash(self._slots, self._stored, self._count)
+
+    @staticmethod
+    def _block(rows: np.ndarray) -> np.ndarray:
+        """Rows as a contiguous int64 block; rows of arity 0 are all equal, so one is kept."""
+        block = np.ascontiguousarray(rows, dtype=np.int64)
+        return block[:, :1] if block.shape[0] == 0 else block
 
     def insert(self, rows: np.ndarray) -> np.ndarray:
         """Add an (arity, m) batch; the rows that were not in the set, each once, in the
-        batch's order. O(m) expected (plus an amortised O(n) when the table grows)."""
-        block = np.ascontiguousarray(rows, dtype=np.int64)
-        if not block.shape[1]:
-            return block
-        self._reserve(block.shape[1])
-        new = _insert(self._slots, self._stored, self._count, block, _hashes(block))
-        self._count += len(new)
-        return block[:, new]
+        batch's order. O(m) expected, plus an amortised O(n) when the storage grows (it grows
+        with the rows kept, not with m); O(min(m, CHUNK)) scratch memory."""
+        block = self._block(rows)
+        parts = [self._insert_chunk(block[:, i:i + CHUNK])
+                 for i in range(0, block.shape[1], CHUNK)]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts, axis=1) if parts else block
+
+    def _insert_chunk(self, block: np.ndarray) -> np.ndarray:
+        m = block.shape[1]
+        hashes = _hashes(block)
+        new = np.empty(m, dtype=np.int64)
+        start = k = 0
+        while True:
+            start, self._count, k = _insert(self._slots, self._stored, self._count, block,
+                                            hashes, start, new, k)
+            if start == m:
+                return block[:, new[:k]]
+            self._grow()
 
     def unseen(self, rows: np.ndarray) -> np.ndarray:
-        """The rows of an (arity, m) batch that are not in the set (repeats kept). O(m)
+        """The rows of an (arity, m) batch that are not in the set (repeats may be kept). O(m)
         expected; reads only, so concurrent calls are safe while no ``insert`` runs."""
-        block = np.ascontiguousarray(rows, dtype=np.int64)
+        block = self._block(rows)
         if not block.shape[1] or not self._count:
             return block
-        return block[:, _absent(self._slots, self._stored, block, _hashes(block))]
+        mask = np.concatenate([
+            _absent(self._slots, self._stored, block[:, i:i + CHUNK],
+                    _hashes(block[:, i:i + CHUNK]))
+            for i in range(0, block.shape[1], CHUNK)
+        ])
+        return block[:, mask]

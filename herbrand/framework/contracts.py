@@ -15,7 +15,8 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from os import PathLike
+from typing import ClassVar, TextIO
 
 import numpy as np
 
@@ -289,6 +290,7 @@ class IncrementalEvaluator(Component, ABC):
 class BackendTags:
     parallel: bool = False  # uses more than one core
     distributed: bool = False  # runs outside this process
+    reads_files: bool = False  # materialize_files: reads .input and writes .output itself
 
 
 class Backend(Component, ABC):
@@ -307,3 +309,19 @@ class Backend(Component, ABC):
         observer: ProgressObserver | None = None,
     ) -> tuple[Database, list[StratumStats]]:
         """Run ``program`` over ``database`` to fixpoint; the result and per-stratum stats."""
+
+    def materialize_files(
+        self,
+        program: Program,
+        facts_dir: str | PathLike,
+        output_dir: str | PathLike,
+        *,
+        output_format: str = "csv",
+        observer: ProgressObserver | None = None,
+        stdout: TextIO | None = None,
+    ) -> list[StratumStats]:
+        """Run ``program`` with the backend itself reading the ``.input`` files of
+        ``facts_dir`` and writing the ``.output`` relations to ``output_dir`` (``-``:
+        ``stdout``) as ``output_format``, so no relation passes through this process; the
+        per-stratum stats. Only when tagged ``reads_files``."""
+        raise NotImplementedError(f"{type(self).__name__} does not read files itself")

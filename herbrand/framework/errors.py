@@ -83,3 +83,12 @@ class MissingDependencyError(HerbrandError):
 
 class EvaluationError(HerbrandError):
     """Evaluation cannot proceed (for example a relation that is not an input is given facts)."""
+
+
+class UpdateError(HerbrandError):
+    """An update a materialization cannot apply (facts for a derived relation, rule changes on
+    an engine without dynamic rules); the message names the relation or the engines."""
+
+
+class BackendUnavailableError(HerbrandError):
+    """A backend whose runtime cannot start here (the Spark backend without Java)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from herbrand.framework.analysis import analyse
+from herbrand.framework.check_runner import check_params, run_checks
 from herbrand.framework.oracle import Facts, Model, check_model, oracle_materialize
 from herbrand.framework.parser import parse
 from herbrand.framework.registry import FIXPOINTS
@@ -371,14 +372,6 @@ def evaluator_checks() -> tuple[tuple[str, Check], ...]:
     return tuple((check.__name__, check) for check in checks)
 
 
-def _declared_failures(expected_failures: Mapping[str, str] | None) -> dict[str, str]:
-    expected = dict(expected_failures or {})
-    unknown = expected.keys() - {name for name, _ in evaluator_checks()}
-    if unknown:
-        raise ValueError(f"expected_failures names unknown checks: {sorted(unknown)}")
-    return expected
-
-
 def check_evaluator(
     evaluator_factory: Callable,
     fixpoint_factory: Callable | None = None,
@@ -392,37 +385,14 @@ def check_evaluator(
     declared check that passes is an error. Returns check name -> "passed" or
     "expected failure: <reason>". Raises AssertionError naming every unexpected outcome.
     """
-    expected = _declared_failures(expected_failures)
-    outcomes, problems = {}, []
-    for name, check in evaluator_checks():
-        try:
-            check(evaluator_factory, fixpoint_factory)
-        except Exception as error:  # any exception is a failed check
-            if name in expected:
-                outcomes[name] = f"expected failure: {expected[name]}"
-            else:
-                problems.append(f"{name} failed: {type(error).__name__}: {error}")
-        else:
-            if name in expected:
-                problems.append(f"{name} passed but is declared failing ({expected[name]})")
-            else:
-                outcomes[name] = "passed"
-    if problems:
-        raise AssertionError("\n".join(problems))
-    return outcomes
+    return run_checks(evaluator_checks(), (evaluator_factory, fixpoint_factory),
+                      expected_failures)
 
 
 def evaluator_check_params(expected_failures: Mapping[str, str] | None = None) -> list:
     """The checks as ``pytest.param`` values with the check names as ids, for
     ``@pytest.mark.parametrize("check", evaluator_check_params())``; declared failures carry a
     strict xfail mark with their reason. Imports pytest."""
-    import pytest
-
-    expected = _declared_failures(expected_failures)
-    return [
-        pytest.param(check, id=name, marks=[pytest.mark.xfail(reason=expected[name], strict=True)]
-                     if name in expected else [])
-        for name, check in evaluator_checks()
-    ]
+    return check_params(evaluator_checks(), expected_failures)
 
 

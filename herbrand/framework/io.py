@@ -243,16 +243,17 @@ def write_relation(
 # ---------------------------------------------------------------------------------------------
 
 
-def _where(directive: Directive) -> str:
+def directive_place(directive: Directive) -> str:
+    """Where a directive is, for error messages: "file:line:col: .kind relation"."""
     place = f"{directive.location}: " if directive.location is not None else ""
     return f"{place}.{directive.kind} {directive.relation}"
 
 
-def _io_params(directive: Directive, extension: str) -> tuple[str, str, str]:
+def io_parameters(directive: Directive, extension: str) -> tuple[str, str, str]:
     """(IO kind, file name, delimiter) of a directive; FactsError for unsupported params."""
     for key, value in directive.params:
         if key not in _IO_PARAMS:
-            raise FactsError(f"{_where(directive)}: unsupported parameter {key}={value!r} "
+            raise FactsError(f"{directive_place(directive)}: unsupported parameter {key}={value!r} "
                              f"(supported: {', '.join(_IO_PARAMS)})")
     kind = directive.param("IO", "file")
     filename = directive.param("filename", directive.relation + extension)
@@ -287,9 +288,9 @@ def load_inputs(program: Program, database: Database, facts_dir: str | PathLike)
     for directive in program.directives:
         if directive.kind != "input":
             continue
-        kind, filename, delimiter = _io_params(directive, ".facts")
+        kind, filename, delimiter = io_parameters(directive, ".facts")
         if kind != "file":
-            raise FactsError(f"{_where(directive)}: unsupported IO={kind} (only IO=file)")
+            raise FactsError(f"{directive_place(directive)}: unsupported IO={kind} (only IO=file)")
         name = directive.relation
         types[name] = _types_of(program, name)
         path = Path(facts_dir) / filename
@@ -328,9 +329,9 @@ def write_outputs(
         if directive.kind == "printsize":
             stdout.write(f"{name}\t{len(relation)}\n")
             continue
-        kind, filename, delimiter = _io_params(directive, ".csv")
+        kind, filename, delimiter = io_parameters(directive, ".csv")
         if kind not in ("file", "stdout"):
-            raise FactsError(f"{_where(directive)}: unsupported IO={kind} (only file, stdout)")
+            raise FactsError(f"{directive_place(directive)}: unsupported IO={kind} (only file, stdout)")
         lines = relation_lines(relation, types, database.symbols, delimiter)
         if kind == "stdout" or str(out_dir) == "-":
             write_stdout(name, lines, stdout)

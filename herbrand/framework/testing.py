@@ -17,6 +17,12 @@ parametrisation with readable ids::
     def test_mine(check):
         check(MyEvaluator, SemiNaiveFixpoint)
 
+``check_incremental(engine_factory)`` runs the named checks of ``incremental_checks()`` on an
+IncrementalEvaluator (update sequences compared with the oracle after every update, deletes deep
+in recursion, no-op updates, negation and aggregates flipping, insert-then-delete, split batches,
+atomicity under injected faults); ``incremental_check_params()`` is its parametrisation and
+``IncrementalSession`` the harness for one's own update sequences.
+
 Helpers for other suites: ``encode_facts(program, facts)`` (decoded facts -> Database) and
 ``compare_with_oracle(program, facts, evaluator_factory, fixpoint_factory)``. This module imports
 no evaluator: implementations arrive as factories, and the default fixpoint is looked up in the
@@ -30,6 +36,12 @@ from herbrand.framework.evaluator_checks import (
     evaluator_check_params,
     evaluator_checks,
 )
+from herbrand.framework.incremental_checks import (
+    IncrementalSession,
+    check_incremental,
+    incremental_check_params,
+    incremental_checks,
+)
 from herbrand.framework.index_checks import (
     IndexCheckError,
     check_index,
@@ -40,13 +52,17 @@ from herbrand.framework.oracle import check_model, oracle_materialize
 
 __all__ = [
     "IndexCheckError",
+    "IncrementalSession",
     "check_evaluator",
+    "check_incremental",
     "check_index",
     "check_model",
     "compare_with_oracle",
     "encode_facts",
     "evaluator_check_params",
     "evaluator_checks",
+    "incremental_check_params",
+    "incremental_checks",
     "index_check_params",
     "index_checks",
     "oracle_materialize",

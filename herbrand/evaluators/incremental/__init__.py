@@ -1,0 +1,25 @@
+"""Incremental engines: ``IncrementalEvaluator`` implementations, registered by name in
+``INCREMENTAL_ENGINES`` (``herbrand.builtins``) and used through ``herbrand.incremental``.
+
+Engines:
+
+- ``recompute``: re-materialize after every update; the baseline (``recompute``).
+- ``dred``: delete-rederive with semi-naive insertion (``dred``).
+- ``counting``: per-iteration derivation counts, as differential dataflow keeps them
+  (``counting``, its rewrites in ``counting_rules``).
+- ``elastic``: Bootstrap / Update with the sparse state and the switch (``elastic*``).
+- ``dbsp``: Z-sets and incremental operators, rules as data (``dbsp/``).
+
+Shared helpers, usable by any engine:
+
+- ``programs``: ``IncrementalProgram.prepare`` (inputs vs derived relations, base facts of
+  derived relations behind base rules) and rule rewrites (``change_variants``,
+  ``head_restricted``, ``renamed``).
+- ``changes``: set changes of relations (``apply_update``, ``database_changes``,
+  ``as_batch_changes``, ``visible``).
+- ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
+  ``add_sorted``, ``weights_of``).
+
+Every engine builds its new state from immutable Relations and commits it at the end of an
+update, so a failing update leaves it as it was; ``check_incremental`` checks all of them.
+"""

@@ -1,0 +1,197 @@
+"""The state of the counting engine and the walk of one update over it.
+
+``Trace``: one derived relation's derivation counts per iteration (D_k, a weighted batch in
+lexicographic order) and the run of the tuples first derived in each iteration (Δ_k); the
+relation itself is stored in iteration order, so X_k is a prefix of it.
+
+``Walk``: one update's pass over the iterations of one stratum. It keeps the new trace being
+built, X'_{k-1} (the new state's relation so far) and the tuples of X' and X that differ
+(``plus``: only new, ``minus``: only old), hands the rule evaluation the relations of
+``counting_rules``' names (``reads``), and turns each iteration's change of D_k into D'_k and
+Δ'_k, touching only the tuples the change touches (``step``). See ``counting`` for the method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_rules import (
+    DROPPED,
+    GAINED,
+    MINUS,
+    MINUS_PREV,
+    NEW_DELTA,
+    NEW_PREV,
+    OLD,
+    OLD_DELTA,
+    OLD_PREV,
+    PLUS,
+    PLUS_PREV,
+)
+from herbrand.framework.analysis import Stratum
+from herbrand.framework.storage import Database, Relation
+from herbrand.indexes.runs import RowCodec, SortedRun
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One derived relation's state: ``counts[k - 1]`` is D_k as a weighted batch and
+    ``firsts[k - 1]`` the run of the tuples first derived in iteration k."""
+
+    counts: tuple[weighted.Weighted, ...]
+    firsts: tuple[SortedRun, ...]
+
+    def size(self) -> tuple[int, int]:
+        tuples = sum(rows.shape[1] for rows, _ in self.counts)
+        nbytes = sum(rows.nbytes + w.nbytes for rows, w in self.counts)
+        return tuples, nbytes + sum(run.data.nbytes for run in self.firsts)
+
+
+def codec_of(arity: int) -> RowCodec:
+    return RowCodec(arity, tuple(range(arity)))
+
+
+def without_runs(run: SortedRun, runs) -> SortedRun:
+    """The rows of ``run`` in none of ``runs``. O(len(run) log per run)."""
+    for other in runs:
+        if not len(run):
+            break
+        run = run.difference(other)
+    return run
+
+
+class Walk:
+    """One update's pass over the iterations of one stratum: the old trace, the new one being
+    built, and the tuples of X'_k and X_k that differ (``plus``: new only, ``minus``: old
+    only), iteration by iteration."""
+
+    def __init__(self, stratum: Stratum, old: Database, traces: Mapping[str, Trace]):
+        self.relations = stratum.relations
+        self.recursive = stratum.recursive
+        self.old = {name: traces[name] for name in self.relations}
+        self.old_rows = {name: old[name] for name in self.relations}
+        self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
+        self.k = 1
+        arity = {name: old[name].arity for name in self.relations}
+        self.empty = {name: SortedRun.from_batch(self.codecs[name],
+                                                 np.zeros((arity[name], 0), dtype=np.int64))
+                      for name in self.relations}
+        self.plus = dict(self.empty)
+        self.minus = dict(self.empty)
+        self.plus_before = dict(self.empty)
+        self.minus_before = dict(self.empty)
+        self.counts = {name: [] for name in self.relations}
+        self.firsts = {name: [] for name in self.relations}
+        self.current = {name: Relation.empty(arity[name]) for name in self.relations}
+        self.current_before = dict(self.current)
+
+    def more(self) -> bool:
+        """Whether iteration k can still differ: it is the first; or the stratum is
+        recursive and the old trace is longer or the last iteration found new tuples."""
+        if self.k == 1:
+            return True
+        if not self.recursive:
+            return False
+        if any(len(self.old[name].counts) >= self.k for name in self.relations):
+            return True
+        return any(len(self.firsts[name][-1]) for name in self.relations if self.firsts[name])
+
+    def _old_prefix(self, name: str, k: int) -> Relation:
+        """X_k of the old state: its first rows (the relation is stored in iteration order)."""
+        size = sum(map(len, self.old[name].firsts[:k]))
+        return Relation(self.old_rows[name].columns[:, :size], unique=True)
+
+    def reads(self) -> dict[str, Relation]:
+        """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
+        X'_{k-2}, X_{k-2}, their differences, and the tuples first derived in iteration k - 1
+        in both states and their differences."""
+        reads = {}
+        for name in self.relations:
+            new_delta = self.firsts[name][-1] if self.firsts[name] else self.empty[name]
+            old_delta = (self.old[name].firsts[self.k - 2]
+                         if 2 <= self.k <= len(self.old[name].firsts) + 1 else self.empty[name])
+            same = new_delta is old_delta
+            runs = {PLUS: self.plus[name], MINUS: self.minus[name],
+                    PLUS_PREV: self.plus_before[name], MINUS_PREV: self.minus_before[name],
+                    NEW_DELTA: new_delta, OLD_DELTA: old_delta,
+                    GAINED: self.empty[name] if same else new_delta.difference(old_delta),
+                    DROPPED: self.empty[name] if same else old_delta.difference(new_delta)}
+            reads.update({prefix + name: Relation(run.rows(), unique=True)
+                          for prefix, run in runs.items()})
+            reads[name] = self.current[name]
+            reads[NEW_PREV + name] = self.current_before[name]
+            reads[OLD + name] = self._old_prefix(name, self.k - 1)
+            reads[OLD_PREV + name] = self._old_prefix(name, max(self.k - 2, 0))
+        return reads
+
+    def _old_counts(self, name: str) -> weighted.Weighted:
+        counts = self.old[name].counts
+        return counts[self.k - 1] if self.k <= len(counts) else weighted.empty(
+            self.current[name].arity)
+
+    def _old_first(self, name: str) -> SortedRun:
+        firsts = self.old[name].firsts
+        return firsts[self.k - 1] if self.k <= len(firsts) else self.empty[name]
+
+    def step(self, deltas: Mapping[str, weighted.Weighted]) -> None:
+        """Finish iteration k from the change of D_k between the states, then move to k + 1.
+
+        Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
+        X_{k-1} that differ) can change their first iteration, so the work is a search of
+        them in the iteration's counts and runs plus O(n) copies, never a sort of D_k."""
+        for name in self.relations:
+            delta = deltas[name]
+            self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
+            self.current_before[name] = self.current[name]
+            counts, first = self._old_counts(name), self._old_first(name)
+            touched = np.concatenate([delta[0], self.plus[name].rows(), self.minus[name].rows()],
+                                     axis=1)
+            if touched.shape[1]:
+                counts = weighted.add_sorted(counts, delta)
+                assert (counts[1] > 0).all(), f"negative derivation count in {name}"
+                first = self._refresh(name, counts, first,
+                                      SortedRun.from_batch(self.codecs[name], touched))
+            self.counts[name].append(counts)
+            self.firsts[name].append(first)
+            self.current[name] = self.current[name].extend(Relation(first.rows(), unique=True))
+        self.k += 1
+
+    def _refresh(self, name: str, counts: weighted.Weighted, first: SortedRun,
+                 touched: SortedRun) -> SortedRun:
+        """Δ'_k from Δ_k and the touched tuples; updates plus and minus:
+        plus_k = (plus_{k-1} - Δ_k) ∪ (Δ'_k - X_k), minus_k = (minus_{k-1} - Δ'_k) ∪
+        (Δ_k - X'_k), where only touched tuples can be in the second parts."""
+        rows = touched.rows()
+        alive = SortedRun.from_batch(self.codecs[name],
+                                     rows[:, weighted.weights_of(counts, rows) > 0])
+        entering = without_runs(alive, self.firsts[name])  # touched tuples of Δ'_k
+        new_first = first.difference(touched).merge(entering)
+        leaving = touched.difference(touched.difference(first))  # touched tuples of Δ_k
+        gained = without_runs(entering, self.old[name].firsts[:self.k])
+        lost = without_runs(leaving, (*self.firsts[name], new_first))
+        self.plus[name] = self.plus[name].difference(first).merge(gained)
+        self.minus[name] = self.minus[name].difference(new_first).merge(lost)
+        return new_first
+
+    def net_changes(self, name: str) -> tuple[Relation, Relation]:
+        """(X' - X, X - X') once the walk is over."""
+        return (Relation(self.plus[name].rows(), unique=True),
+                Relation(self.minus[name].rows(), unique=True))
+
+    def trace(self, name: str) -> Trace:
+        return trimmed(self.counts[name], self.firsts[name])
+
+    def relation(self, name: str) -> Relation:
+        return self.current[name]
+
+
+def trimmed(counts: list, firsts: list) -> Trace:
+    """A Trace without trailing iterations that hold no counts."""
+    length = len(counts)
+    while length and not counts[length - 1][0].shape[1]:
+        length -= 1
+    return Trace(tuple(counts[:length]), tuple(firsts[:length]))

@@ -1,0 +1,268 @@
+"""One stratum as a DBSP circuit over nested time (epoch, iteration).
+
+Inside an epoch the stratum is the recursive circuit R_i = distinct(X_i), X_i = Π(R_{i-1})
+(R_{-1} empty; Π the sum of the stratum's lifted rules over R and the stratum's inputs). Its
+state (``Trace``, per relation) is the differentiated inner streams, integrated over all past
+epochs:
+
+- dR[i] = R_i - R_{i-1}: the rows first derived at iteration i. Stored without weights, as the
+  relation's rows ordered by first iteration with ``offsets`` (R_i is a prefix of the rows);
+- dX[i] = X_i - X_{i-1}: Z-sets of derivation counts, whose integral X_i the incremental
+  distinct reads.
+
+``bootstrap`` runs the circuit along iterations: dX[i] is the lifted join of the last
+iteration's new rows dR[i-1] against R_{i-2} (semi-naive evaluation, with exact counts), and
+dR[i] the incremental distinct of X_{i-1} under dX[i].
+
+``update`` runs it along epochs, iteration by iteration: ΔX_i is the lifted join of the
+epoch's changes (inputs, and ΔR_{i-1} of this stratum) against the previous epoch's values
+(inputs, R_{i-1}), ΔR_i the incremental distinct of X_i under ΔX_i; the state then takes
+dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes differentiated along
+iterations). It stops once the previous epoch's streams have ended and ΔR_i = ΔR_{i-1}, i.e.
+both epochs have reached their fixpoint.
+
+Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
+of the deltas' rows in the stored dX (binary searches); then, per changed relation, O(n) to
+merge the moved rows into the trace and to add the dX changes (insertions into sorted Z-sets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental.dbsp.operators import (
+    LiftedEvaluation,
+    LiftedRule,
+    accumulated,
+    delta_name,
+    differentiate,
+    negation_delta,
+)
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
+from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
+from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.storage import Relation
+from herbrand.indexes.kernels import searchsorted
+
+NEVER = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One relation's nested-time state: rows ordered by first iteration (the relation; rows
+    of one iteration sorted as ``RowCodec`` encodes them, so rows are found by binary search
+    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation-count
+    differences ``dx``."""
+
+    relation: Relation
+    offsets: np.ndarray
+    dx: tuple[ZSet, ...]
+
+    @classmethod
+    def of(cls, rows: np.ndarray, iteration: np.ndarray, dx: Sequence[ZSet]) -> Trace:
+        """From distinct rows and their first iterations. O(n log n)."""
+        data, _ = identity_codec(rows.shape[0]).encode(rows)
+        order = np.lexsort(np.vstack([data[::-1], iteration[None, :]]))
+        rows, iteration = np.ascontiguousarray(rows[:, order]), iteration[order]
+        depth = int(iteration[-1]) + 1 if len(iteration) else 0
+        offsets = np.searchsorted(iteration, np.arange(depth), side="right")
+        return cls(Relation(rows, unique=True), offsets, _trimmed(dx))
+
+    def with_dx(self, dx: Sequence[ZSet]) -> Trace:
+        """The same rows with other derivation-count differences."""
+        return Trace(self.relation, self.offsets, _trimmed(dx))
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of ``rows`` in the relation (ABSENT where missing): one O(n) encoding,
+        then a binary search per iteration. O(n + depth · m log n)."""
+        found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
+        columns = self.relation.columns
+        if not rows.shape[1] or not columns.shape[1]:
+            return found
+        if not rows.shape[0]:
+            return np.zeros(rows.shape[1], dtype=np.int64)
+        codec = identity_codec(rows.shape[0])
+        (data, packed), (probe, probe_packed) = codec.encode(columns), codec.encode(rows)
+        if packed != probe_packed:
+            data, probe = columns, rows
+        start = 0
+        for stop in self.offsets:
+            if stop > start:
+                at = np.minimum(searchsorted(data[:, start:stop], probe, "left"), stop - start - 1)
+                hit = (found == ABSENT) & np.all(data[:, start + at] == probe, axis=0)
+                found[hit] = start + at[hit]
+            start = stop
+        return found
+
+    def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
+              dx: Sequence[ZSet]) -> Trace:
+        """The trace without the rows at positions ``left`` and with the rows ``joined`` at
+        iterations ``joined_at``: each iteration's kept rows merged with its joined ones by
+        binary search and insertion. O(n + m log n)."""
+        columns = self.relation.columns
+        codec = identity_codec(columns.shape[0])
+        (data, packed), (added, added_packed) = codec.encode(columns), codec.encode(joined)
+        if packed != added_packed or not columns.shape[0]:
+            iteration = self.iterations()
+            iteration[left] = NEVER
+            keep = iteration != NEVER
+            rows = np.concatenate([columns[:, keep], joined], axis=1)
+            return Trace.of(rows, np.concatenate([iteration[keep], joined_at]), dx)
+        keep = np.ones(columns.shape[1], dtype=bool)
+        keep[left] = False
+        order = np.lexsort(np.vstack([added[::-1], joined_at[None, :]]))
+        added, joined, joined_at = added[:, order], joined[:, order], joined_at[order]
+        depth = max(len(self.offsets), int(joined_at[-1]) + 1 if len(joined_at) else 0)
+        bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets),
+                                                            columns.shape[1])])
+        cuts = np.searchsorted(joined_at, np.arange(depth + 1), side="left")
+        slices = []
+        for i in range(depth):
+            kept = keep[bounds[i]:bounds[i + 1]]
+            old_rows = columns[:, bounds[i]:bounds[i + 1]][:, kept]
+            old_data = data[:, bounds[i]:bounds[i + 1]][:, kept]
+            new_data = added[:, cuts[i]:cuts[i + 1]]
+            slots = searchsorted(old_data, new_data, "left")
+            slices.append(np.insert(old_rows, slots, joined[:, cuts[i]:cuts[i + 1]], axis=1))
+        sizes = np.array([piece.shape[1] for piece in slices], dtype=np.int64)
+        depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
+        rows = np.ascontiguousarray(np.concatenate(slices[:depth], axis=1)) if depth else (
+            columns[:, :0])
+        return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), _trimmed(dx))
+
+    @property
+    def depth(self) -> int:
+        """Iterations after which both inner streams are zero."""
+        return max(len(self.offsets), len(self.dx))
+
+    def value(self, i: int) -> Relation:
+        """R_i (empty for i < 0)."""
+        columns = self.relation.columns
+        if i < 0:
+            return Relation(columns[:, :0], unique=True)
+        if i >= len(self.offsets) - 1:
+            return self.relation
+        return Relation(columns[:, :self.offsets[i]], unique=True)
+
+    def iterations(self) -> np.ndarray:
+        """The first iteration of each row, aligned with the relation."""
+        return np.repeat(np.arange(len(self.offsets)), np.diff(self.offsets, prepend=0))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes beyond the rows: offsets and the dX Z-sets."""
+        return self.offsets.nbytes + sum(z.nbytes for z in self.dx)
+
+    @property
+    def tuples(self) -> int:
+        return sum(len(z) for z in self.dx)
+
+
+def _trimmed(dx: Sequence[ZSet]) -> tuple[ZSet, ...]:
+    """``dx`` without its trailing empty Z-sets (zero from there on)."""
+    end = len(dx)
+    while end and not len(dx[end - 1]):
+        end -= 1
+    return tuple(dx[:end])
+
+
+class StratumCircuit:
+    """The circuit of one stratum (its lifted rules and relations)."""
+
+    def __init__(self, rules: Sequence[LiftedRule], relations: Sequence[str],
+                 arities: Mapping[str, int], evaluator: RelationalEvaluator):
+        self.rules = rules
+        self.relations = tuple(relations)
+        self.arities = arities
+        self.evaluator = evaluator
+        self.negated = tuple(dict.fromkeys(f for r in rules for f in r.factors if f.negated))
+
+    def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
+        out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+        for rule in self.rules:
+            out[rule.head] = out[rule.head] + lifted.change(rule)
+        return out
+
+    def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
+        """Run the circuit along iterations from empty relations over ``inputs`` (every
+        relation the stratum reads). Returns the traces."""
+        empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
+        start = LiftedEvaluation(self.evaluator, symbols, {**inputs, **empty}, {})
+        x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+        for rule in self.rules:
+            x[rule.head] = x[rule.head] + start.full(rule)
+        dx = {r: [x[r]] for r in self.relations}
+        new = {r: x[r].distinct() for r in self.relations}
+        found = {r: [new[r].columns] for r in self.relations}
+        values = dict(empty)
+        while any(len(n) for n in new.values()):
+            step = LiftedEvaluation(self.evaluator, symbols, {**inputs, **values},
+                                    {delta_name(r): ZSet.of_set(new[r].columns)
+                                     for r in self.relations})
+            values = {r: values[r].extend(new[r]) for r in self.relations}
+            change = self._changes(step)
+            for r in self.relations:
+                before = accumulated(dx[r], change[r].rows, len(dx[r]) - 1)
+                dx[r].append(change[r])
+                new[r] = incremental_distinct(before, change[r]).distinct()
+                found[r].append(new[r].columns)
+        return {r: Trace.of(np.concatenate(found[r], axis=1),
+                            np.repeat(np.arange(len(found[r])),
+                                      [b.shape[1] for b in found[r]]), dx[r])
+                for r in self.relations}
+
+    def update(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
+               new: Mapping[str, Relation], input_changes: Mapping[str, ZSet],
+               symbols) -> tuple[dict[str, Trace], dict[str, ZSet]]:
+        """One epoch: the stratum's inputs go from ``old`` to ``new`` (their changes as
+        ``input_changes``). Returns the new traces and each relation's change."""
+        deltas = {delta_name(name): z for name, z in input_changes.items()}
+        for factor in self.negated:
+            if factor.relation in input_changes:
+                deltas[factor.delta] = negation_delta(factor, old[factor.relation],
+                                                      new[factor.relation])
+        depth = max(t.depth for t in traces.values())
+        previous = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+        dx_changes = {r: [] for r in self.relations}
+        dr_changes = {r: [] for r in self.relations}
+        i = 0
+        while True:
+            values = {r: traces[r].value(i - 1) for r in self.relations}
+            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values},
+                                    {**deltas, **{delta_name(r): previous[r]
+                                                  for r in self.relations}})
+            change = self._changes(step)
+            settled = i >= depth
+            for r in self.relations:
+                before = accumulated(traces[r].dx, change[r].rows, i)
+                dr = incremental_distinct(before, change[r])
+                dx_changes[r].append(change[r])
+                dr_changes[r].append(dr)
+                settled &= dr == previous[r]
+                previous[r] = dr
+            if settled:
+                break
+            i += 1
+        result = {r: self._retraced(traces[r], dx_changes[r], dr_changes[r])
+                  for r in self.relations}
+        return result, previous
+
+    def _retraced(self, trace: Trace, dx_changes: list[ZSet],
+                  dr_changes: list[ZSet]) -> Trace:
+        """The trace after an epoch whose per-iteration changes were ``dx_changes`` (ΔX_i)
+        and ``dr_changes`` (ΔR_i)."""
+        arity = trace.relation.arity
+        dx = list(trace.dx) + [ZSet.empty(arity)] * (len(dx_changes) - len(trace.dx))
+        for i, change in enumerate(differentiate(dx_changes, arity)):
+            dx[i] = dx[i] + change
+        moves = differentiate(dr_changes, arity)
+        if not any(len(m) for m in moves):
+            return trace.with_dx(dx)
+        left = np.concatenate([m.negative() for m in moves], axis=1)
+        joined = [m.positive() for m in moves]
+        joined_at = np.repeat(np.arange(len(moves)), [j.shape[1] for j in joined])
+        # a row that joins an iteration and existed has left its old one: ``left`` holds it
+        return trace.moved(trace.find(left), np.concatenate(joined, axis=1), joined_at, dx)

@@ -1,0 +1,203 @@
+"""Z-sets: finite maps from rows to non-zero int64 weights, vectorised.
+
+A ZSet holds an (arity, n) int64 batch of distinct rows and an aligned int64 array of non-zero
+weights (numpy throughout; nothing loops per row in Python). Z-sets form an abelian group under
+``+`` with ``-`` as inverse and the empty Z-set as zero: ``a + b == b + a``,
+``(a + b) + c == a + (b + c)``, ``a + (-a) == ZSet.empty(arity)``. A set is a Z-set with all
+weights 1; ``distinct`` maps a Z-set to the set of its rows of positive weight.
+
+``ZSet.of`` is the one normalisation (consolidation): rows are encoded as by
+``identity_codec`` (a ``RowCodec``) (one packed int64 per row when the values fit), sorted, and
+equal rows' weights summed; rows whose weights cancel are dropped. O(n log n). A Z-set keeps
+its rows in that order, so adding a small Z-set to a large one is binary searches plus one O(n)
+insertion, and looking rows up is a binary search.
+
+    >>> import numpy as np
+    >>> a = ZSet.of(np.array([[1, 2, 2]]), np.array([1, 1, 1]))
+    >>> b = ZSet.of(np.array([[2, 3]]), np.array([-2, 1]))
+    >>> sorted(zip((a + b).rows[0].tolist(), (a + b).weights.tolist()))
+    [(1, 1), (3, 1)]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.row_index import identity_codec
+from herbrand.framework.storage import Relation
+from herbrand.indexes.kernels import searchsorted
+
+_MERGE_RATIO = 8  # a sum merges by insertion when one side is this many times smaller
+
+
+class ZSet:
+    """An immutable, consolidated Z-set (distinct rows, non-zero weights).
+
+    The rows are held only in the sorted encoding of ``identity_codec``: packed (one int64 per row; ``rows`` unpacks them in O(n)) when every value fits,
+    otherwise the columns themselves. So ``+`` sorts two sorted runs (or inserts a small one
+    into a large one) and ``weights_of`` is a binary search.
+    """
+
+    __slots__ = ("arity", "weights", "_data", "_packed")
+
+    def __init__(self, arity: int, data: np.ndarray, packed: bool, weights: np.ndarray):
+        """Wrap sorted, distinct encoded rows with non-zero weights (use ``of``)."""
+        self.arity = arity
+        self.weights = weights
+        self._data = data
+        self._packed = packed
+
+    @classmethod
+    def of(cls, rows: np.ndarray, weights: np.ndarray) -> ZSet:
+        """Consolidate a bag of rows with weights: sort, sum equal rows, drop zeros.
+        O(n log n)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        data, packed = identity_codec(rows.shape[0]).encode(rows)
+        return cls._consolidated(rows.shape[0], data, packed,
+                                 np.asarray(weights, dtype=np.int64))
+
+    @classmethod
+    def _consolidated(cls, arity: int, data: np.ndarray, packed: bool,
+                      weights: np.ndarray) -> ZSet:
+        n = data.shape[1]
+        if arity == 0:  # every row is the empty tuple
+            total = int(weights.sum())
+            keep = min(n, 1) if total else 0
+            return cls(0, data[:, :keep], packed, np.full(keep, total, dtype=np.int64))
+        order = (np.argsort(data[0], kind="stable") if data.shape[0] == 1
+                 else np.lexsort(data[::-1]))
+        data, weights = data[:, order], weights[order]
+        if n > 1:
+            starts = np.flatnonzero(np.r_[True, np.any(data[:, 1:] != data[:, :-1], axis=0)])
+            if len(starts) < n:
+                data, weights = data[:, starts], np.add.reduceat(weights, starts)
+        keep = weights != 0
+        if not keep.all():
+            data, weights = data[:, keep], weights[keep]
+        return cls(arity, np.ascontiguousarray(data), packed, weights)
+
+    @classmethod
+    def empty(cls, arity: int) -> ZSet:
+        data = np.zeros((1 if arity > 1 else arity, 0), dtype=np.int64)
+        return cls(arity, data, arity > 1, np.zeros(0, dtype=np.int64))
+
+    @classmethod
+    def of_set(cls, rows: np.ndarray) -> ZSet:
+        """Distinct rows, each with weight 1. O(n log n)."""
+        return cls.of(rows, np.ones(rows.shape[1], dtype=np.int64))
+
+    @classmethod
+    def change(cls, added: np.ndarray, removed: np.ndarray) -> ZSet:
+        """The Z-set of a set's change: +1 for added rows, -1 for removed ones (disjoint)."""
+        return cls.of(np.concatenate([added, removed], axis=1),
+                      np.concatenate([np.ones(added.shape[1], dtype=np.int64),
+                                      np.full(removed.shape[1], -1, dtype=np.int64)]))
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The (arity, n) rows, in the Z-set's order. O(n) to unpack when packed."""
+        if not self._packed:
+            return self._data
+        return identity_codec(self.arity).unpack(self._data)
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    @property
+    def nbytes(self) -> int:
+        return self.weights.nbytes + self._data.nbytes
+
+    def _aligned(self, other: ZSet) -> tuple[np.ndarray, np.ndarray, bool]:
+        if self._packed == other._packed:
+            return self._data, other._data, self._packed
+        return self.rows, other.rows, False
+
+    def __add__(self, other: ZSet) -> ZSet:
+        """The sum. O(m log n + n) when one side is much smaller (an insertion), else
+        O((n + m) log(n + m))."""
+        if not len(other):
+            return self
+        if not len(self):
+            return other
+        mine, theirs, packed = self._aligned(other)
+        if self.arity and min(len(self), len(other)) * _MERGE_RATIO <= max(len(self), len(other)):
+            big, small = (mine, theirs) if len(self) >= len(other) else (theirs, mine)
+            weights = (self.weights, other.weights) if len(self) >= len(other) else (
+                other.weights, self.weights)
+            data, summed = _inserted(big, small, *weights)
+            return ZSet(self.arity, data, packed, summed)
+        return ZSet._consolidated(self.arity, np.concatenate([mine, theirs], axis=1), packed,
+                                  np.concatenate([self.weights, other.weights]))
+
+    def __neg__(self) -> ZSet:
+        return ZSet(self.arity, self._data, self._packed, -self.weights)
+
+    def __sub__(self, other: ZSet) -> ZSet:
+        return self + (-other)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ZSet):
+            return NotImplemented
+        return not len(self - other)
+
+    __hash__ = None
+
+    def weights_of(self, rows: np.ndarray) -> np.ndarray:
+        """The weight of each row of an (arity, m) batch (0 when absent). O(m log n)."""
+        m, n = rows.shape[1], len(self)
+        if not n or not m:
+            return np.zeros(m, dtype=np.int64)
+        if self.arity == 0:
+            return np.full(m, self.weights[0], dtype=np.int64)
+        probe, packed = identity_codec(self.arity).encode(rows)
+        data = self._data
+        if packed != self._packed:
+            data, probe = self.rows, rows
+        at = np.minimum(searchsorted(data, probe, "left"), n - 1)
+        hit = np.all(data[:, at] == probe, axis=0)
+        return np.where(hit, self.weights[at], 0)
+
+    def positive(self) -> np.ndarray:
+        """The rows of positive weight."""
+        return self.where(self.weights > 0).rows
+
+    def negative(self) -> np.ndarray:
+        """The rows of negative weight."""
+        return self.where(self.weights < 0).rows
+
+    def where(self, mask: np.ndarray) -> ZSet:
+        """The entries selected by a boolean mask (the order is kept)."""
+        return ZSet(self.arity, self._data[:, mask], self._packed, self.weights[mask])
+
+    def distinct(self) -> Relation:
+        """The set of rows of positive weight."""
+        return Relation(self.positive(), unique=True)
+
+
+def _inserted(big: np.ndarray, small: np.ndarray, big_weights: np.ndarray,
+              small_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted encoded rows and weights of a large and a small Z-set summed: binary searches and
+    one O(n) insertion (rows whose weights cancel are dropped)."""
+    n = big.shape[1]
+    at = np.minimum(searchsorted(big, small, "left"), n - 1)
+    hit = np.all(big[:, at] == small, axis=0)
+    weights = big_weights.copy()
+    weights[at[hit]] += small_weights[hit]
+    new = ~hit
+    slots = searchsorted(big, small[:, new], "left")
+    data = np.insert(big, slots, small[:, new], axis=1)
+    weights = np.insert(weights, slots, small_weights[new])
+    keep = weights != 0
+    if not keep.all():
+        data, weights = data[:, keep], weights[keep]
+    return data, weights
+
+
+def incremental_distinct(accumulated: np.ndarray, delta: ZSet) -> ZSet:
+    """The change of ``distinct`` when its input, whose weights at ``delta``'s rows were
+    ``accumulated``, changes by ``delta``: +1 where the weight becomes positive, -1 where it
+    stops being positive (the H function of DBSP). O(m) for m rows of delta."""
+    after = accumulated + delta.weights > 0
+    changed = (accumulated > 0) != after
+    return ZSet(delta.arity, delta._data[:, changed], delta._packed,
+                np.where(after[changed], 1, -1).astype(np.int64))

@@ -1,0 +1,235 @@
+"""``elastic``: Bootstrap / Update with a sparse state and the switch (the elastic paper).
+
+The state is two int64 numbers per derived tuple, in numpy arrays aligned with the relation's
+rows (``RelationState``): the iteration in which semi-naive evaluation first derives it and its
+proof count in that iteration. ``bootstrap`` runs Algorithm 2 stratum by stratum; ``update`` runs
+Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
+lower strata acting as input changes of the higher ones (negated relations included).
+
+The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
+abandoned (checked after every iteration) and the engine bootstraps from the updated inputs
+instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update").
+
+Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
+changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
+previous state; the strata above it see the difference as input changes.
+
+Atomic: an update computes new immutable states and commits them at its end; an exception
+leaves the previous ones. ``clock`` (a class attribute) is the timer the switch reads; tests
+may replace it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental.changes import (
+    apply_updates,
+    as_batch_changes,
+    database_changes,
+    require_inputs,
+    visible,
+)
+from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
+from herbrand.evaluators.incremental.elastic_state import RelationState, Universe
+from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
+from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
+from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.analysis import Stratum
+from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
+from herbrand.framework.errors import EvaluationError
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.syntax import Program
+
+
+class _Abandoned(Exception):
+    """An Update ran past its time budget (the switch)."""
+
+
+@dataclass(frozen=True)
+class _StratumPlan:
+    stratum: Stratum
+    probes: tuple[ProbeRule, ...]
+    positives: frozenset[str]  # relations read by positive atoms (own relations included)
+    negated: tuple[NegatedSlot, ...]
+    aggregated: frozenset[str]  # relations read inside aggregates
+
+    @classmethod
+    def of(cls, stratum: Stratum) -> _StratumPlan:
+        probes = tuple(ProbeRule.of(rule) for rule in stratum.rules)
+        return cls(
+            stratum, probes,
+            frozenset(r for p in probes for r in p.positives),
+            tuple(dict.fromkeys(s for p in probes for s in p.negatives)),
+            frozenset().union(*(aggregated_relations(rule) for rule in stratum.rules)),
+        )
+
+    @property
+    def reads(self) -> frozenset[str]:
+        return (self.positives | self.aggregated | {s.relation for s in self.negated}) - set(
+            self.stratum.relations)
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything an update reads and replaces."""
+
+    prepared: IncrementalProgram
+    plans: tuple[_StratumPlan, ...]
+    database: Database  # inputs, @base relations and the materialization
+    states: Mapping[str, RelationState]
+
+
+class ElasticEngine(IncrementalEvaluator):
+    """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
+    the last Bootstrap's time. ``index``: the relational evaluator's index backing.
+
+    Cost: Bootstrap as a semi-naive materialization that also counts derivations; Update per
+    iteration the joins seeded by the changes so far (see ``elastic_stratum``) plus O(n)
+    vectorised bookkeeping per changed stratum. State (``state_size``): 16 bytes per derived
+    tuple, the tombstones of removed tuples (at most as many as live ones) and row indexes.
+    """
+
+    clock = staticmethod(time.perf_counter)
+
+    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector"):
+        self.switch = switch
+        self.index = index
+        self._evaluator = RelationalEvaluator(index=index)
+        self._snapshot: _Snapshot | None = None
+        self._bootstrap_seconds = 0.0
+        self._strategy = "none"
+
+    # -- contract --------------------------------------------------------------------------------
+
+    def bootstrap(self, program: Program, database: Database) -> None:
+        """Materialize ``program`` over ``database`` with Algorithm 2. Raises the analysis
+        errors of the program."""
+        start = self.clock()
+        prepared, instance = IncrementalProgram.prepare(program, database)
+        snapshot = self._bootstrapped(prepared, instance)
+        self._snapshot, self._bootstrap_seconds = snapshot, self.clock() - start
+        self._strategy = "bootstrap"
+
+    def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
+        """Apply one transaction (deletes first) with Algorithm 3, or bootstrap again when the
+        switch fires. Raises EvaluationError for a relation that is not an input."""
+        snapshot = self._require()
+        start = self.clock()
+        database, input_changes = self._updated_inputs(snapshot, insert, delete)
+        budget = self.switch * self._bootstrap_seconds
+
+        def on_iteration() -> None:
+            if self.clock() - start > budget:
+                raise _Abandoned
+
+        try:
+            new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
+                                                     on_iteration)
+            strategy = "update"
+        except _Abandoned:
+            bootstrap_start = self.clock()
+            new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
+            self._bootstrap_seconds = self.clock() - bootstrap_start
+            changes = dict(input_changes)
+            for name, state in new_snapshot.states.items():
+                added, removed = snapshot.states[name].changes_to(state)
+                if added.shape[1] or removed.shape[1]:
+                    changes[name] = (added, removed)
+            strategy = "switched-to-bootstrap"
+        self._snapshot, self._strategy = new_snapshot, strategy
+        return changes
+
+    @property
+    def database(self) -> Database:
+        return visible(self._require().database)
+
+    @property
+    def last_strategy(self) -> str:
+        return self._strategy
+
+    def state_size(self) -> tuple[int, int]:
+        """(tuples with a state, tombstones included; bytes of their iterations and counts,
+        of the tombstones and of the row indexes)."""
+        states = self._require().states.values()
+        return sum(len(s.iteration) for s in states), sum(s.nbytes for s in states)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _require(self) -> _Snapshot:
+        if self._snapshot is None:
+            raise EvaluationError("the engine has not been bootstrapped")
+        return self._snapshot
+
+    def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
+        plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
+        states: dict[str, RelationState] = {}
+        for plan in plans:
+            fresh = self._bootstrap_stratum(plan, instance)
+            states.update(fresh)
+            instance = instance.with_relations({r: s.relation for r, s in fresh.items()})
+        return _Snapshot(prepared, plans, instance, states)
+
+    def _bootstrap_stratum(self, plan: _StratumPlan, instance: Database) -> dict[str, RelationState]:
+        universes = {r: Universe.of_empty(instance[r].arity) for r in plan.stratum.relations}
+        universes.update({r: Universe.of_current(instance[r])
+                          for r in plan.positives if r not in universes})
+        negated = {s: NegatedInput.of(s, instance[s.relation], instance[s.relation])
+                   for s in plan.negated}
+        run = StratumRun(plan.probes, universes, negated, self._evaluator, instance.symbols,
+                         {r: instance[r] for r in plan.aggregated})
+        run.bootstrap(plan.stratum.recursive, lambda: None)
+        return {r: universes[r].state() for r in plan.stratum.relations}
+
+    def _updated_inputs(self, snapshot: _Snapshot, insert, delete):
+        require_inputs(insert.keys() | delete.keys(), snapshot.prepared.inputs)
+        database, added, removed = apply_updates(snapshot.database, insert, delete)
+        return database, as_batch_changes(added, removed)
+
+    def _propagated(self, snapshot: _Snapshot, database: Database, changes: BatchChanges,
+                    on_iteration) -> tuple[_Snapshot, BatchChanges]:
+        """Run Update on every stratum whose inputs changed, in order."""
+        states = dict(snapshot.states)
+        for plan in snapshot.plans:
+            if not plan.reads & changes.keys():
+                continue
+            if plan.aggregated:
+                fresh = self._bootstrap_stratum(plan, database)
+                on_iteration()
+                changes.update(database_changes(
+                    snapshot.database, database.with_relations(
+                        {r: s.relation for r, s in fresh.items()}), fresh))
+            else:
+                fresh = self._update_stratum(plan, snapshot, database, changes, on_iteration)
+            states.update(fresh)
+            database = database.with_relations({r: s.relation for r, s in fresh.items()})
+        return _Snapshot(snapshot.prepared, snapshot.plans, database, states), changes
+
+    def _update_stratum(self, plan: _StratumPlan, snapshot: _Snapshot, new: Database,
+                        changes: BatchChanges, on_iteration) -> dict[str, RelationState]:
+        """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
+        old, own = snapshot.database, plan.stratum.relations
+        universes = {r: Universe.of_state(snapshot.states[r]) for r in own}
+        for r in plan.positives - set(own):
+            universes[r] = (Universe.of_input(old[r], changes[r][0], changes[r][1])
+                            if r in changes else Universe.of_current(new[r]))
+        negated = {s: NegatedInput.of(s, old[s.relation], new[s.relation]) for s in plan.negated}
+        run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {})
+        run.update(on_iteration)
+        for r in own:
+            added, removed = universes[r].changes()
+            if added.shape[1] or removed.shape[1]:
+                changes[r] = (added, removed)
+        return {r: universes[r].state() for r in own}
+
+
+def _inputs_only(database: Database, snapshot: _Snapshot) -> Database:
+    """``database`` with the derived relations emptied (the start of a Bootstrap)."""
+    return database.with_relations({
+        name: Relation(np.zeros((database[name].arity, 0), dtype=np.int64), unique=True)
+        for name in snapshot.prepared.derived
+    })

@@ -1,0 +1,206 @@
+"""The elastic engine's sparse state, and the working sets one stratum's run reads and grows.
+
+``RelationState``: for one derived relation, the materialized rows and two int64 arrays aligned
+with them: the iteration in which each tuple is first derived and its proof count (the number
+of rule instantiations deriving it in that iteration), as Algorithm 2 of the elastic paper
+defines them (a derived relation's own facts come from a base rule, so every tuple has
+iteration >= 1). Immutable; 16 bytes per tuple, plus tombstones and row indexes (see the
+class).
+
+``Universe``: during one Bootstrap or Update of a stratum, the rows of one relation of either
+epoch (previous epoch's rows first, rows new in this epoch appended) with their first
+iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch as far
+as it is known (``new_iteration``; NEVER when absent or not derived yet). It is the working
+copy of one run: it is created per run and never shared with a committed state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
+from herbrand.framework.storage import Relation
+
+NEVER = np.iinfo(np.int64).max // 4  # the iteration of a tuple that is not derived
+
+
+@dataclass(frozen=True)
+class RelationState:
+    """A derived relation's rows with their first iteration and proof count (aligned).
+
+    ``universe`` holds every row the relation has held since the last compaction, with its
+    position as a last column: a removed row stays as a tombstone (iteration NEVER), so the next
+    Update's universe extends this one and the evaluator's indexes on it only grow. Tombstones
+    are dropped (an O(n log n) compaction) once they outnumber the live rows. ``relation`` is
+    the live rows; ``indexes`` find rows of the universe (the last few appended runs apart).
+    """
+
+    universe: Relation
+    iteration: np.ndarray
+    count: np.ndarray
+    indexes: tuple[RowIndex, ...]
+    relation: Relation
+
+    @classmethod
+    def of(cls, rows: np.ndarray, iteration: np.ndarray, count: np.ndarray,
+           indexes: tuple[RowIndex, ...] | None = None,
+           universe: Relation | None = None) -> RelationState:
+        """The state of distinct ``rows`` (tombstones included); O(n log n) to index them when
+        ``indexes`` is not given, O(n) otherwise."""
+        live = iteration < NEVER
+        if (~live).sum() > max(live.sum(), _COMPACT_MINIMUM):
+            rows, iteration, count = rows[:, live], iteration[live], count[live]
+            indexes, universe, live = None, None, np.ones(live.sum(), dtype=bool)
+        if indexes is None or len(indexes) > _MAX_RUNS:
+            indexes = (RowIndex(rows),)
+        if universe is None:
+            positions = np.arange(rows.shape[1], dtype=np.int64)[None, :]
+            universe = Relation(np.concatenate([rows, positions]), unique=True)
+        for array in (iteration, count):
+            array.setflags(write=False)
+        return cls(universe, iteration, count, tuple(indexes),
+                   Relation(np.ascontiguousarray(rows[:, live]), unique=True))
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Every row of the universe, tombstones included."""
+        return self.universe.columns[:-1]
+
+    def live_positions(self, rows: np.ndarray) -> np.ndarray:
+        """The universe position of each row of ``rows`` that is live here (ABSENT where it
+        is absent or a tombstone). O(m log n)."""
+        found = find_in(self.indexes, rows)
+        hit = found != ABSENT
+        found[hit] = np.where(self.iteration[found[hit]] < NEVER, found[hit], ABSENT)
+        return found
+
+    def changes_to(self, new: RelationState) -> tuple[np.ndarray, np.ndarray]:
+        """(added, removed) live rows from this state to ``new``, by index lookups (no set
+        operation). O((n + m) log(n + m))."""
+        added = new.relation.columns[:, self.live_positions(new.relation.columns) == ABSENT]
+        removed = self.relation.columns[:, new.live_positions(self.relation.columns) == ABSENT]
+        return added, removed
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes kept beyond the live rows: iterations, counts, tombstones, row indexes."""
+        tombstones = self.universe.nbytes - self.relation.nbytes
+        return (self.iteration.nbytes + self.count.nbytes + tombstones
+                + sum(index.nbytes for index in self.indexes))
+
+
+def find_in(indexes, rows: np.ndarray) -> np.ndarray:
+    """Positions of ``rows`` in the first of ``indexes`` holding them (ABSENT if none)."""
+    found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
+    for index in indexes:
+        missing = found == ABSENT
+        if not missing.any():
+            break
+        found[missing] = index.find(rows[:, missing])
+    return found
+
+
+_COMPACT_MINIMUM = 64  # tombstones always tolerated
+_MAX_RUNS = 8  # row indexes of appended runs kept before they are merged into one
+
+
+class Universe:
+    """One relation's rows of both epochs during a run (see the module docstring)."""
+
+    def __init__(self, rows: np.ndarray, old_iteration: np.ndarray, old_count: np.ndarray,
+                 new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
+                 relation: Relation | None = None):
+        """``index``: finds the rows (None: built on the first ``find``)."""
+        self.rows = rows
+        self.old_iteration = old_iteration
+        self.old_count = old_count
+        self.new_iteration = new_iteration.copy()
+        self.new_count = np.zeros(len(new_iteration), dtype=np.int64)
+        self._indexes = list(index) if isinstance(index, tuple) else (
+            [] if index is None else [index])
+        self._relation = relation
+
+    @classmethod
+    def of_state(cls, state: RelationState) -> Universe:
+        """A derived relation at the start of an Update: nothing of this epoch known yet."""
+        return cls(state.rows, state.iteration, state.count,
+                   np.full(len(state.iteration), NEVER, dtype=np.int64), state.indexes,
+                   state.universe)
+
+    @classmethod
+    def of_empty(cls, arity: int) -> Universe:
+        """A derived relation at the start of a Bootstrap."""
+        rows = np.zeros((arity, 0), dtype=np.int64)
+        nothing = np.zeros(0, dtype=np.int64)
+        return cls(rows, nothing, nothing, nothing, RowIndex(rows))
+
+    @classmethod
+    def of_input(cls, old: Relation, added: np.ndarray, removed: np.ndarray) -> Universe:
+        """An input of the stratum (all at iteration 0) that lost ``removed`` and gained
+        ``added`` rows (both already exact set differences). O((n + a) log n)."""
+        n, a = len(old), added.shape[1]
+        old_iteration = np.concatenate([np.zeros(n, dtype=np.int64), np.full(a, NEVER)])
+        new_iteration = np.zeros(n + a, dtype=np.int64)
+        index = RowIndex(old.columns)
+        if removed.shape[1]:
+            new_iteration[index.find(removed)] = NEVER
+        rows = np.concatenate([old.columns, added], axis=1) if a else old.columns
+        universe = cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration,
+                       index)
+        if a:
+            universe._indexes.append(RowIndex(added, np.arange(n, n + a, dtype=np.int64)))
+        return universe
+
+    @classmethod
+    def of_current(cls, relation: Relation) -> Universe:
+        """An unchanged input: every row at iteration 0 in both epochs."""
+        zeros = np.zeros(len(relation), dtype=np.int64)
+        return cls(relation.columns, zeros, zeros, zeros, None)
+
+    def __len__(self) -> int:
+        return self.rows.shape[1]
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of ``rows`` (ABSENT where not in the universe). O(m log n)."""
+        if not self._indexes:
+            self._indexes.append(RowIndex(self.rows))
+        return find_in(self._indexes, rows)
+
+    def append(self, rows: np.ndarray, iteration: int, count: np.ndarray) -> None:
+        """Add distinct rows new to the universe, first derived in this epoch at
+        ``iteration`` with proof counts ``count``. O(n) copy."""
+        start, m = len(self), rows.shape[1]
+        self.rows = np.concatenate([self.rows, rows], axis=1)
+        self.old_iteration = np.concatenate([self.old_iteration, np.full(m, NEVER)])
+        self.old_count = np.concatenate([self.old_count, np.zeros(m, dtype=np.int64)])
+        self.new_iteration = np.concatenate([self.new_iteration, np.full(m, iteration)])
+        self.new_count = np.concatenate([self.new_count, count])
+        self._indexes.append(RowIndex(rows, np.arange(start, start + m, dtype=np.int64)))
+        self._relation = None
+
+    def relation(self) -> Relation:
+        """The rows with their positions as a last column (appends keep the old rows as a
+        prefix, so an evaluator's index on it only grows)."""
+        if self._relation is None:
+            positions = np.arange(len(self), dtype=np.int64)[None, :]
+            self._relation = Relation(np.concatenate([self.rows, positions]), unique=True)
+        return self._relation
+
+    def rows_where(self, mask: np.ndarray) -> Relation:
+        """The rows selected by ``mask`` with their positions (a seed relation)."""
+        positions = np.flatnonzero(mask)[None, :]
+        return Relation(np.concatenate([self.rows[:, mask], positions]), unique=True)
+
+    def state(self) -> RelationState:
+        """This epoch's rows with their iterations and counts (removed rows as tombstones).
+        O(n), or O(n log n) when it compacts."""
+        return RelationState.of(self.rows, self.new_iteration, self.new_count,
+                                tuple(self._indexes), self.relation())
+
+    def changes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(added, removed) rows of this epoch against the previous one."""
+        present = self.new_iteration < NEVER
+        existed = self.old_iteration < NEVER
+        return self.rows[:, present & ~existed], self.rows[:, existed & ~present]

@@ -1,0 +1,280 @@
+"""Bootstrap (Algorithm 2) and Update (Algorithm 3) of the elastic paper for one stratum.
+
+Both iterate k = 1, 2, ... over ``Universe``s (one per relation the stratum reads or derives)
+and evaluate the stratum's ``ProbeRule`` variants with a RelationalEvaluator; every derivation
+comes back with the first iteration of each body element in the previous epoch (``old``) and in
+this one (``new``; NEVER when not derived yet), so each term of the paper is a vectorised
+filter over those two (elements, m) arrays. With h = k - 1, and Mo, Mn the largest old and new
+iteration of a derivation's body:
+
+- Bootstrap: N_k = heads not in I_h of the derivations with Mn = h, seeded by N_h (each
+  derivation counted once: seeded at its first body element in N_h).
+- Update, for heads not in I_h (line 9 of Algorithm 3), seeded by the changed elements
+  C_h = I^-_h ∪ I^+_h (first such element only):
+  * deletion term: derivations with Mo = h < Mn, for heads not in I^o_h, count -1;
+  * insertion term: derivations with Mn = h < Mo, count +1;
+  * re-discovery term: for heads in I^-_h (deleted earlier in this epoch), the derivations with
+    Mo <= h and Mn = h, found from the heads (provenance), count +1;
+  * plus the previous epoch's proof count of the tuples with old iteration k.
+  Sparsification (line 10) is the restriction to heads not in I_h: a tuple keeps only its
+  earliest iteration. I^-_h and I^+_h (lines 11, 12) are read off the two iteration arrays.
+
+A negated atom is an element of iteration 0 when its instance is absent from the negated
+relation in that epoch and NEVER otherwise (its relation is an input of the stratum), so
+negation needs no separate terms. Comparisons and arithmetic are filters of the rules.
+
+Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
+heads, plus O(n) vectorised bookkeeping over the stratum's arrays; nothing loops per tuple.
+``on_iteration`` (called after each iteration) lets the caller abandon a long Update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental.elastic_rules import (
+    NegatedSlot,
+    ProbeRule,
+    head_seed_name,
+    seed_name,
+    universe_name,
+)
+from herbrand.evaluators.incremental.elastic_state import NEVER, Universe
+from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex, weighted_groups
+from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.symbols import SymbolTable
+
+
+@dataclass(frozen=True)
+class NegatedInput:
+    """A negated atom's instances (its non-wildcard columns) in both epochs: ``keep`` holds
+    those present in both, ``inserted`` / ``deleted`` those present only in the new / old."""
+
+    keep: Relation
+    inserted: np.ndarray
+    deleted: np.ndarray
+
+    @classmethod
+    def of(cls, slot: NegatedSlot, old: Relation, new: Relation) -> NegatedInput:
+        old_instances = Relation(old.columns[list(slot.columns)])
+        if new is old:
+            return cls(old_instances, _empty(len(slot.columns)), _empty(len(slot.columns)))
+        new_instances = Relation(new.columns[list(slot.columns)])
+        return cls(old_instances.intersection(new_instances),
+                   new_instances.difference(old_instances).columns,
+                   old_instances.difference(new_instances).columns)
+
+    @property
+    def changed(self) -> Relation:
+        return Relation(np.concatenate([self.inserted, self.deleted], axis=1))
+
+    def iterations(self, instances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(old, new) iteration of each negated instance: 0 when absent, NEVER when present."""
+        old = np.zeros(instances.shape[1], dtype=np.int64)
+        new = np.zeros(instances.shape[1], dtype=np.int64)
+        if self.inserted.shape[1]:
+            new[RowIndex(self.inserted).find(instances) != ABSENT] = NEVER
+        if self.deleted.shape[1]:
+            old[RowIndex(self.deleted).find(instances) != ABSENT] = NEVER
+        return old, new
+
+
+def _latest(iterations: np.ndarray) -> np.ndarray:
+    """The largest iteration of each derivation's body (0 for an empty body): an (elements, m)
+    array reduced row by row, faster than a reduction along axis 0."""
+    latest = np.zeros(iterations.shape[1], dtype=np.int64)
+    for row in iterations:
+        np.maximum(latest, row, out=latest)
+    return latest
+
+
+def _empty(arity: int) -> np.ndarray:
+    return np.zeros((arity, 0), dtype=np.int64)
+
+
+class StratumRun:
+    """One Bootstrap or Update of one stratum over its universes (mutable working state)."""
+
+    def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
+                 negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
+                 symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation]):
+        self.probes = probes
+        self.universes = universes
+        self.negated = negated
+        self.evaluator = evaluator
+        self.symbols = symbols
+        self.aggregate_inputs = aggregate_inputs  # real relations that aggregates read
+        self.heads = tuple(dict.fromkeys(p.head for p in probes))
+
+    # -- derivations -----------------------------------------------------------------------------
+
+    def _instance(self, seeds: Mapping[str, Relation]) -> Database:
+        relations = dict(self.aggregate_inputs)
+        relations.update({universe_name(r): u.relation() for r, u in self.universes.items()})
+        relations.update({slot.keep_name: n.keep for slot, n in self.negated.items()})
+        relations.update(seeds)
+        return Database(relations, self.symbols)
+
+    def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]):
+        """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
+        old and new iterations of their body elements."""
+        batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
+        m = 0 if batch is None else batch.shape[1]
+        old = np.zeros((probe.elements, m), dtype=np.int64)
+        new = np.zeros((probe.elements, m), dtype=np.int64)
+        if not m:
+            return np.zeros((probe.head_arity, 0), dtype=np.int64), old, new
+        column = probe.head_arity
+        for j, relation in enumerate(probe.positives):
+            universe, positions = self.universes[relation], batch[column]
+            old[j], new[j] = universe.old_iteration[positions], universe.new_iteration[positions]
+            column += 1
+        for j, slot in enumerate(probe.negatives, start=len(probe.positives)):
+            width = len(slot.columns)
+            old[j], new[j] = self.negated[slot].iterations(batch[column:column + width])
+            column += width
+        return batch[:probe.head_arity], old, new
+
+    def seeded(self, probe: ProbeRule, member: Callable[[np.ndarray, np.ndarray], np.ndarray],
+               seeds: dict):
+        """Yield (heads, old, new) of the derivations with a body element in a seed set (given
+        by ``member(old, new) -> mask`` over a universe's or negated input's iterations), each
+        derivation once: from the variant seeding its first element in the set. ``seeds``
+        caches the seed relations of one iteration by name (None: empty)."""
+        for element, rule in enumerate(probe.seeded):
+            if element < len(probe.positives):
+                name = seed_name(probe.positives[element])
+                if name not in seeds:
+                    universe = self.universes[probe.positives[element]]
+                    mask = member(universe.old_iteration, universe.new_iteration)
+                    seeds[name] = universe.rows_where(mask) if mask.any() else None
+            else:
+                slot = probe.negatives[element - len(probe.positives)]
+                name = slot.seed_name
+                if name not in seeds:
+                    instances = self.negated[slot].changed.columns
+                    mask = member(*self.negated[slot].iterations(instances))
+                    seeds[name] = (Relation(instances[:, mask], unique=True) if mask.any()
+                                   else None)
+            if seeds[name] is None:
+                continue
+            heads, old, new = self.derive(probe, rule, {name: seeds[name]})
+            first = ~member(old[:element], new[:element]).any(axis=0)
+            yield heads[:, first], old[:, first], new[:, first]
+
+    # -- Bootstrap ---------------------------------------------------------------------------
+
+    def bootstrap(self, recursive: bool, on_iteration: Callable[[], None]) -> None:
+        """Algorithm 2: grow the universes' new iterations and counts to the fixpoint."""
+        found = {head: [] for head in self.heads}
+        for probe in self.probes:
+            heads, _, _ = self.derive(probe, probe.full, {})
+            found[probe.head].append(heads)
+        k = 1
+        while self._settle(k, found, lambda universe: np.zeros(len(universe), dtype=np.int64)):
+            on_iteration()
+            if not recursive:
+                return
+            h, k = k, k + 1
+            found, seeds = {head: [] for head in self.heads}, {}
+            for probe in self.probes:
+                if not any(r in self.heads for r in probe.positives):
+                    continue
+                for heads, _, new in self.seeded(probe, lambda o, n, h=h: n == h, seeds):
+                    found[probe.head].append(heads[:, _latest(new) == h])
+
+    # -- Update ------------------------------------------------------------------------------
+
+    def update(self, on_iteration: Callable[[], None]) -> None:
+        """Algorithm 3 from the previous epoch's iterations to this epoch's (see the module
+        docstring), until an iteration derives nothing."""
+        k = 1
+        while True:
+            h = k - 1
+
+            def changed(o, n, h=h):
+                return ((o <= h) & (n > h)) | ((n <= h) & (o > h))
+
+            found = {head: [] for head in self.heads}
+            weights = {head: [] for head in self.heads}
+            seeds, deleted_heads = {}, {}
+            for probe in self.probes:
+                for heads, old, new in self.seeded(probe, changed, seeds):
+                    rows, signs = self._deleted_and_inserted(probe.head, heads, old, new, h)
+                    found[probe.head].append(rows)
+                    weights[probe.head].append(signs)
+                rediscovered = self._rediscovered(probe, h, deleted_heads)
+                found[probe.head].append(rediscovered)
+                weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
+            if not self._settle(k, found, lambda u, k=k: np.where(
+                    (u.old_iteration == k), u.old_count, 0), weights):
+                return
+            on_iteration()
+            k += 1
+
+    def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
+                              new: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """The deletion term (-1: Mo = h < Mn, for heads not in I^o_h) and the insertion term
+        (+1: Mn = h < Mo) of derivations seeded by changed elements: (head rows, signs)."""
+        most_old, most_new = _latest(old), _latest(new)
+        deleted = heads[:, (most_old == h) & (most_new > h)]
+        inserted = heads[:, (most_new == h) & (most_old > h)]
+        if deleted.shape[1]:
+            universe = self.universes[head]
+            positions = universe.find(deleted)
+            existed = positions != ABSENT
+            before = np.zeros(len(positions), dtype=bool)
+            before[existed] = universe.old_iteration[positions[existed]] <= h
+            deleted = deleted[:, ~before]
+        return (np.concatenate([deleted, inserted], axis=1),
+                np.concatenate([np.full(deleted.shape[1], -1, dtype=np.int64),
+                                np.ones(inserted.shape[1], dtype=np.int64)]))
+
+    def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict) -> np.ndarray:
+        """Heads of ``probe`` deleted before iteration h + 1 in this epoch, once per derivation
+        of theirs with Mo <= h and Mn = h (the re-discovery term). ``deleted_heads`` caches
+        the seed relations of one iteration by head relation (None: empty)."""
+        if probe.head not in deleted_heads:
+            universe = self.universes[probe.head]
+            deleted = (universe.old_iteration <= h) & (universe.new_iteration > h)
+            deleted_heads[probe.head] = (Relation(universe.rows[:, deleted], unique=True)
+                                         if deleted.any() else None)
+        if deleted_heads[probe.head] is None:
+            return np.zeros((probe.head_arity, 0), dtype=np.int64)
+        seeds = {head_seed_name(probe.head): deleted_heads[probe.head]}
+        heads, old, new = self.derive(probe, probe.head_seeded, seeds)
+        keep = (_latest(old) <= h) & (_latest(new) == h)
+        return heads[:, keep]
+
+    # -- shared ------------------------------------------------------------------------------
+
+    def _settle(self, k: int, found, base: Callable[[Universe], np.ndarray],
+                weights=None) -> bool:
+        """Give iteration k to every head not in I_{k-1} whose count (``base`` plus the
+        weights of its derivations, +1 each when ``weights`` is None) is positive. Returns
+        whether some tuple got iteration k."""
+        progressed = False
+        for head in self.heads:
+            universe = self.universes[head]
+            batches = found[head]
+            rows = (np.concatenate(batches, axis=1) if batches
+                    else np.zeros((universe.rows.shape[0], 0), dtype=np.int64))
+            w = (np.concatenate(weights[head]) if weights is not None and weights[head]
+                 else np.ones(rows.shape[1], dtype=np.int64))
+            rows, w = weighted_groups(rows, w)
+            positions = universe.find(rows)
+            totals = base(universe).astype(np.int64)
+            present = positions != ABSENT
+            totals[positions[present]] += w[present]
+            fresh = (universe.new_iteration == NEVER) & (totals > 0)
+            universe.new_iteration[fresh] = k
+            universe.new_count[fresh] = totals[fresh]
+            new_rows = ~present & (w > 0)
+            if new_rows.any():
+                universe.append(rows[:, new_rows], k, w[new_rows])
+            progressed |= bool(fresh.any() or new_rows.any())
+        return progressed

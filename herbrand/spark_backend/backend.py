@@ -1,0 +1,167 @@
+"""``SparkBackend``: the ``spark`` backend of ``herbrand.materialize`` and ``herbrand run``.
+
+Two ways in: ``materialize`` (the Backend contract) takes facts as a herbrand Database,
+decodes them into typed DataFrames, runs, and collects every declared relation back into a
+Database (for outputs small enough for the driver); ``materialize_files`` lets Spark read the
+``.input`` files and write the ``.output`` relations itself (``files``), so that data never
+passes through the driver. Both run ``fixpoint.SparkFixpoint`` over the strata of
+``analyse(program)``; the ``evaluator`` and ``fixpoint`` arguments of the contract name local
+components and are not used: the rules always run as DataFrame plans, semi-naively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from os import PathLike
+from typing import TextIO
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+
+from herbrand.evaluators.fixpoint import inline_facts
+from herbrand.framework.analysis import analyse
+from herbrand.framework.contracts import (
+    Backend,
+    BackendTags,
+    FixpointEvaluator,
+    ProgressObserver,
+    RuleEvaluator,
+    StratumStats,
+)
+from herbrand.framework.errors import ArityError
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import Program
+from herbrand.spark_backend.files import read_inputs, write_outputs
+from herbrand.spark_backend.fixpoint import SparkFixpoint
+from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
+from herbrand.spark_backend.session import run_settings, start_session
+
+
+class SparkBackend(Backend):
+    """Materializes on Spark. Hyperparameters:
+
+    - ``master``: the Spark master URL (``local[*]``, ``local-cluster[2,1,1024]``,
+      ``spark://host:7077``, ``yarn``, ``k8s://...``); ignored when ``session`` is given.
+    - ``conf``: Spark configuration (key -> value) for a session this backend starts.
+    - ``checkpoint_interval``: passes between checkpoints of a recursive relation.
+    - ``checkpoint_dir``: None for local checkpoints (fast; lost with an executor), or a
+      directory (any Hadoop path) for reliable ones that survive executor loss.
+    - ``broadcast_rows``: a join's right-hand relation with at most this many rows is broadcast.
+    - ``session``: an existing SparkSession to run on (else the active one, or a new one).
+
+    Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
+    """
+
+    tags = BackendTags(parallel=True, distributed=True, reads_files=True)
+
+    def __init__(self, master: str = "local[*]", conf: Mapping[str, str] | None = None,
+                 checkpoint_interval: int = 5, checkpoint_dir: str | None = None,
+                 broadcast_rows: int = 1_000_000, session: SparkSession | None = None):
+        self.master = master
+        self.conf = dict(conf or {})
+        self.checkpoint_interval = checkpoint_interval
+        self.checkpoint_dir = checkpoint_dir
+        self.broadcast_rows = broadcast_rows
+        self.session = session
+
+    def spark(self) -> SparkSession:
+        """The session runs use: ``session``, else one started on ``master`` with ``conf``
+        (kept for later runs). Raises BackendUnavailableError without Java."""
+        if self.session is None:
+            self.session = start_session(self.master, self.conf)
+        return self.session
+
+    def _fixpoint(self, session: SparkSession, frames: dict[str, DataFrame],
+                  counts: dict[str, int], strata: int,
+                  observer: ProgressObserver | None) -> SparkFixpoint:
+        return SparkFixpoint(session, frames, counts, strata=strata,
+                             checkpoint_interval=self.checkpoint_interval,
+                             checkpoint_dir=self.checkpoint_dir,
+                             broadcast_rows=self.broadcast_rows, observer=observer)
+
+    # -- the Backend contract: a Database in, a Database out -------------------------------------
+
+    def materialize(
+        self,
+        program: Program,
+        database: Database,
+        *,
+        evaluator: RuleEvaluator | None = None,
+        fixpoint: type[FixpointEvaluator] | None = None,
+        observer: ProgressObserver | None = None,
+    ) -> tuple[Database, list[StratumStats]]:
+        """The least model of ``program`` over ``database``, collected into a Database sharing
+        ``database.symbols``, and the per-stratum stats. Raises the analysis errors, ArityError
+        for given rows of another arity than declared, BackendUnavailableError without Java.
+        Cost: the run's Spark jobs, plus O(rows) on the driver to ship the facts and collect
+        every declared relation."""
+        strata = analyse(program)
+        types = {**database.types, **{d.name: d.types for d in program.declarations}}
+        relations = dict(database)
+        for name, facts in inline_facts(program, database).items():
+            relations[name] = relations[name].union(facts) if name in relations else facts
+        session = self.spark()
+        with run_settings(session):
+            frames, counts = {}, {}
+            for declaration in program.declarations:
+                name = declaration.name
+                relation = relations.get(name, Relation.empty(declaration.arity))
+                if relation.arity != declaration.arity:
+                    raise ArityError(f"relation {name}: given rows have arity {relation.arity}, "
+                                     f"declared arity {declaration.arity}")
+                frames[name] = relation_frame(session, relation, types[name], database.symbols)
+                counts[name] = len(relation)
+            run = self._fixpoint(session, frames, counts, len(strata), observer)
+            try:
+                for stratum in strata:
+                    run.run_stratum(stratum)
+                for declaration in program.declarations:
+                    relations[declaration.name] = frame_relation(
+                        frames[declaration.name], declaration.types, database.symbols)
+            finally:
+                run.release()
+        return Database(relations, database.symbols, types), list(run.stats)
+
+    # -- files in, files out ---------------------------------------------------------------------
+
+    def materialize_files(
+        self,
+        program: Program,
+        facts_dir: str | PathLike,
+        output_dir: str | PathLike,
+        *,
+        output_format: str = "csv",
+        observer: ProgressObserver | None = None,
+        stdout: TextIO | None = None,
+    ) -> list[StratumStats]:
+        """Run ``program`` with Spark reading its ``.input`` files from ``facts_dir`` and
+        writing its ``.output`` relations to ``output_dir`` (``-``: stdout) as ``csv`` or
+        ``parquet`` (see ``files``); returns the per-stratum stats. Raises the analysis errors,
+        FactsError for a missing or malformed file, BackendUnavailableError without Java.
+        Cost: the run's Spark jobs; only stdout output and inline facts pass the driver."""
+        strata = analyse(program)
+        session = self.spark()
+        with run_settings(session):
+            frames = read_inputs(session, program, str(facts_dir))
+            symbols = SymbolTable()
+            for name, facts in inline_facts(program, Database({}, symbols)).items():
+                inline = relation_frame(session, facts, program.declaration_of[name].types,
+                                        symbols)
+                frames[name] = frames[name].union(inline).distinct() if name in frames else inline
+            for declaration in program.declarations:
+                if declaration.name not in frames:
+                    frames[declaration.name] = empty_frame(session, declaration.types)
+            frames = {name: frame.persist(StorageLevel.MEMORY_AND_DISK)
+                      for name, frame in frames.items()}
+            counts = {name: frame.count() for name, frame in frames.items()}
+            run = self._fixpoint(session, frames, counts, len(strata), observer)
+            try:
+                for stratum in strata:
+                    run.run_stratum(stratum)
+                write_outputs(session, program, frames, str(output_dir), output_format, stdout)
+            finally:
+                run.release()
+                for frame in frames.values():
+                    frame.unpersist()
+        return list(run.stats)

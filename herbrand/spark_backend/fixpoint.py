@@ -1,0 +1,152 @@
+"""Semi-naive evaluation of a program's strata over Spark DataFrames, driven from the driver.
+
+Each stratum (``analyse``) runs as in ``herbrand.evaluators.fixpoint.SemiNaiveFixpoint``: one
+pass of its rules over the full relations, then, when it is recursive, passes of their
+``delta_variants`` reading ``delta_name(r)``, the rows new in the previous pass, until a pass
+adds nothing. A pass builds each rule's frame (``plans.PlanFrames``), unites the frames of one
+head, and keeps the rows not yet known:
+
+    new = union(rule frames).distinct() left_anti full      (checkpointed, then counted)
+    full = full union new
+
+Each ``new`` is checkpointed, so that it is a leaf of later plans: without that, every delta's
+plan holds the plans of all the earlier ones and planning time (and the driver's memory) blows
+up within a few dozen passes. The checkpoint is lazy, so the pass's count, its delta size
+reported as a Progress event, computes and stores it in one job (an eager checkpoint then a
+count took two: measured 10% slower per pass on a chain of 50 edges).
+``full`` is a union of such pieces; every ``checkpoint_interval`` passes, and at the end of a
+recursive stratum, it is hash-partitioned on all its columns into
+``spark.sql.shuffle.partitions`` parts and checkpointed, so that the number of its partitions
+(the tasks of the next anti-join) stays bounded. Checkpoints are local by default (blocks
+kept by the executors: fast, but an executor lost loses the run) or reliable, to
+``checkpoint_dir`` (files; a lost executor's tasks are redone from them).
+
+Cost per pass: the rules' joins (a shuffle each, unless the static side is broadcast), a
+distinct and an anti-join against the full relation (a shuffle of both), and one job.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import reduce
+
+from pyspark.sql import DataFrame, SparkSession
+
+from herbrand.evaluators.fixpoint import delta_name, delta_variants
+from herbrand.framework.analysis import Stratum
+from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
+from herbrand.framework.syntax import Rule
+from herbrand.spark_backend.plans import PlanFrames
+from herbrand.translators import ir
+from herbrand.translators.pipeline import translate_rule
+
+
+def new_rows(derived: DataFrame, known: DataFrame) -> DataFrame:
+    """The distinct rows of ``derived`` that are not in ``known`` (same columns)."""
+    distinct = derived.distinct()
+    if not distinct.columns:
+        return distinct.join(known.limit(1), how="left_anti")
+    return distinct.join(known, on=distinct.columns, how="left_anti")
+
+
+class SparkFixpoint:
+    """Runs strata over ``frames`` (relation name -> distinct rows) with ``counts`` (name ->
+    number of rows), updating both in place; collects a StratumStats per stratum in
+    ``stats`` and sends a Progress per pass to ``observer``.
+
+    Hyperparameters: see ``SparkBackend``. ``release()`` drops every frame this run stored
+    (call it once the results are written or collected).
+    """
+
+    def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
+                 counts: dict[str, int], *, strata: int, checkpoint_interval: int,
+                 checkpoint_dir: str | None, broadcast_rows: int,
+                 observer: ProgressObserver | None = None):
+        self.session = session
+        self.frames = frames
+        self.counts = counts
+        self.strata = strata
+        self.checkpoint_interval = checkpoint_interval
+        self.checkpoint_dir = checkpoint_dir
+        self.broadcast_rows = broadcast_rows
+        self.observer = observer
+        self.stats: list[StratumStats] = []
+        self.total = 0
+        self._stored: list[DataFrame] = []
+        if checkpoint_dir is not None:
+            session.sparkContext.setCheckpointDir(checkpoint_dir)
+
+    # -- one stratum -----------------------------------------------------------------------------
+
+    def run_stratum(self, stratum: Stratum) -> None:
+        """Bring ``stratum``'s relations to fixpoint in ``frames``."""
+        start, before, passes = time.perf_counter(), self.total, 1
+        self._apply(stratum, self._plans(stratum.rules), passes)
+        if stratum.recursive:
+            variants = self._plans(tuple(v for rule in stratum.rules
+                                         for v in delta_variants(rule, set(stratum.relations))))
+            while any(self.counts[delta_name(name)] for name in stratum.relations):
+                if passes % self.checkpoint_interval == 0:
+                    self._checkpoint(stratum.relations)
+                passes += 1
+                self._apply(stratum, variants, passes)
+            self._checkpoint(stratum.relations)
+        self.stats.append(StratumStats(
+            stratum=stratum.index, relations=stratum.relations, iterations=passes,
+            derived=self.total - before, seconds=time.perf_counter() - start))
+
+    def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
+        return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)
+
+    def _apply(self, stratum: Stratum, plans: tuple[tuple[Rule, ir.Plan], ...],
+               iteration: int) -> None:
+        """One pass: derive, keep the new rows as the deltas, grow the full relations."""
+        derived: dict[str, list[DataFrame]] = {}
+        for rule, plan in plans:
+            frames = PlanFrames(self.session, self.frames, self.counts, self.broadcast_rows, rule)
+            derived.setdefault(rule.head.relation, []).append(frames.frame(plan))
+        added = 0
+        for name in stratum.relations:
+            parts = derived.get(name)
+            if parts is None:
+                delta, size = self.frames[name].limit(0), 0
+            else:
+                delta = self._cut(new_rows(reduce(DataFrame.union, parts), self.frames[name]))
+                size = delta.count()
+            self.frames[delta_name(name)] = delta
+            self.counts[delta_name(name)] = size
+            if size:
+                self.frames[name] = self.frames[name].union(delta)
+                self.counts[name] += size
+                added += size
+        self.total += added
+        if self.observer is not None:
+            self.observer(Progress(stratum=stratum.index, strata=self.strata,
+                                   iteration=iteration, delta=added, total=self.total))
+
+    def _cut(self, frame: DataFrame) -> DataFrame:
+        """``frame`` as a checkpoint (local or reliable), a leaf of later plans, which would
+        otherwise hold the whole history of the run. Lazy: the next action (the pass's count)
+        computes and stores it in the same job."""
+        stored = (frame.localCheckpoint(eager=False) if self.checkpoint_dir is None
+                  else frame.checkpoint(eager=False))
+        self._stored.append(stored)
+        return stored
+
+    def _checkpoint(self, relations: tuple[str, ...]) -> None:
+        """Cut the lineage of ``relations``' full frames (one job each)."""
+        partitions = int(self.session.conf.get("spark.sql.shuffle.partitions"))
+        for name in relations:
+            frame = self.frames[name]
+            grouped = (frame.repartition(partitions, *frame.columns) if frame.columns
+                       else frame.coalesce(1))
+            self.frames[name] = self._cut(grouped)
+
+    # -- whole run -------------------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Drop the blocks of the frames this run stored (the checkpoints)."""
+        for frame in self._stored:
+            frame.unpersist()
+        self._stored.clear()
+

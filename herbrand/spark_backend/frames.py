@@ -1,0 +1,78 @@
+"""herbrand Relations <-> Spark DataFrames: columns c0..c{k-1}, typed by the declaration.
+
+A number column is a Spark long, a symbol column a Spark string: symbols are decoded with the
+Database's SymbolTable on the way in and interned into it on the way out, so no id of the
+table ever reaches Spark. Transfers go through Arrow (``createDataFrame`` of a pyarrow Table,
+``DataFrame.toArrow``). A nullary relation is a frame with no columns and 0 or 1 rows.
+Cost: O(rows) on the driver each way (vectorised, plus one dict lookup per symbol); meant for
+inputs given in memory and for outputs small enough to collect.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+from herbrand.framework.storage import Relation
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import SYMBOL
+from herbrand.spark_backend.expressions import column_name
+
+
+def frame_schema(types: tuple[str, ...]) -> StructType:
+    """The schema of a relation with column ``types`` (``number`` or ``symbol``)."""
+    return StructType([
+        StructField(column_name(i), StringType() if type_ == SYMBOL else LongType(), False)
+        for i, type_ in enumerate(types)
+    ])
+
+
+def empty_frame(session: SparkSession, types: tuple[str, ...]) -> DataFrame:
+    """A frame with no rows and the column types of ``types`` (built in the JVM: no Python
+    worker is started for it)."""
+    return session.range(0).select(*(
+        F.lit(None).cast(field.dataType).alias(field.name) for field in frame_schema(types)))
+
+
+def nullary_frame(session: SparkSession, true: bool) -> DataFrame:
+    """The frame of a nullary relation: one empty row when ``true``, else none."""
+    return session.range(1 if true else 0).select()
+
+
+def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, ...],
+                   symbols: SymbolTable) -> DataFrame:
+    """``relation`` (ids decoded with ``symbols``) as a frame typed by ``types``."""
+    if relation.arity == 0:
+        return nullary_frame(session, len(relation) > 0)
+    if not len(relation):
+        return empty_frame(session, types)
+    arrays = [
+        pa.array(symbols.decode_many(column).tolist(), type=pa.string()) if type_ == SYMBOL
+        else pa.array(column, type=pa.int64())
+        for column, type_ in zip(relation.columns, types, strict=True)
+    ]
+    table = pa.Table.from_arrays(arrays, schema=pa.schema([
+        pa.field(column_name(i), array.type, nullable=False) for i, array in enumerate(arrays)
+    ]))
+    return session.createDataFrame(table, schema=frame_schema(types))
+
+
+def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTable) -> Relation:
+    """The rows of ``frame`` collected as a Relation, symbols interned into ``symbols``.
+
+    The rows must be distinct (every relation frame of the backend is)."""
+    if not types:
+        return Relation(np.zeros((0, min(frame.limit(1).count(), 1)), dtype=np.int64),
+                        unique=True)
+    table = frame.toArrow()
+    if not table.num_rows:
+        return Relation.empty(len(types))
+    columns = [
+        symbols.intern_many(table.column(i).to_pylist()) if type_ == SYMBOL
+        else np.asarray(table.column(i).to_numpy(), dtype=np.int64)
+        for i, type_ in enumerate(types)
+    ]
+    return Relation(np.vstack(columns), unique=True)

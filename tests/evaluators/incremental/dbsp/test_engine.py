@@ -1,0 +1,126 @@
+"""The dbsp engine: fact updates against the oracle, rules added and removed at runtime,
+rejected rule changes, atomicity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from herbrand.evaluators.incremental.dbsp import operators
+from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
+from herbrand.framework.errors import EvaluationError, StratificationError, UnsafeRuleError
+from herbrand.framework.oracle import oracle_materialize
+from herbrand.framework.parser import parse
+from herbrand.framework.testing import IncrementalSession
+from tests.evaluators.incremental.dbsp.test_circuit import _traces
+
+PROGRAM = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+.decl n(x: number)
+.decl gap(x: number, y: number)
+.decl back(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), e(y, z).
+n(x) :- e(x, _).
+gap(x, y) :- n(x), n(y), !tc(x, y).
+"""
+CHAIN = [(i, i + 1) for i in range(14)]
+
+
+def _rules(text: str):
+    return parse(PROGRAM + text).rules[-1:]
+
+
+def _check_against_oracle(session: IncrementalSession, program_text: str) -> None:
+    """The engine's relations equal the oracle's model of ``program_text`` over the facts."""
+    model = oracle_materialize(parse(program_text), session.facts)
+    for name, rows in model.items():
+        assert set(session.engine.database.decoded_rows(name)) == rows, name
+
+
+@pytest.mark.parametrize("cycle", [False, True])
+def test_deletes_deep_in_recursion(cycle):
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN + ([(14, 0)] if cycle else [])})
+    session.update(delete={"e": [(7, 8)]})
+    session.update(insert={"e": [(7, 8), (3, 1)]}, delete={"e": [(0, 1)]})
+
+
+def test_insert_then_delete_restores_the_traces():
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN})
+    before = _traces(session.engine)
+    session.update(insert={"e": [(14, 0), (7, 2)]})
+    session.update(delete={"e": [(14, 0), (7, 2)]})
+    assert _traces(session.engine) == before
+
+
+def test_adding_then_removing_a_rule_restores_the_state():
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": [(1, 2), (2, 3), (3, 4)]})
+    before, database = _traces(session.engine), session.engine.database
+    rule = _rules("tc(y, x) :- tc(x, y).")
+    changes = session.engine.add_rules(rule)
+    assert session.engine.last_strategy == "rules"
+    _check_against_oracle(session, PROGRAM + "tc(y, x) :- tc(x, y).")
+    added, removed = changes["tc"]
+    assert added.shape[1] == 9 and not removed.shape[1]  # 15 pairs of {1..4} but (1, 1); 6 before
+    assert "gap" in changes  # the stratum above followed
+    session.engine.remove_rules(rule)
+    assert _traces(session.engine) == before
+    assert all(session.engine.database[n] == database[n] for n in database)
+    session.update(insert={"e": [(4, 1)]})  # facts still maintained afterwards
+
+
+def test_a_rule_change_keeps_the_traces_of_unaffected_strata():
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN})
+    traces = dict(session.engine._snapshot.traces)
+    session.engine.add_rules(_rules("back(y, x) :- e(x, y), !gap(x, y)."))
+    kept = session.engine._snapshot.traces
+    assert all(kept[name] is traces[name] for name in ("tc", "n", "gap"))
+    _check_against_oracle(session, PROGRAM + "back(y, x) :- e(x, y), !gap(x, y).")
+
+
+def test_an_unstratifiable_rule_is_rejected_and_changes_nothing():
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN[:5]})
+    before, database = _traces(session.engine), session.engine.database
+    with pytest.raises(StratificationError, match="gap -> tc -> gap"):
+        session.engine.add_rules(_rules("tc(x, y) :- gap(x, y)."))
+    with pytest.raises(UnsafeRuleError):
+        session.engine.add_rules(_rules("tc(x, y) :- n(x)."))
+    with pytest.raises(EvaluationError, match="not in the program"):
+        session.engine.remove_rules(_rules("tc(x, x) :- n(x)."))
+    assert _traces(session.engine) == before
+    assert all(session.engine.database[n] == database[n] for n in database)
+    session.update(insert={"e": [(9, 9)]})
+
+
+@pytest.mark.parametrize("action", ["update", "add_rules"])
+def test_a_fault_mid_propagation_leaves_the_state(monkeypatch, action):
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN[:10]})
+    before, database = _traces(session.engine), session.engine.database
+    change = operators.LiftedEvaluation.change
+    calls = {"n": 0}
+
+    def failing(self, lifted):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise RuntimeError("injected")
+        return change(self, lifted)
+
+    monkeypatch.setattr(operators.LiftedEvaluation, "change", failing)
+    with pytest.raises(RuntimeError, match="injected"):
+        if action == "update":
+            session.engine.update({"e": np.array([[10], [11]])}, {"e": np.array([[4], [5]])})
+        else:
+            session.engine.add_rules(_rules("tc(y, x) :- tc(x, y)."))
+    assert _traces(session.engine) == before
+    assert all(session.engine.database[n] == database[n] for n in database)
+    monkeypatch.setattr(operators.LiftedEvaluation, "change", change)
+    session.update(insert={"e": [(10, 11)]}, delete={"e": [(4, 5)]})
+
+
+def test_rules_are_data_in_the_tags_and_state_size():
+    engine = DbspEngine()
+    assert DbspEngine.tags.dynamic_rules
+    session = IncrementalSession(lambda: engine, PROGRAM, {"e": CHAIN[:5]})
+    tuples, size = session.engine.state_size()
+    assert tuples > 0 and size > 0

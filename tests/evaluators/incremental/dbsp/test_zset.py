@@ -1,0 +1,67 @@
+"""Z-sets: the group laws, consolidation, lookups and the incremental distinct."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.dbsp import zset
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
+
+weights = st.integers(-3, 3)
+zsets = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), weights), max_size=12).map(
+    lambda entries: ZSet.of(np.array([[a for a, _, _ in entries], [b for _, b, _ in entries]],
+                                     dtype=np.int64).reshape(2, -1),
+                            np.array([w for _, _, w in entries], dtype=np.int64)))
+
+
+def _as_dict(z: ZSet) -> dict:
+    return dict(zip(map(tuple, z.rows.T.tolist()), z.weights.tolist(), strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(zsets, zsets, zsets)
+def test_group_laws(a, b, c):
+    zero = ZSet.empty(2)
+    assert a + b == b + a
+    assert (a + b) + c == a + (b + c)
+    assert a + zero == a
+    assert not len(a + (-a))
+    assert a - b == a + (-b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(zsets)
+def test_consolidation_sums_equal_rows_and_drops_zeros(z):
+    entries = _as_dict(z)
+    assert 0 not in entries.values()
+    assert len(entries) == len(z)
+    doubled = ZSet.of(np.concatenate([z.rows, z.rows], axis=1),
+                      np.concatenate([z.weights, z.weights]))
+    assert _as_dict(doubled) == {row: 2 * w for row, w in entries.items()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(zsets, zsets)
+def test_weights_of_and_incremental_distinct_match_the_definitions(a, delta):
+    entries, changes = _as_dict(a), _as_dict(delta)
+    assert a.weights_of(delta.rows).tolist() == [entries.get(r, 0) for r in changes]
+    out = _as_dict(incremental_distinct(a.weights_of(delta.rows), delta))
+    before = {r for r, w in entries.items() if w > 0}
+    after = {r for r, w in _as_dict(a + delta).items() if w > 0}
+    assert out == {**{r: 1 for r in after - before}, **{r: -1 for r in before - after}}
+
+
+def test_distinct_positive_negative_and_change():
+    z = ZSet.of(np.array([[1, 2, 3]]), np.array([2, -1, 1]))
+    assert sorted(z.distinct().to_rows()) == [(1,), (3,)]
+    assert z.negative().tolist() == [[2]]
+    change = ZSet.change(np.array([[5]]), np.array([[6]]))
+    assert _as_dict(change) == {(5,): 1, (6,): -1}
+
+
+def test_doctests():
+    assert doctest.testmod(zset).failed == 0

@@ -1,0 +1,32 @@
+"""Shared helpers of the engine tests: a recording rule evaluator and small programs."""
+
+from __future__ import annotations
+
+from herbrand.framework.syntax import Literal
+
+TC = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+
+
+def record_rules(monkeypatch, engine) -> list:
+    """Every rule the engine's relational evaluator runs from now on, in order."""
+    evaluated = []
+    evaluator = engine._evaluator
+    original = evaluator.derive
+
+    def derive(rules, instance):
+        evaluated.extend(rules)
+        return original(rules, instance)
+
+    monkeypatch.setattr(evaluator, "derive", derive)
+    return evaluated
+
+
+def reads_a_delta(rule) -> bool:
+    """Whether the rule's first body literal reads an engine-internal ('@') relation."""
+    first = rule.body[0]
+    return isinstance(first, Literal) and first.atom.relation.startswith("@")

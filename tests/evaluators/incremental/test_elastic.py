@@ -1,0 +1,206 @@
+"""The elastic engine: Update agrees with Bootstrap (results, changes and the sparse state), deep
+deletes, the switch, aggregates recomputed per stratum, atomicity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from herbrand.evaluators.incremental import elastic_stratum
+from herbrand.evaluators.incremental.elastic import ElasticEngine
+from herbrand.evaluators.incremental.elastic_state import NEVER
+from herbrand.framework.errors import EvaluationError
+from herbrand.framework.parser import parse
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.testing import IncrementalSession, encode_facts
+from tests.strategies import programs_with_updates
+
+TC = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+
+
+def _engine(**options):
+    return lambda: ElasticEngine(switch=1e9, **options)
+
+
+def _state(engine: ElasticEngine) -> dict:
+    """Each derived relation's tuples -> (first iteration, proof count)."""
+    out = {}
+    for name, state in engine._snapshot.states.items():
+        live = state.iteration < NEVER
+        rows = map(tuple, state.rows[:, live].T.tolist())
+        out[name] = dict(zip(rows, zip(state.iteration[live].tolist(),
+                                       state.count[live].tolist(), strict=True), strict=True))
+        assert set(out[name]) == state.relation.to_set()
+    return out
+
+
+def _edges(rows) -> dict[str, np.ndarray]:
+    return {"e": np.array(sorted(rows), dtype=np.int64).reshape(-1, 2).T}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=programs_with_updates())
+def test_update_state_equals_bootstrap_of_the_updated_input(case):
+    """Theorem 3.5: after each Update, the results, the returned changes (checked by the
+    session against the oracle) and the (iteration, count) of every tuple are those of a
+    Bootstrap from the updated input."""
+    program, facts, updates = case
+    session = IncrementalSession(_engine(), program, facts)
+    for number, (insert, delete) in enumerate(updates, start=1):
+        session.update(insert, delete, label=f"update {number}")
+        fresh = ElasticEngine()
+        fresh.bootstrap(program, encode_facts(program, session.facts))
+        assert _state(session.engine) == _state(fresh), f"update {number}"
+
+
+@pytest.mark.parametrize("cycle", [False, True])
+def test_deleting_a_middle_edge_of_a_long_chain(cycle):
+    chain = [(i, i + 1) for i in range(24)] + ([(24, 0)] if cycle else [])
+    session = IncrementalSession(_engine(), TC, {"e": chain})
+    session.update(delete={"e": [(12, 13)]})
+    session.update(insert={"e": [(12, 13)]})
+    session.update(delete={"e": [(0, 1), (23, 24)]}, insert={"e": [(0, 2)]})
+
+
+def test_insert_then_delete_restores_the_state():
+    session = IncrementalSession(_engine(), TC, {"e": [(1, 2), (2, 3), (3, 1), (3, 4)]})
+    before = _state(session.engine)
+    session.update(insert={"e": [(4, 5), (5, 1), (0, 4)]})
+    session.update(delete={"e": [(4, 5), (5, 1), (0, 4)]})
+    assert _state(session.engine) == before
+
+
+def test_negation_and_arithmetic_follow_their_inputs():
+    program = TC + """
+    .decl n(x: number)
+    .decl far(x: number, y: number)
+    n(x) :- e(x, _).
+    n(y) :- e(_, y).
+    far(x, s) :- n(x), n(y), !tc(x, y), x != y, s = x + y, s < 9.
+    """
+    session = IncrementalSession(_engine(), program, {"e": [(1, 2), (2, 3), (4, 5)]})
+    session.update(insert={"e": [(3, 4)]})
+    session.update(delete={"e": [(2, 3)]}, insert={"e": [(5, 1)]})
+
+
+def test_an_aggregate_stratum_is_recomputed_and_its_changes_propagate(monkeypatch):
+    program = TC + """
+    .decl reach(x: number, c: number)
+    .decl big(x: number)
+    reach(x, c) :- e(x, _), c = count : { tc(x, _) }.
+    big(x) :- reach(x, c), c >= 3.
+    """
+    session = IncrementalSession(_engine(), program, {"e": [(1, 2), (2, 3)]})
+    bootstrapped = []
+    original = ElasticEngine._bootstrap_stratum
+
+    def spy(self, plan, instance):
+        bootstrapped.append(plan.stratum.relations)
+        return original(self, plan, instance)
+
+    monkeypatch.setattr(ElasticEngine, "_bootstrap_stratum", spy)
+    session.update(insert={"e": [(3, 4)]})
+    assert session.engine.last_strategy == "update"
+    assert bootstrapped == [("reach",)]  # only the aggregate's stratum was recomputed
+    session.update(delete={"e": [(1, 2)]})
+
+
+def _tc_engine(switch: float) -> ElasticEngine:
+    engine = ElasticEngine(switch=switch)
+    program = parse(TC)
+    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1) for i in range(30)])}))
+    assert engine.last_strategy == "bootstrap"
+    return engine
+
+
+def test_switch_zero_always_bootstraps_and_stays_correct():
+    engine = _tc_engine(0.0)
+    changes = engine.update(_edges([(30, 31)]), {})
+    assert engine.last_strategy == "switched-to-bootstrap"
+    added, removed = changes["tc"]
+    assert added.shape[1] == 31 and removed.shape[1] == 0
+    assert (30, 31) in engine.database["tc"] and (0, 31) in engine.database["tc"]
+
+
+def test_switched_updates_report_exact_changes():
+    program = TC + """
+    .decl n(x: number)
+    .decl gap(x: number, y: number)
+    n(x) :- e(x, _).
+    gap(x, y) :- n(x), n(y), !tc(x, y).
+    """
+    session = IncrementalSession(lambda: ElasticEngine(switch=0.0), program,
+                                 {"e": [(1, 2), (2, 3), (3, 1), (4, 5)]})
+    session.update(delete={"e": [(3, 1)]}, insert={"e": [(5, 1)]})
+    assert session.engine.last_strategy == "switched-to-bootstrap"
+    session.update(delete={"e": [(4, 5), (1, 2)]}, insert={"e": [(3, 1)]})
+
+
+def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
+    engine = _tc_engine(0.5)
+    engine._bootstrap_seconds = 10.0
+    ticks = iter(range(0, 10_000, 2))  # two seconds per reading: the budget (5 s) runs out
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks)))
+    engine.update({}, _edges([(10, 11)]))
+    assert engine.last_strategy == "switched-to-bootstrap"
+    assert (0, 11) not in engine.database["tc"] and (11, 30) in engine.database["tc"]
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: 0.0))
+    engine.update(_edges([(10, 11)]), {})
+    assert engine.last_strategy == "update"
+    assert (0, 30) in engine.database["tc"]
+
+
+def test_a_fault_mid_update_leaves_the_state_and_a_later_update_works(monkeypatch):
+    session = IncrementalSession(_engine(), TC, {"e": [(i, i + 1) for i in range(10)]})
+    before = _state(session.engine)
+    database = session.engine.database
+    calls = {"n": 0}
+    settle = elastic_stratum.StratumRun._settle
+
+    def failing(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("injected")
+        return settle(self, *args, **kwargs)
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", failing)
+    with pytest.raises(RuntimeError, match="injected"):
+        session.engine.update(_edges([(10, 11)]), _edges([(4, 5)]))
+    assert _state(session.engine) == before
+    assert session.engine.database["tc"] == database["tc"]
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", settle)
+    session.update(insert={"e": [(10, 11)]}, delete={"e": [(4, 5)]})
+
+
+def test_updating_a_derived_relation_is_an_error():
+    engine = _tc_engine(1.0)
+    with pytest.raises(EvaluationError, match="tc is not an input"):
+        engine.update({"tc": np.array([[1], [2]])}, {})
+
+
+def test_state_is_two_numbers_per_tuple_plus_the_row_index():
+    engine = _tc_engine(1.0)
+    tuples, size = engine.state_size()
+    assert tuples == len(engine.database["tc"]) == 465
+    assert 16 * tuples <= size <= 40 * tuples
+
+
+def test_tombstones_are_compacted_and_the_state_stays_exact():
+    engine = _tc_engine(1e9)  # a chain 0 -> 30: 465 paths
+    engine.update({}, _edges([(15, 16)]))  # 16 * 15 paths go: tombstones outnumber live rows
+    state = engine._snapshot.states["tc"]
+    assert len(state.iteration) == len(state.relation) == 465 - 240
+    engine.update(_edges([(15, 16)]), {})
+    engine.update({}, _edges([(29, 30)]))  # 30 paths go: kept as tombstones
+    state = engine._snapshot.states["tc"]
+    assert len(state.iteration) == 465 and len(state.relation) == 435
+    fresh = ElasticEngine()
+    fresh.bootstrap(parse(TC), Database({"e": Relation.from_rows([(i, i + 1) for i in range(29)])}))
+    assert _state(engine) == _state(fresh)
+    assert engine.database["tc"] == fresh.database["tc"]

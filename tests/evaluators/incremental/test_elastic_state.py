@@ -1,0 +1,50 @@
+"""RelationState and Universe: tombstones, compaction, lookups, appends and changes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.elastic_state import NEVER, RelationState, Universe
+from herbrand.evaluators.incremental.row_index import ABSENT
+from herbrand.framework.storage import Relation
+
+
+def _rows(*values) -> np.ndarray:
+    return np.array(values, dtype=np.int64).reshape(-1, 1).T
+
+
+def test_an_update_appends_keeps_tombstones_and_reports_changes():
+    state = RelationState.of(_rows(1, 2, 3), np.array([1, 1, 2]), np.array([1, 2, 1]))
+    universe = Universe.of_state(state)
+    assert universe.find(_rows(3, 9)).tolist() == [2, ABSENT]
+    universe.new_iteration[[0, 2]] = [1, 2]  # row 2 is not derived in this epoch
+    universe.new_count[[0, 2]] = [1, 1]
+    universe.append(_rows(7), 2, np.array([3]))
+    assert universe.find(_rows(7)).tolist() == [3]
+    assert universe.relation().columns[:, 3].tolist() == [7, 3]  # row, then its position
+    added, removed = universe.changes()
+    assert added.tolist() == [[7]] and removed.tolist() == [[2]]
+    new = universe.state()
+    assert sorted(new.relation.to_rows()) == [(1,), (3,), (7,)]
+    assert new.iteration.tolist() == [1, NEVER, 2, 2]  # the tombstone stays
+    assert new.live_positions(_rows(2, 7)).tolist() == [ABSENT, 3]
+    assert [a.tolist() for a in state.changes_to(new)] == [[[7]], [[2]]]
+
+
+def test_tombstones_outnumbering_live_rows_are_compacted():
+    n = 200
+    iteration = np.where(np.arange(n) < 150, NEVER, 1)
+    state = RelationState.of(np.arange(n, dtype=np.int64)[None, :], iteration, np.ones(n))
+    assert len(state.iteration) == len(state.relation) == 50
+    assert state.live_positions(_rows(10, 160)).tolist() == [ABSENT, 10]
+
+
+def test_an_unchanged_input_is_indexed_only_when_searched():
+    universe = Universe.of_current(Relation.from_rows([(4,), (5,)]))
+    assert universe.find(_rows(5, 6)).tolist() == [1, ABSENT]
+
+
+def test_an_input_universe_marks_removed_and_added_rows():
+    universe = Universe.of_input(Relation.from_rows([(1,), (2,)]), _rows(3), _rows(2))
+    assert universe.old_iteration.tolist() == [0, 0, NEVER]
+    assert universe.new_iteration.tolist() == [0, NEVER, 0]

@@ -1,0 +1,61 @@
+"""Weighted batches (Z-sets): consolidation and sums."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental import weighted
+
+
+def test_consolidate_sums_and_drops_zeros():
+    rows = np.array([[1, 2, 1, 2], [5, 6, 5, 6]])
+    merged, weights = weighted.consolidate(rows, np.array([1, 2, 3, -2]))
+    assert merged.T.tolist() == [[1, 5]] and weights.tolist() == [4]
+
+
+def test_combine_of_nothing_has_the_arity():
+    rows, weights = weighted.combine(3)
+    assert rows.shape == (3, 0) and weights.shape == (0,)
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(-2, 2)),
+                max_size=30))
+def test_consolidate_matches_a_counter(entries):
+    rows = np.array([(a, b) for a, b, _ in entries], dtype=np.int64).reshape(-1, 2).T
+    weights = np.array([w for _, _, w in entries], dtype=np.int64)
+    merged, sums = weighted.consolidate(rows, weights)
+    expected: dict = {}
+    for a, b, w in entries:
+        expected[(a, b)] = expected.get((a, b), 0) + w
+    assert dict(zip(map(tuple, merged.T.tolist()), sums.tolist(), strict=True)) == {
+        k: v for k, v in expected.items() if v}
+
+
+def test_negated_and_bag():
+    rows, weights = weighted.negated(weighted.bag(np.array([[1, 1]]), 2))
+    assert weights.tolist() == [-2, -2] and rows.tolist() == [[1, 1]]
+
+
+_entries = st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2), st.integers(-2, 2)),
+                    max_size=20)
+
+
+def _weighted_batch(entries):
+    rows = np.array([(a, b) for a, b, _ in entries], dtype=np.int64).reshape(-1, 2).T
+    return weighted.consolidate(rows, np.array([w for *_, w in entries], dtype=np.int64))
+
+
+@settings(deadline=None)  # the first call compiles the numba search
+@given(_entries, _entries)
+def test_add_sorted_equals_combine_and_keeps_the_order(base, delta):
+    base, delta = _weighted_batch(base), _weighted_batch(delta)
+    rows, weights = weighted.add_sorted(base, delta)
+    expected_rows, expected_weights = weighted.combine(2, base, delta)
+    assert rows.tolist() == expected_rows.tolist()
+    assert weights.tolist() == expected_weights.tolist()
+    assert weighted.weights_of((rows, weights), delta[0]).tolist() == [
+        dict(zip(map(tuple, rows.T.tolist()), weights.tolist(), strict=True)).get(row, 0)
+        for row in map(tuple, delta[0].T.tolist())]

@@ -1,0 +1,34 @@
+"""Starting Spark: without Java, one clear BackendUnavailableError (also from the CLI)."""
+
+from __future__ import annotations
+
+import pytest
+
+from herbrand import cli
+from herbrand.framework.errors import BackendUnavailableError
+from herbrand.spark_backend.session import java_executable, run_settings, start_session
+
+
+def test_without_java_start_session_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java"))
+    assert java_executable() is None
+    with pytest.raises(BackendUnavailableError, match="needs Java"):
+        start_session("local[1]", {})
+
+
+def test_without_java_the_cli_prints_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java"))
+    program = tmp_path / "p.dl"
+    program.write_text(".decl e(x: number)\n.output e\ne(1).\n")
+    status = cli.main(["run", str(program), "-F", str(tmp_path), "-D", str(tmp_path),
+                       "--backend", "spark", "--no-progress"])
+    error = capsys.readouterr().err
+    assert status == 1
+    assert error.count("\n") == 1 and "needs Java" in error, error
+
+
+def test_run_settings_are_restored(spark):
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    with run_settings(spark):
+        assert spark.conf.get("spark.sql.ansi.enabled") == "false"
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
