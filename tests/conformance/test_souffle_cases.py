@@ -79,12 +79,18 @@ def test_case_matches_souffle(case, configuration, tmp_path):
     database = herbrand.materialize(program, facts_dir=facts_dir, **configuration)
     stdout = text_io.StringIO()
     io.write_outputs(program, database, tmp_path, stdout=stdout)
+    assert_outputs_match(case, tmp_path, stdout.getvalue())
+
+
+def assert_outputs_match(case, output_dir, stdout: str) -> None:
+    """The files written to ``output_dir`` and the text printed hold the case's expected rows
+    (compared as sets of lines)."""
     for relation, expected in case.expected.items():
-        produced = tmp_path / expected.name
+        produced = output_dir / expected.name
         assert produced.is_file(), f"{relation}: no output written"
         assert _lines(produced.read_text()) == _lines(expected.read_text()), relation
     if case.expected_stdout is not None:
-        assert stdout.getvalue() == case.expected_stdout.read_text()
+        assert stdout == case.expected_stdout.read_text()
 
 
 def test_left_out_and_slow_name_real_cases():

@@ -22,7 +22,12 @@ from herbrand.framework.contracts import FixpointEvaluator
 from herbrand.framework.evaluator_checks import compare_with_oracle, evaluator_checks
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.workloads import dyre_edges, dyre_program
-from tests.conformance.test_souffle_cases import LEFT_OUT, NOT_RUN, _case_params, _lines
+from tests.conformance.test_souffle_cases import (
+    LEFT_OUT,
+    NOT_RUN,
+    _case_params,
+    assert_outputs_match,
+)
 from tests.strategies import programs_with_facts
 
 # Checks of the evaluator suite that test a RuleEvaluator's own ``evaluate``, which the Spark
@@ -65,12 +70,7 @@ def test_case_matches_souffle(case, spark_backend, tmp_path):
     facts_dir = case.facts_dir if case.facts_dir.is_dir() else case.directory
     stdout = text_io.StringIO()
     spark_backend.materialize_files(program, facts_dir, tmp_path, stdout=stdout)
-    for relation, expected in case.expected.items():
-        produced = tmp_path / expected.name
-        assert produced.is_file(), f"{relation}: no output written"
-        assert _lines(produced.read_text()) == _lines(expected.read_text()), relation
-    if case.expected_stdout is not None:
-        assert stdout.getvalue() == case.expected_stdout.read_text()
+    assert_outputs_match(case, tmp_path, stdout.getvalue())
 
 
 def _check_params():
