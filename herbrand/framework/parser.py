@@ -52,10 +52,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
+from herbrand.framework.dnf import Dnf, conjoin, negate
 from herbrand.framework.errors import HerbrandSyntaxError, SourceLocation
 from herbrand.framework.lexer import Source, Token, tokenize
 from herbrand.framework.syntax import (
@@ -82,8 +82,6 @@ from herbrand.framework.syntax import (
 
 __all__ = ["parse", "parse_file"]
 
-# A formula in disjunctive normal form: a list of conjunctions; [] is false, [()] is true.
-Dnf = list[tuple[BodyElement, ...]]
 _T = TypeVar("_T")
 
 _BINARY_LEVELS = (
@@ -91,7 +89,6 @@ _BINARY_LEVELS = (
     ("bshl", "bshr", "bshru"), ("+", "-"), ("*", "/", "%"),
 )
 _WORD_PREFIX_OPS = ("bnot", "lnot")
-_COMPLEMENT = {"=": "!=", "!=": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _INT64 = range(-(2**63), 2**63)
 
 _IO_KINDS = ("input", "output", "printsize")
@@ -405,7 +402,7 @@ class _Parser:
         """``literal {, literal}``."""
         dnf = self.literal()
         while self.accept(","):
-            dnf = _conjoin(dnf, self.literal())
+            dnf = conjoin(dnf, self.literal())
         return dnf
 
     def literal(self) -> Dnf:
@@ -413,7 +410,7 @@ class _Parser:
         token = self.peek()
         if token.kind == "!":
             self.advance()
-            return _negate(self.literal())
+            return negate(self.literal())
         if token.kind == "ident" and token.text in ("true", "false"):
             self.advance()
             return [()] if token.text == "true" else []
@@ -585,23 +582,3 @@ class _Parser:
 def _position(error: HerbrandSyntaxError) -> tuple[int, int]:
     """Where an error occurred, to compare which of two parse attempts got further."""
     return error.location.line, error.location.column
-
-
-def _conjoin(left: Dnf, right: Dnf) -> Dnf:
-    """The DNF of ``left, right``: every conjunction of left with every one of right."""
-    return [a + b for a in left for b in right]
-
-
-def _negate(dnf: Dnf) -> Dnf:
-    """The DNF of ``!dnf`` by De Morgan: a conjunction of the complements' disjunctions."""
-    result: Dnf = [()]
-    for conjunction in dnf:
-        result = _conjoin(result, [(_complement(element),) for element in conjunction])
-    return result
-
-
-def _complement(element: BodyElement) -> BodyElement:
-    """``!a`` for ``a``, ``a`` for ``!a``, and the opposite comparison for a comparison."""
-    if isinstance(element, Literal):
-        return replace(element, negated=not element.negated)
-    return replace(element, op=_COMPLEMENT[element.op])

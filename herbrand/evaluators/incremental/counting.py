@@ -57,16 +57,17 @@ from herbrand.evaluators.incremental.counting_trace import (
     trimmed,
     without_runs,
 )
+from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
-from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
+from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 from herbrand.indexes.runs import SortedRun
 
 
-class CountingEngine(IncrementalEvaluator):
+class CountingEngine(StoredEngine):
     """Per-iteration derivation counts. ``index``: the relational evaluator's index backing."""
 
     def __init__(self, index: str = "sorted_vector"):
@@ -74,9 +75,8 @@ class CountingEngine(IncrementalEvaluator):
         self._evaluator = RelationalEvaluator(index=index)
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
-        self._database: Database | None = None
+        super().__init__()
         self._traces: dict[str, Trace] = {}
-        self._strategy = "none"
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -98,14 +98,6 @@ class CountingEngine(IncrementalEvaluator):
         changes = as_batch_changes(added, removed)
         self._commit(self._program, new, traces, "counting")
         return changes
-
-    @property
-    def database(self) -> Database:
-        return self._database
-
-    @property
-    def last_strategy(self) -> str:
-        return self._strategy
 
     def state_size(self) -> tuple[int, int]:
         """The count entries and the per-iteration runs of every derived relation."""

@@ -39,6 +39,7 @@ from herbrand.evaluators.incremental.changes import (
     visible,
     without,
 )
+from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import (
     IncrementalProgram,
     change_variants,
@@ -47,14 +48,14 @@ from herbrand.evaluators.incremental.programs import (
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
-from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
+from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program, Rule
 
 PLUS, MINUS, OVER = "@plus:", "@minus:", "@over:"
 
 
-class DRedEngine(IncrementalEvaluator):
+class DRedEngine(StoredEngine):
     """Delete-rederive. ``index``: the relational evaluator's index backing."""
 
     def __init__(self, index: str = "sorted_vector"):
@@ -62,8 +63,7 @@ class DRedEngine(IncrementalEvaluator):
         self._evaluator = RelationalEvaluator(index=index)
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
-        self._database: Database | None = None
-        self._strategy = "none"
+        super().__init__()
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -84,14 +84,6 @@ class DRedEngine(IncrementalEvaluator):
         changes = as_batch_changes(added, removed)
         self._commit(self._program, new, "dred")
         return changes
-
-    @property
-    def database(self) -> Database:
-        return self._database
-
-    @property
-    def last_strategy(self) -> str:
-        return self._strategy
 
     def state_size(self) -> tuple[int, int]:
         """The base facts of derived relations. O(relations)."""

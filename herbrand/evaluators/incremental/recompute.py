@@ -13,13 +13,14 @@ from collections.abc import Mapping
 
 from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
 from herbrand.evaluators.incremental.changes import apply_update, database_changes
+from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
+from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program
 
 
-class RecomputeEngine(IncrementalEvaluator):
+class RecomputeEngine(StoredEngine):
     """Re-materialize after every update. ``index``: the relational evaluator's index backing."""
 
     def __init__(self, index: str = "sorted_vector"):
@@ -27,8 +28,7 @@ class RecomputeEngine(IncrementalEvaluator):
         self._fixpoint = SemiNaiveFixpoint(RelationalEvaluator(index=index))
         self._program: Program | None = None
         self._inputs: Database | None = None
-        self._database: Database | None = None
-        self._strategy = "none"
+        super().__init__()
 
     def bootstrap(self, program: Program, database: Database) -> None:
         """Materialize ``program`` over ``database``. Cost: one materialization."""
@@ -47,14 +47,6 @@ class RecomputeEngine(IncrementalEvaluator):
         changes = database_changes(self._database, materialized, list(materialized))
         self._inputs, self._database, self._strategy = inputs, materialized, "recompute"
         return changes
-
-    @property
-    def database(self) -> Database:
-        return self._database
-
-    @property
-    def last_strategy(self) -> str:
-        return self._strategy
 
     def state_size(self) -> tuple[int, int]:
         """No state beyond the materialization: (0, 0)."""
