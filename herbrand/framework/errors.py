@@ -25,6 +25,24 @@ class HerbrandError(Exception):
     """Base class of every error herbrand reports about its input or its use."""
 
 
+def quoted(text: str) -> str:
+    """``text`` in single quotes for an error message, every character visible: undecodable
+    bytes kept by ``surrogateescape`` as ``\\xNN``, other unprintable characters (NUL, tab,
+    ...) as Python escapes, quotes and backslashes escaped. O(len(text))."""
+    shown = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            shown.append(f"\\x{code - 0xDC00:02x}")
+        elif char in "'\\":
+            shown.append("\\" + char)
+        elif char.isprintable():
+            shown.append(char)
+        else:
+            shown.append(repr(char)[1:-1])
+    return "'" + "".join(shown) + "'"
+
+
 class HerbrandSyntaxError(HerbrandError):
     """Datalog text that does not parse.
 
@@ -71,6 +89,16 @@ class StratificationError(HerbrandAnalysisError):
 
 class FactsError(HerbrandError):
     """A facts file is missing or has a malformed line (the message names file and line)."""
+
+
+class ProgramFileError(HerbrandError):
+    """A program file that does not exist or cannot be read (the message names the path)."""
+
+
+class UsageError(HerbrandError):
+    """A malformed call or command line: an argument of the wrong kind (``facts=[...]`` where
+    a mapping is expected, ``parse(None)``), or options that do not go together; the message
+    names the argument or the flags."""
 
 
 class UnknownComponentError(HerbrandError):
