@@ -11,7 +11,9 @@ types (numbers as Soufflé reads them, symbols verbatim). Example::
     +edge	3	4
 
 Every malformed line (no sign, an undeclared or derived relation, a wrong number of values, a
-value that is not a number) is a FactsError naming ``file:line``. Cost: O(file size).
+value that is not a number) is a FactsError naming ``file:line``. The file is read as facts
+files are: lines end at ``\n`` (a ``\r`` before it is dropped), values are split on tabs only,
+and bytes that are not UTF-8 are kept in symbols. Cost: O(file size).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from os import PathLike
 from pathlib import Path
 
 from herbrand.framework.analysis import analyse
-from herbrand.framework.errors import FactsError
+from herbrand.framework.errors import FactsError, quoted
 from herbrand.framework.io import parse_number
+from herbrand.framework.parser import read_source
 from herbrand.framework.syntax import SYMBOL, Program
 
 COMMIT = "commit"
@@ -46,17 +49,15 @@ class Epoch:
 def read_updates(path: str | PathLike, program: Program) -> list[Epoch]:
     """The epochs of the updates file at ``path`` for ``program``'s input relations."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise FactsError(f"{path}: cannot read updates file: {error.strerror}") from None
+    text = read_source(path, "updates", FactsError)
     derived = {name for stratum in analyse(program) for name in stratum.relations}
     types = {d.name: d.types for d in program.declarations}
     epochs: list[Epoch] = []
     insert: dict[str, list[tuple]] = {}
     delete: dict[str, list[tuple]] = {}
     number = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.removesuffix("\n").split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         if line.strip() == COMMIT:
@@ -67,10 +68,10 @@ def read_updates(path: str | PathLike, program: Program) -> list[Epoch]:
         sign, fields = line[:1], line[1:].split("\t")
         if sign not in ("+", "-"):
             raise FactsError(f"{where}: expected '+relation', '-relation' or 'commit', "
-                             f"got {line[:40]!r}")
+                             f"got {quoted(line[:40])}")
         name = fields[0]
         if name not in types:
-            raise FactsError(f"{where}: relation {name!r} is not declared")
+            raise FactsError(f"{where}: relation {quoted(name)} is not declared")
         if name in derived:
             raise FactsError(f"{where}: relation {name} is derived by rules; only input "
                              f"relations can be updated")
@@ -93,6 +94,6 @@ def _row(where: str, name: str, values: list[str], types: tuple[str, ...]) -> tu
         try:
             row.append(parse_number(value))
         except ValueError:
-            raise FactsError(f"{where}: relation {name} column {column}: {value!r} is not a "
+            raise FactsError(f"{where}: relation {name} column {column}: {quoted(value)} is not a "
                              f"number") from None
     return tuple(row)

@@ -47,3 +47,17 @@ def test_malformed_lines_name_file_and_line(tmp_path, line, message):
 def test_a_missing_file_is_a_facts_error(tmp_path):
     with pytest.raises(FactsError, match="cannot read updates file"):
         read_updates(tmp_path / "none.txt", PROGRAM)
+
+
+def test_symbols_keep_bytes_that_are_not_utf8_and_lines_end_only_at_newline(tmp_path):
+    path = tmp_path / "u.txt"
+    path.write_bytes(b"+edge\t1\ta\xffb\r\n+edge\t2\tform\x0cfeed\xc2\x85\n")
+    (epoch,) = read_updates(path, PROGRAM)
+    (first, second) = epoch.insert["edge"]
+    assert first[1].encode("utf-8", "surrogateescape") == b"a\xffb"
+    assert second[1] == "form\x0cfeed\x85"
+
+
+def test_a_directory_is_one_line_naming_it(tmp_path):
+    with pytest.raises(FactsError, match="cannot read updates file: is a directory$"):
+        read_updates(tmp_path, PROGRAM)

@@ -11,7 +11,8 @@
 
 The checks, in the order they run (the first failure is raised):
 
-1. directives name declared relations (UndeclaredRelationError);
+1. each relation is declared once, with distinct column names (RedefinitionError), and
+   directives name declared relations (UndeclaredRelationError);
 2. for each rule and fact in source order (``check_rule``): every atom's relation is declared
    (UndeclaredRelationError) with the atom's arity (ArityError); types agree (HerbrandTypeError,
    see ``type_checking``); the rule is safe (UnsafeRuleError);
@@ -33,6 +34,7 @@ from typing import TypeVar
 
 from herbrand.framework.errors import (
     ArityError,
+    RedefinitionError,
     SourceLocation,
     StratificationError,
     UndeclaredRelationError,
@@ -45,6 +47,7 @@ from herbrand.framework.syntax import (
     BodyElement,
     Comparison,
     Const,
+    Declaration,
     Literal,
     Program,
     Rule,
@@ -107,9 +110,11 @@ def analyse(program: Program) -> tuple[Stratum, ...]:
     Independent strata come in the order of a depth-first search from the rule heads in order
     of first appearance, so the result is deterministic.
 
-    Raises UndeclaredRelationError, ArityError, HerbrandTypeError, UnsafeRuleError or
-    StratificationError (see the module docstring). Cost: linear in the size of the program.
+    Raises RedefinitionError, UndeclaredRelationError, ArityError, HerbrandTypeError,
+    UnsafeRuleError or StratificationError (see the module docstring). Cost: linear in the size
+    of the program.
     """
+    _check_declarations(program)
     for directive in program.directives:
         if directive.relation not in program.declaration_of:
             raise UndeclaredRelationError(
@@ -119,6 +124,24 @@ def analyse(program: Program) -> tuple[Stratum, ...]:
     for rule in program.rules:
         check_rule(rule, program)
     return _strata(program)
+
+
+def _check_declarations(program: Program) -> None:
+    """Each relation declared once (Soufflé reports a redefinition even with the same
+    signature), each declaration's column names distinct."""
+    first: dict[str, Declaration] = {}
+    for declaration in program.declarations:
+        earlier = first.setdefault(declaration.name, declaration)
+        if earlier is not declaration:
+            raise RedefinitionError(
+                f"{location_text(declaration.location)}: relation {declaration.name} is "
+                f"declared twice (first at {location_text(earlier.location)})")
+        names = [column.name for column in declaration.columns]
+        repeated = next((name for name in names if names.count(name) > 1), None)
+        if repeated is not None:
+            raise RedefinitionError(
+                f"{location_text(declaration.location)}: relation {declaration.name} names "
+                f"column {repeated} twice")
 
 
 def check_rule(rule: Rule, program: Program) -> None:

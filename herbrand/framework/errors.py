@@ -25,6 +25,14 @@ class HerbrandError(Exception):
     """Base class of every error herbrand reports about its input or its use."""
 
 
+def os_reason(error: OSError) -> str:
+    """The reason of a failed file operation as messages give it: ``no such file``, ``is a
+    directory``, ``permission denied``, ... (lower case, no errno, no path)."""
+    if isinstance(error, FileNotFoundError):
+        return "no such file"
+    return (error.strerror or str(error) or type(error).__name__).lower()
+
+
 def quoted(text: str) -> str:
     """``text`` in single quotes for an error message, every character visible: undecodable
     bytes kept by ``surrogateescape`` as ``\\xNN``, other unprintable characters (NUL, tab,
@@ -69,6 +77,11 @@ class HerbrandAnalysisError(HerbrandError):
 
 class UndeclaredRelationError(HerbrandAnalysisError):
     """A rule, fact or directive uses a relation that has no ``.decl``."""
+
+
+class RedefinitionError(HerbrandAnalysisError):
+    """A relation declared twice, or a declaration naming two columns alike; the message names
+    both places."""
 
 
 class ArityError(HerbrandAnalysisError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from herbrand.framework.errors import HerbrandSyntaxError, SourceLocation
+from herbrand.framework.errors import HerbrandSyntaxError, SourceLocation, quoted
 
 # Names that lex as a directive token when written right after a '.'; any other '.name' is a
 # '.' followed by an identifier (so that ``a(1).b(2).`` is two facts).
@@ -92,7 +92,7 @@ def tokenize(source: Source) -> list[Token]:
         if match is None:
             if text[pos] == "#" and not text[line_start:pos].strip():
                 raise source.error("unsupported: preprocessor directive", line, column)
-            raise source.error(f"unexpected character '{text[pos]}'", line, column)
+            raise source.error(f"unexpected character {quoted(text[pos])}", line, column)
         kind, lexeme = match.lastgroup, match.group()
         end = match.end()
         if kind == "newline":

@@ -56,7 +56,13 @@ from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from herbrand.framework.dnf import Dnf, conjoin, negate
-from herbrand.framework.errors import HerbrandSyntaxError, SourceLocation
+from herbrand.framework.errors import (
+    HerbrandError,
+    HerbrandSyntaxError,
+    ProgramFileError,
+    SourceLocation,
+    os_reason,
+)
 from herbrand.framework.lexer import Source, Token, tokenize
 from herbrand.framework.syntax import (
     AGGREGATE_FUNCTIONS,
@@ -80,7 +86,7 @@ from herbrand.framework.syntax import (
     Wildcard,
 )
 
-__all__ = ["parse", "parse_file"]
+__all__ = ["parse", "parse_file", "read_source"]
 
 _T = TypeVar("_T")
 
@@ -128,9 +134,27 @@ def parse(text: str, file: str | None = None) -> Program:
 
 
 def parse_file(path: str | os.PathLike[str]) -> Program:
-    """Parse the UTF-8 file at ``path`` (a byte-order mark is skipped); its name appears in
-    error locations."""
-    return parse(Path(path).read_text(encoding="utf-8-sig"), file=str(path))
+    """Parse the file at ``path``; its name appears in error locations.
+
+    The file is read as Soufflé reads it, byte for byte: UTF-8 (a byte-order mark is skipped),
+    and bytes that are not UTF-8 are kept (``surrogateescape``) inside strings, where they
+    become symbols with those bytes, and in comments; anywhere else they are an unexpected
+    character at their file:line:col. Raises ProgramFileError naming the path when it is
+    missing, a directory or unreadable."""
+    return parse(read_source(path, "program"), file=str(path))
+
+
+def read_source(path: str | os.PathLike[str], what: str,
+                error: type[HerbrandError] = ProgramFileError) -> str:
+    """The text of the file at ``path`` (UTF-8, BOM skipped, other bytes kept by
+    ``surrogateescape``); ``error`` (ProgramFileError by default) with the one-line message
+    ``"{path}: cannot read {what} file: <reason>"`` when it is missing, a directory or
+    unreadable. O(bytes)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as failure:
+        raise error(f"{path}: cannot read {what} file: {os_reason(failure)}") from None
+    return data.decode("utf-8-sig", "surrogateescape")
 
 
 class _Parser:

@@ -21,6 +21,7 @@ from herbrand.framework.errors import (
     ArityError,
     HerbrandAnalysisError,
     HerbrandTypeError,
+    RedefinitionError,
     SourceLocation,
     StratificationError,
     UndeclaredRelationError,
@@ -846,3 +847,17 @@ def test_tier_a_conformance_programs_analyse(path: Path):
     program = parse(path.read_text(), file=str(path))
     strata = analyse(program)
     assert sum(len(s.rules) for s in strata) == len(program.proper_rules)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (".decl e(x: number)\n.decl e(y: symbol)\n",
+     "<input>:2:7: relation e is declared twice (first at <input>:1:7)"),
+    (".decl e(x: number)\n.decl e(x: number)\n",
+     "<input>:2:7: relation e is declared twice (first at <input>:1:7)"),
+    (".decl a, a(x: number)\n", "<input>:1:10: relation a is declared twice (first at <input>:1:7)"),
+    (".decl e(x: number, x: symbol)\n", "<input>:1:7: relation e names column x twice"),
+])
+def test_a_redefinition_names_both_places(text, message):
+    with pytest.raises(RedefinitionError) as raised:
+        analyse(parse(text))
+    assert str(raised.value) == message

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework.errors import HerbrandSyntaxError, SourceLocation
+from herbrand.framework.errors import HerbrandSyntaxError, ProgramFileError, SourceLocation
 from herbrand.framework.parser import parse, parse_file
 from herbrand.framework.syntax import (
     Aggregate,
@@ -478,6 +480,36 @@ def test_parse_file_names_the_file(tmp_path):
     path.write_text("a(1)", encoding="utf-8")
     with pytest.raises(HerbrandSyntaxError, match=r"prog\.dl:1:5: expected '\.' or ':-'"):
         parse_file(path)
+
+
+def test_bytes_that_are_not_utf8_are_kept_in_strings_and_comments(tmp_path):
+    path = tmp_path / "prog.dl"
+    path.write_bytes(b'.decl e(x: symbol)\n// caf\xe9\ne("a\xffb").\n/* \xfe */\n')
+    (fact,) = parse_file(path).rules
+    assert fact.head.terms[0].value.encode("utf-8", "surrogateescape") == b"a\xffb"
+
+
+@pytest.mark.parametrize(("data", "where", "shown"), [
+    (b".decl e(x: number)\ne\xe9(1).\n", "prog.dl:2:2", r"'\xe9'"),
+    (b".decl e(x: number)\n\x00e(1).\n", "prog.dl:2:1", r"'\x00'"),
+    (b".decl e\xc3\xa9(x: number)\n", "prog.dl:1:8", "'\u00e9'"),
+])
+def test_a_stray_byte_outside_strings_is_shown_escaped_at_its_place(tmp_path, data, where, shown):
+    path = tmp_path / "prog.dl"
+    path.write_bytes(data)
+    with pytest.raises(HerbrandSyntaxError) as raised:
+        parse_file(path)
+    assert str(raised.value).splitlines()[0].endswith(f"{where}: unexpected character {shown}")
+
+
+@pytest.mark.parametrize(("make", "reason"), [
+    (lambda d: d / "missing.dl", "no such file"),
+    (lambda d: d, "is a directory"),
+])
+def test_an_unreadable_program_file_is_one_line_naming_it(tmp_path, make, reason):
+    with pytest.raises(ProgramFileError, match=f"^{re.escape(str(make(tmp_path)))}: cannot read "
+                                               f"program file: {reason}$"):
+        parse_file(make(tmp_path))
 
 
 # ---------------------------------------------------------------------------------------------
