@@ -17,6 +17,7 @@ from pathlib import Path
 from herbrand.bench_charts import group_bar_chart
 from herbrand.bench_cost_report import cost_chart, cost_sections
 from herbrand.bench_incremental_report import epoch_timelines, incremental_sections
+from herbrand.framework.errors import ReportError, os_reason
 
 
 def _format_extra(extra: dict) -> str:
@@ -69,12 +70,38 @@ def render_report(results: dict, chart: str | None = None,
     return "\n".join(lines)
 
 
-def write_report(results_path: Path, output: str) -> None:
-    """Render ``results_path`` to ``output`` (a path, or ``-`` for stdout)."""
-    results = json.loads(Path(results_path).read_text())
+def read_results(results_path: Path) -> dict:
+    """The pytest-benchmark JSON document at ``results_path``; ReportError naming the file
+    when it cannot be read, is not JSON, or holds no benchmarks."""
+    try:
+        results = json.loads(Path(results_path).read_bytes())
+    except OSError as error:
+        raise ReportError(f"{results_path}: cannot read benchmark results: "
+                          f"{os_reason(error)}") from None
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError
+        raise ReportError(f"{results_path}: not a pytest-benchmark JSON file: {error}") from None
+    benchmarks = results.get("benchmarks") if isinstance(results, dict) else None
+    if not isinstance(benchmarks, list) or not benchmarks:
+        raise ReportError(f"{results_path}: no benchmarks in this file (expected the JSON "
+                          f"written by pytest --benchmark-json)")
+    for number, bench in enumerate(benchmarks, start=1):
+        if not isinstance(bench, dict) or not isinstance(bench.get("name"), str) or not all(
+                isinstance(bench.get("stats", {}).get(key), (int, float))
+                for key in ("median", "min", "rounds")):
+            raise ReportError(f"{results_path}: benchmark {number} has no name and stats "
+                              f"(median, min, rounds)")
+    return results
+
+
+def write_report(results_path: Path, output: str) -> list[Path]:
+    """Render ``results_path`` to ``output`` (a path, or ``-`` for stdout); returns the chart
+    images written beside a file ``output`` (``<stem>.png``, ``<stem>-cost.png``, one
+    timeline per incremental workload). Raises ReportError for a file that is not
+    pytest-benchmark JSON with at least one benchmark."""
+    results = read_results(results_path)
     if output == "-":
         sys.stdout.write(render_report(results))
-        return
+        return []
     chart = Path(output).with_suffix(".png")
     group_bar_chart(benchmark_groups(results), chart, "herbrand benchmarks")
     timelines = epoch_timelines(results, Path(output).parent, Path(output).stem)
@@ -82,3 +109,5 @@ def write_report(results_path: Path, output: str) -> None:
         Path(output).stem + "-cost.png"))
     Path(output).write_text(render_report(results, chart=chart.name, timelines=timelines,
                                           cost=cost.name if cost else None))
+    return [chart, *(Path(output).parent / name for name in timelines.values()),
+            *([cost] if cost else [])]

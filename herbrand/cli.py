@@ -1,14 +1,20 @@
-"""The ``herbrand`` command: ``run`` a program as Soufflé would, ``bench report`` results.
+"""The herbrand command: run a program as Soufflé would, translate it, report benchmarks.
 
-Errors print one line (``herbrand: error: <place>: <message>``) and exit with status 1; no
-traceback reaches the user for bad input.
+Bad input prints one line (``herbrand: error: <place>: <message>``) and exits with status 1; a
+malformed command line (an unknown option, a missing argument) prints argparse's usage line
+and its error and exits with status 2. No traceback reaches the user for either. A closed
+stdout (``herbrand run ... -D - | head``) ends the run quietly with status 141, as a Unix tool
+killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import os
+import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,18 +22,39 @@ from herbrand import builtins
 from herbrand.api import incremental, materialize_with_stats, parse
 from herbrand.framework import io
 from herbrand.framework.contracts import Backend, StratumStats
-from herbrand.framework.errors import EvaluationError, HerbrandError, UpdateError
-from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INCREMENTAL_ENGINES
+from herbrand.framework.errors import HerbrandError, OutputError, UsageError
+from herbrand.framework.registry import (
+    BACKENDS,
+    EVALUATORS,
+    FIXPOINTS,
+    INCREMENTAL_ENGINES,
+    INDEXES,
+)
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program
-from herbrand.progress import ProgressDisplay
+from herbrand.materialization import Materialization
+from herbrand.progress import ProgressDisplay, plural
 from herbrand.updates import read_updates
 
 SUMMARY_ROWS = 5
 OUTPUT_FORMATS = ("csv", "parquet")
+SIGPIPE_STATUS = 141
 # options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
 BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
                    "--checkpoint-dir": "checkpoint_dir", "--workers": "workers"}
+# what each flag of `herbrand run` goes with, as data: flag -> its attribute in the namespace
+RUN_FLAGS = {"--evaluator": "evaluator", "--fixpoint": "fixpoint", "--index": "index",
+             "--backend": "backend", "--master": "master", "--spark-conf": "spark_conf",
+             "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
+             "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
+             "--no-progress": "no_progress", "--engine": "engine", "--updates": "updates"}
+ENGINE_FLAGS = ("--engine", "--updates", "--index", "--stats", "--summary", "--no-progress")
+EVALUATOR_FLAGS = ("--evaluator", "--fixpoint", "--index")
+_URI = re.compile(r"^[a-zA-Z][\w+.-]*:")
+
+
+def _names(registry) -> str:
+    return ", ".join(registry.names())
 
 
 def _run_parser(commands) -> None:
@@ -36,15 +63,21 @@ def _run_parser(commands) -> None:
     run.add_argument("-F", "--facts", default=".", help="directory of .input files (default .)")
     run.add_argument("-D", "--output", default=".",
                      help="directory for .output files, or - for stdout (default .)")
-    run.add_argument("--evaluator", default=builtins.DEFAULT_EVALUATOR,
-                     help=f"rule evaluator: {', '.join(EVALUATORS.names())}")
-    run.add_argument("--fixpoint", default=builtins.DEFAULT_FIXPOINT,
-                     help=f"fixpoint strategy: {', '.join(FIXPOINTS.names())}")
-    run.add_argument("--index", default=None, help="index backing, for evaluators that take one")
-    run.add_argument("--backend", default=builtins.DEFAULT_BACKEND,
-                     help=f"execution backend: {', '.join(BACKENDS.names())}")
+    run.add_argument("--evaluator", default=None,
+                     help=f"rule evaluator: {_names(EVALUATORS)} "
+                          f"(default {builtins.DEFAULT_EVALUATOR})")
+    run.add_argument("--fixpoint", default=None,
+                     help=f"fixpoint strategy: {_names(FIXPOINTS)} "
+                          f"(default {builtins.DEFAULT_FIXPOINT})")
+    run.add_argument("--index", default=None,
+                     help=f"index backing of an evaluator or engine that takes one: "
+                          f"{_names(INDEXES)}")
+    run.add_argument("--backend", default=None,
+                     help=f"execution backend: {_names(BACKENDS)} "
+                          f"(default {builtins.DEFAULT_BACKEND})")
     run.add_argument("--stats", action="store_true",
-                     help="print per-stratum iterations, tuples derived and time to stderr")
+                     help="print per-stratum iterations, tuples derived and time to stderr "
+                          "(with --engine: the engine's state and the materialization's size)")
     run.add_argument("--summary", action="store_true",
                      help="print each output relation's size and first rows, and the time")
     run.add_argument("--no-progress", action="store_true", help="no progress display")
@@ -52,15 +85,15 @@ def _run_parser(commands) -> None:
                      help="threads of the parallel backend (default: the machine's cores)")
     run.add_argument("--master", default=None,
                      help="master URL of a distributed backend (spark: default local[*])")
-    run.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+    run.add_argument("--spark-conf", action="append", default=None, metavar="KEY=VALUE",
                      help="a Spark configuration setting (repeatable)")
     run.add_argument("--checkpoint-dir", default=None,
                      help="spark: reliable checkpoints in this directory (default: local ones)")
-    run.add_argument("--output-format", choices=OUTPUT_FORMATS, default="csv",
-                     help="format of the .output relations (parquet: distributed backends)")
+    run.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
+                     help="format of the .output relations (default csv; parquet: a backend "
+                          "that writes files itself, spark)")
     run.add_argument("--engine", default=None,
-                     help=f"materialize with an incremental engine: "
-                          f"{', '.join(INCREMENTAL_ENGINES.names())}")
+                     help=f"materialize with an incremental engine: {_names(INCREMENTAL_ENGINES)}")
     run.add_argument("--updates", default=None,
                      help="apply the epochs of this updates file (+rel/-rel lines, 'commit' "
                           "between epochs) with --engine; prints one line per epoch to stderr")
@@ -78,9 +111,11 @@ def _translate_parser(commands) -> None:
 def _bench_parser(commands) -> None:
     bench = commands.add_parser("bench", help="benchmark tools")
     bench_commands = bench.add_subparsers(dest="bench_command", required=True)
-    report = bench_commands.add_parser("report", help="markdown table of pytest-benchmark JSON")
+    report = bench_commands.add_parser(
+        "report", help="markdown table (and PNG charts beside it) of pytest-benchmark JSON")
     report.add_argument("results", help="the JSON written by pytest --benchmark-json")
-    report.add_argument("-o", "--output", default="-", help="markdown file (default stdout)")
+    report.add_argument("-o", "--output", default="-",
+                        help="markdown file (default stdout); its charts are written beside it")
     report.set_defaults(handler=_bench_report)
 
 
@@ -93,28 +128,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# -- run ---------------------------------------------------------------------------------------
+
+
+def _given(args) -> list[str]:
+    """The flags of ``herbrand run`` given on the command line, in RUN_FLAGS order."""
+    return [flag for flag, attribute in RUN_FLAGS.items()
+            if getattr(args, attribute) not in (None, False)]
+
+
+def _refuse(flags: list[str], why: str) -> None:
+    """UsageError naming the first of ``flags`` and why it does not apply."""
+    if flags:
+        raise UsageError(f"{flags[0]} does not go with {why}")
+
+
 def _run(args) -> int:
+    given = _given(args)
     program = parse(Path(args.program))
     if args.engine is not None or args.updates is not None:
+        _refuse([f for f in given if f not in ENGINE_FLAGS],
+                f"--engine (an incremental engine runs in this process on its own evaluator; "
+                f"with --engine use {', '.join(ENGINE_FLAGS[1:])})")
+        _check_outputs(program, args.output)
         return _run_incremental(args, program)
     backend = _backend(args)
+    if not backend.tags.uses_evaluator:
+        _refuse([f for f in given if f in EVALUATOR_FLAGS],
+                f"--backend {args.backend} (it runs its own plans, not a local evaluator)")
     if backend.tags.reads_files:
+        _check_outputs(program, args.output)
         return _run_distributed(args, program, backend)
-    if args.output_format != "csv":
-        raise EvaluationError(f"--output-format {args.output_format} needs a backend that "
-                              "writes files itself (spark)")
+    if args.output_format not in (None, "csv"):
+        raise UsageError(f"--output-format {args.output_format} needs a backend that writes "
+                         f"files itself (spark)")
+    _check_outputs(program, args.output)
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
         database, stats = materialize_with_stats(
-            program, facts_dir=args.facts, evaluator=args.evaluator, fixpoint=args.fixpoint,
+            program, facts_dir=args.facts,
+            evaluator=args.evaluator or builtins.DEFAULT_EVALUATOR,
+            fixpoint=args.fixpoint or builtins.DEFAULT_FIXPOINT,
             index=args.index, backend=backend, observer=progress,
         )
+        seconds = time.perf_counter() - start
+        _write_outputs(program, database, args.output, progress)
     finally:
         if progress is not None:
             progress.close()
-    seconds = time.perf_counter() - start
-    io.write_outputs(program, database, args.output)
     if args.stats:
         _print_stats(stats, seconds)
     if args.summary:
@@ -122,20 +184,68 @@ def _run(args) -> int:
     return 0
 
 
+def _write_outputs(program: Program, database: Database, output: str,
+                   progress: ProgressDisplay | None) -> None:
+    """Write the outputs, reporting each relation on ``progress`` and ending it with the
+    final line."""
+    started = time.perf_counter()
+    io.write_outputs(program, database, output, observer=progress and progress.stage)
+    if progress is not None:
+        derived = sum(len(database[name]) for name in database)
+        progress.finish(f"done: {plural(derived, 'tuple')} in {plural(len(database), 'relation')}"
+                        f", outputs written in {time.perf_counter() - started:.1f}s")
+
+
+def _check_outputs(program: Program, output: str) -> None:
+    """Fail now, before any input is read, when an output file of ``program`` could not be
+    written: create each output directory under ``output`` (a local path; URIs and ``-`` are
+    left to the backend) and write and remove a probe file in it. Raises OutputError naming
+    the directory. Cost: one small file per output directory."""
+    if output == "-" or _URI.match(output):
+        return
+    directories = {Path(output)}
+    for directive in program.directives:
+        if directive.kind == "output":
+            kind, filename, _ = io.io_parameters(directive, ".csv")
+            if kind == "file" and not _URI.match(filename):
+                directories.add((Path(output) / filename).parent)
+    for directory in sorted(directories):
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise OutputError(f"{directory}: cannot write outputs there: it is a file, "
+                              f"not a directory") from None
+        except OSError as error:
+            raise OutputError(f"{directory}: cannot create the output directory: "
+                              f"{_strerror(error)}") from None
+        try:
+            with tempfile.TemporaryFile(dir=directory):
+                pass
+        except OSError as error:
+            raise OutputError(f"{directory}: cannot write outputs there: "
+                              f"{_strerror(error)}") from None
+
+
+def _strerror(error: OSError) -> str:
+    """The system's reason for a failed write, in lower case (no errno, no path)."""
+    return (error.strerror or str(error)).lower()
+
+
 def _backend(args) -> Backend:
-    """The ``--backend`` built with the BACKEND_OPTIONS given; EvaluationError naming a flag
-    the backend does not take."""
+    """The ``--backend`` built with the BACKEND_OPTIONS given; UsageError naming a flag the
+    backend does not take."""
+    name = args.backend or builtins.DEFAULT_BACKEND
     given = {"--master": args.master, "--checkpoint-dir": args.checkpoint_dir,
-             "--spark-conf": dict(map(_setting, args.spark_conf)) or None,
+             "--spark-conf": dict(map(_setting, args.spark_conf or [])) or None,
              "--workers": args.workers}
-    cls = BACKENDS.get(args.backend)
+    cls = BACKENDS.get(name)
     accepted = inspect.signature(cls).parameters
     options = {}
     for flag, value in given.items():
         if value is None:
             continue
         if BACKEND_OPTIONS[flag] not in accepted:
-            raise EvaluationError(f"backend {args.backend!r} does not take {flag}")
+            raise UsageError(f"backend {name!r} does not take {flag}")
         options[BACKEND_OPTIONS[flag]] = value
     return cls(**options)
 
@@ -143,7 +253,7 @@ def _backend(args) -> Backend:
 def _setting(text: str) -> tuple[str, str]:
     key, equals, value = text.partition("=")
     if not equals or not key:
-        raise EvaluationError(f"--spark-conf {text!r}: expected KEY=VALUE")
+        raise UsageError(f"--spark-conf {text!r}: expected KEY=VALUE")
     return key, value
 
 
@@ -151,13 +261,17 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
     """``run`` on a backend that reads the ``.input`` files and writes the ``.output``
     relations itself (``materialize_files``), so no relation passes through this process."""
     if args.summary:
-        raise EvaluationError("--summary needs a local backend (a distributed backend writes "
-                              "its outputs where it runs)")
+        raise UsageError("--summary needs a local backend (a distributed backend writes "
+                         "its outputs where it runs)")
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
         stats = backend.materialize_files(program, args.facts, args.output,
-                                          output_format=args.output_format, observer=progress)
+                                          output_format=args.output_format or "csv",
+                                          observer=progress)
+        if progress is not None:
+            progress.finish(f"done: {plural(sum(s.derived for s in stats), 'tuple')} derived, "
+                            f"outputs written")
     finally:
         if progress is not None:
             progress.close()
@@ -168,10 +282,11 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
 
 def _run_incremental(args, program: Program) -> int:
     """``run --engine NAME [--updates FILE]``: bootstrap, apply each epoch (one stderr line
-    each: epoch, facts given, tuples added and removed, seconds, strategy), write the outputs."""
+    each: epoch, facts given, tuples added and removed, seconds, strategy), write the outputs;
+    with ``--stats``, the engine's state and the materialization's size at the end."""
     if args.engine is None:
-        raise UpdateError("--updates needs --engine NAME (an incremental engine: "
-                          f"{', '.join(INCREMENTAL_ENGINES.names())})")
+        raise UsageError("--updates needs --engine NAME (an incremental engine: "
+                         f"{_names(INCREMENTAL_ENGINES)})")
     options = {} if args.index is None else {"index": args.index}
     epochs = read_updates(args.updates, program) if args.updates is not None else []
     start = time.perf_counter()
@@ -186,9 +301,18 @@ def _run_incremental(args, program: Program) -> int:
               f"\t{stats.strategy}", file=sys.stderr)
     seconds = time.perf_counter() - start
     io.write_outputs(program, materialization.database, args.output)
+    if args.stats:
+        _print_engine_stats(args.engine, materialization)
     if args.summary:
         _print_summary(program, materialization.database, seconds)
     return 0
+
+
+def _print_engine_stats(engine: str, materialization: Materialization) -> None:
+    stats = materialization.stats()
+    print("engine\tstate_tuples\tstate_mb\ttuples\tmb", file=sys.stderr)
+    print(f"{engine}\t{stats.state_tuples}\t{stats.state_bytes / 2**20:.1f}\t{stats.tuples}"
+          f"\t{stats.bytes / 2**20:.1f}", file=sys.stderr)
 
 
 def _print_stats(stats: list[StratumStats], seconds: float) -> None:
@@ -204,12 +328,15 @@ def _print_summary(program: Program, database: Database, seconds: float) -> None
     names = program.outputs or tuple(database)
     for name in names:
         rows = sorted(database.decoded_rows(name), key=io.row_sort_key)
-        print(f"{name}: {len(rows):,} tuples")
+        print(f"{name}: {plural(len(rows), 'tuple')}")
         for row in rows[:SUMMARY_ROWS]:
             print("    " + "\t".join(map(str, row)))
         if len(rows) > SUMMARY_ROWS:
             print("    ...")
     print(f"materialized in {seconds:.3f}s")
+
+
+# -- translate, bench ----------------------------------------------------------------------------
 
 
 def _translate(args) -> int:
@@ -222,7 +349,8 @@ def _translate(args) -> int:
 def _bench_report(args) -> int:
     from herbrand.bench_report import write_report
 
-    write_report(Path(args.results), args.output)
+    for chart in write_report(Path(args.results), args.output):
+        print(f"chart: {chart}", file=sys.stderr)
     return 0
 
 
@@ -233,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except HerbrandError as error:
         print(f"herbrand: error: {str(error).splitlines()[0]}", file=sys.stderr)
+    except BrokenPipeError:
+        # the reader of stdout has gone: nothing more can be said there; keep the
+        # interpreter's final flush from failing again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_STATUS
     except OSError as error:
         print(f"herbrand: error: {error}", file=sys.stderr)
     except KeyboardInterrupt:

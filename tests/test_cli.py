@@ -149,3 +149,98 @@ def test_a_flag_the_backend_does_not_take_is_a_one_line_error(tc_case, capsys):
                    "--workers", "2"])
     assert status != 0
     assert "backend 'local' does not take --workers" in capsys.readouterr().err
+
+
+def _run_tc(case: Path, *flags: str) -> list[str]:
+    return ["run", str(case / "tc.dl"), "-F", str(case / "facts"), *flags]
+
+
+@pytest.mark.parametrize("flags", [
+    ["--backend", "local"], ["--backend", "spark"], ["--evaluator", "relational"],
+    ["--fixpoint", "naive"], ["--workers", "2"], ["--master", "local[2]"],
+    ["--spark-conf", "a=b"], ["--checkpoint-dir", "/tmp"], ["--output-format", "csv"],
+])
+def test_a_flag_an_incremental_engine_would_ignore_is_refused(tc_case, capsys, flags):
+    status = main(_run_tc(tc_case, "-D", "-", "--engine", "counting", *flags))
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1
+    assert f"herbrand: error: {flags[0]} does not go with --engine" in err
+
+
+def test_the_flags_an_engine_takes_are_honoured(tc_case, capsys):
+    out = tc_case / "out"
+    assert main(_run_tc(tc_case, "-D", str(out), "--engine", "dred", "--index", "hash",
+                        "--stats", "--summary", "--no-progress")) == 0
+    streams = capsys.readouterr()
+    assert streams.err.splitlines()[0] == "engine\tstate_tuples\tstate_mb\ttuples\tmb"
+    assert streams.err.splitlines()[1].startswith("dred\t")
+    assert "path: 3 tuples" in streams.out
+
+
+@pytest.mark.parametrize("flags", [["--index", "hash"], ["--evaluator", "substitution"],
+                                   ["--fixpoint", "naive"]])
+def test_a_backend_that_runs_its_own_plans_refuses_evaluator_flags(tc_case, capsys, flags):
+    status = main(_run_tc(tc_case, "-D", "-", "--backend", "spark", *flags))
+    assert status == 1
+    assert f"{flags[0]} does not go with --backend spark" in capsys.readouterr().err
+
+
+def test_output_format_parquet_needs_a_backend_that_writes_files(tc_case, capsys):
+    assert main(_run_tc(tc_case, "-D", "-", "--output-format", "parquet")) == 1
+    assert "--output-format parquet needs a backend" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("make", "reason"), [
+    (lambda d: d / "a-file", "it is a file, not a directory"),
+    (lambda d: d / "a-file" / "below", "cannot create the output directory: not a directory"),
+    (lambda d: Path("/proc/herbrand-test"), "cannot create the output directory"),
+])
+def test_a_bad_output_directory_fails_before_any_input_is_read(tc_case, capsys, make, reason):
+    (tc_case / "a-file").write_text("")
+    (tc_case / "facts" / "edge.facts").unlink()  # reading it would fail: it must not be read
+    status = main(_run_tc(tc_case, "-D", str(make(tc_case))))
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1
+    assert f"{make(tc_case)}: " in err and reason in err
+
+
+def test_an_output_file_name_below_the_directory_is_checked_too(tc_case, capsys):
+    (tc_case / "tc.dl").write_text(TC.replace(".output path", '.output path(filename="f/p.csv")'))
+    (tc_case / "out").mkdir()
+    (tc_case / "out" / "f").write_text("")
+    assert main(_run_tc(tc_case, "-D", str(tc_case / "out"))) == 1
+    assert "out/f: cannot write outputs there: it is a file" in capsys.readouterr().err
+
+
+def test_a_closed_stdout_ends_the_run_quietly(tc_case):
+    edges = "".join(f"{i}\t{i + 1}\n" for i in range(300))
+    (tc_case / "facts" / "edge.facts").write_text(edges)
+    command = [sys.executable, "-m", "herbrand.cli", *_run_tc(tc_case, "-D", "-")]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        process.stdout.readline()
+        process.stdout.close()
+        status = process.wait(timeout=120)
+        err = process.stderr.read().decode()
+    assert status == 141 and err == ""
+
+
+def test_help_is_plain_text_and_lists_the_choices(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "``" not in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "sorted_vector" in capsys.readouterr().out
+
+
+def test_a_usage_error_exits_2_with_the_usage_line(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["run"])
+    assert raised.value.code == 2
+    assert "usage: herbrand run" in capsys.readouterr().err
+
+
+def test_counts_of_one_are_singular(tc_case, capsys):
+    (tc_case / "facts" / "edge.facts").write_text("1\t2\n")
+    assert main(_run_tc(tc_case, "-D", str(tc_case / "out"), "--summary")) == 0
+    assert "path: 1 tuple\n" in capsys.readouterr().out

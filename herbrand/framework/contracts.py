@@ -291,6 +291,9 @@ class BackendTags:
     parallel: bool = False  # uses more than one core
     distributed: bool = False  # runs outside this process
     reads_files: bool = False  # materialize_files: reads .input and writes .output itself
+    # runs the RuleEvaluator and FixpointEvaluator it is given (False: its own plans, so an
+    # evaluator, fixpoint or index chosen by the user would be ignored and is refused)
+    uses_evaluator: bool = True
 
 
 class Backend(Component, ABC):

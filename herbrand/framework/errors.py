@@ -104,6 +104,14 @@ class FactsError(HerbrandError):
     """A facts file is missing or has a malformed line (the message names file and line)."""
 
 
+class OutputError(HerbrandError):
+    """An output directory or file that cannot be written (the message names the path)."""
+
+
+class ReportError(HerbrandError):
+    """A benchmark results file that cannot be read or holds no benchmarks."""
+
+
 class ProgramFileError(HerbrandError):
     """A program file that does not exist or cannot be read (the message names the path)."""
 

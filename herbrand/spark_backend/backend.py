@@ -53,7 +53,8 @@ class SparkBackend(Backend):
     Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
     """
 
-    tags = BackendTags(parallel=True, distributed=True, reads_files=True)
+    tags = BackendTags(parallel=True, distributed=True, reads_files=True,
+                       uses_evaluator=False)
 
     def __init__(self, master: str = "local[*]", conf: Mapping[str, str] | None = None,
                  checkpoint_interval: int = 5, checkpoint_dir: str | None = None,
