@@ -250,10 +250,38 @@ def _check_safety(rule: Rule) -> None:
     for term in head.terms:
         if rule.is_fact and (var := next(term_variables(term), None)) is not None:
             raise _unsafe(rule, location, "facts must be ground: variable ", var)
+        for var in term_variables(term):
+            if var not in bound and (cause := _unbound_cause(var, rule.body, bound)):
+                raise _unsafe(rule, cause[1].location or location, "variable ", cause[0],
+                              " in the comparison ", cause[1], " is not bound by a positive atom")
         _require(term_variables(term), bound, rule, location, "the head")
         for aggregate in term_aggregates(term):
             _check_aggregate(aggregate, rule.body, set(), bound, rule, location)
     _check_body(rule.body, set(), bound, rule)
+
+
+def _unbound_cause(var: Var, body: tuple[BodyElement, ...],
+                   bound: set[Var]) -> tuple[Var, Comparison] | None:
+    """Why the unbound ``var`` has no value when an equality ``var = expr`` meant to give it
+    one: the first unbound variable of ``expr``, followed through further equalities to one
+    that nothing binds, with the equality it sits in (so ``f(y) :- e(x), y = z + 1.`` names
+    ``z``, not ``y``). None when no equality mentions ``var`` or the equalities form a
+    cycle. Linear in the body per step."""
+    cause, seen = None, {var}
+    while True:
+        found = next(((other, element) for element in body
+                      if isinstance(element, Comparison) and element.op == "="
+                      for target, source in ((element.left, element.right),
+                                             (element.right, element.left))
+                      if target == var
+                      for other in term_variables(source) if other not in bound), None)
+        if found is None:
+            return cause
+        if found[0] in seen:
+            return None  # equalities in a cycle: no variable is the cause, the head's is
+        cause = found
+        var = found[0]
+        seen.add(var)
 
 
 def _check_body(

@@ -861,3 +861,11 @@ def test_a_redefinition_names_both_places(text, message):
     with pytest.raises(RedefinitionError) as raised:
         analyse(parse(text))
     assert str(raised.value) == message
+
+
+def test_an_unbound_head_variable_names_the_variable_its_equality_lacks():
+    error_of(UnsafeRuleError, """
+        .decl e(x: number)
+        .decl f(x: number)
+        f(y) :- e(x), y = w + 1, w = z * 2.
+    """, "t.dl:3:26", "variable z in the comparison w = (z * 2)")
