@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from herbrand.framework.errors import ArityError, HerbrandTypeError, MissingDependencyError
+from herbrand.framework.errors import ArityError, MissingDependencyError
 from herbrand.framework.symbols import SymbolTable
-from herbrand.framework.syntax import NUMBER, SYMBOL
+from herbrand.framework.syntax import NUMBER, SYMBOL, Program
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -275,63 +275,17 @@ def _require(module: str, extra: str):
         ) from error
 
 
-def encode_rows(
-    relation: str, rows, types: tuple[str, ...], symbols: SymbolTable
-) -> Relation:
-    """Rows given by a user as a Relation of the declared column ``types``.
-
-    ``rows`` may be a Relation (already encoded), an (n, arity) numpy array of numbers (symbol
-    columns hold ids already interned in ``symbols``), a pandas DataFrame (columns by position), or
-    an iterable of tuples of int (number columns) and str (symbol columns). A value of the wrong
-    type raises HerbrandTypeError naming the relation, row and column. O(n) for tuples.
-    """
-    arity = len(types)
-    if isinstance(rows, Relation):
-        if rows.arity != arity:
-            raise ArityError(f"relation {relation}: rows have arity {rows.arity}, expected {arity}")
-        return rows
-    if isinstance(rows, np.ndarray) and rows.dtype != object:
-        try:
-            return Relation.from_rows(rows, arity)
-        except ArityError as error:
-            raise ArityError(f"relation {relation}: {error}") from None
-    if hasattr(rows, "itertuples"):  # a pandas DataFrame
-        if rows.shape[1] != arity:
-            raise ArityError(
-                f"relation {relation}: DataFrame has {rows.shape[1]} columns, expected {arity}"
-            )
-        rows = rows.itertuples(index=False, name=None)
-    encoded = []
-    for number, row in enumerate(rows, start=1):
-        row = tuple(row)
-        if len(row) != arity:
-            raise ArityError(
-                f"relation {relation}: row {number} {row!r} has arity {len(row)}, expected {arity}"
-            )
-        encoded.append(tuple(_encode_value(relation, number, i, v, t, symbols)
-                             for i, (v, t) in enumerate(zip(row, types, strict=True))))
-    return Relation.from_rows(encoded, arity)
-
-
-def _encode_value(relation: str, row: int, column: int, value, type_: str, symbols) -> int:
-    if type_ == SYMBOL:
-        if isinstance(value, str):
-            return symbols.intern(value)
-        raise HerbrandTypeError(
-            f"relation {relation}: row {row} column {column + 1} expects a symbol, got {value!r}"
-        )
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    raise HerbrandTypeError(
-        f"relation {relation}: row {row} column {column + 1} expects a number, got {value!r}"
-    )
-
-
 class Database(Mapping[str, Relation]):
-    """Relation name -> Relation, with the SymbolTable and column types needed to decode them.
+    """Relation name -> Relation, with the SymbolTable, column types and column names needed to
+    decode them.
+
+    ``types``: relation -> the declared type of each column (all numbers where absent).
+    ``attributes``: relation -> the declared name of each column (``c0``, ``c1``, ... where
+    absent), as ``attribute_names(program)`` gives them.
 
     A Database is a value: ``with_relations`` returns a new one sharing the unchanged relations
-    (O(number of relations)). The SymbolTable is shared and only ever grows.
+    and keeping the types and names (O(number of relations)). The SymbolTable is shared and
+    only ever grows.
     """
 
     def __init__(
@@ -339,10 +293,12 @@ class Database(Mapping[str, Relation]):
         relations: Mapping[str, Relation],
         symbols: SymbolTable | None = None,
         types: Mapping[str, tuple[str, ...]] | None = None,
+        attributes: Mapping[str, tuple[str, ...]] | None = None,
     ):
         self._relations = dict(relations)
         self.symbols = symbols if symbols is not None else SymbolTable()
         self.types = dict(types or {})
+        self.attributes = dict(attributes or {})
 
     def __getitem__(self, name: str) -> Relation:
         return self._relations[name]
@@ -360,7 +316,15 @@ class Database(Mapping[str, Relation]):
     def with_relations(self, relations: Mapping[str, Relation]) -> Database:
         merged = dict(self._relations)
         merged.update(relations)
-        return Database(merged, self.symbols, self.types)
+        return Database(merged, self.symbols, self.types, self.attributes)
+
+    def with_attributes(self, attributes: Mapping[str, tuple[str, ...]]) -> Database:
+        """This Database with the column names ``attributes`` (relation -> names) added to its
+        own; ``self`` when it already has them. O(number of relations)."""
+        if all(self.attributes.get(name) == names for name, names in attributes.items()):
+            return self
+        return Database(self._relations, self.symbols, self.types,
+                        {**self.attributes, **attributes})
 
     def sizes(self) -> dict[str, int]:
         return {name: len(relation) for name, relation in self._relations.items()}
@@ -368,6 +332,11 @@ class Database(Mapping[str, Relation]):
     def column_types(self, name: str) -> tuple[str, ...]:
         """The declared types of ``name``'s columns (all numbers if undeclared)."""
         return self.types.get(name, (NUMBER,) * self._relations[name].arity)
+
+    def column_names(self, name: str) -> tuple[str, ...]:
+        """The declared names of ``name``'s columns (``c0``, ``c1``, ... if unknown)."""
+        return self.attributes.get(name) or tuple(
+            f"c{i}" for i in range(self._relations[name].arity))
 
     def decoded_columns(self, name: str) -> list[np.ndarray]:
         """The columns of ``name`` with symbol ids replaced by strings (object arrays)."""
@@ -385,7 +354,25 @@ class Database(Mapping[str, Relation]):
         return list(zip(*(c.tolist() for c in self.decoded_columns(name)), strict=True))
 
     def to_pandas(self, name: str):
-        """The decoded rows of ``name`` as a DataFrame (needs the ``frames`` extra)."""
+        """The decoded rows of ``name`` as a DataFrame whose columns are named as declared
+        (``column_names``); needs the ``frames`` extra. O(n)."""
         pandas = _require("pandas", "frames")
-        data = self.decoded_columns(name)
-        return pandas.DataFrame({f"c{i}": column for i, column in enumerate(data)})
+        columns = zip(self.column_names(name), self.decoded_columns(name), strict=True)
+        return pandas.DataFrame(dict(columns))
+
+
+def attribute_names(program: Program) -> dict[str, tuple[str, ...]]:
+    """Relation -> the names of its columns, for each declaration of ``program`` (the
+    ``attributes`` of a Database built from it). O(declared columns)."""
+    return {d.name: tuple(column.name for column in d.columns) for d in program.declarations}
+
+
+def __getattr__(name: str):
+    """``encode_rows`` moved to ``herbrand.framework.encoding``; this keeps
+    ``from herbrand.framework.storage import encode_rows`` working until its importers change
+    (encoding imports this module, so the import is lazy)."""
+    if name == "encode_rows":
+        from herbrand.framework.encoding import encode_rows
+
+        return encode_rows
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,8 +3,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from herbrand.framework.errors import ArityError, HerbrandTypeError
-from herbrand.framework.storage import Database, Relation, encode_rows, row_keys
+from herbrand.framework.encoding import encode_rows
+from herbrand.framework.errors import ArityError
+from herbrand.framework.storage import Database, Relation, attribute_names, row_keys
+from herbrand.framework.parser import parse
 from herbrand.framework.symbols import SymbolTable
 
 rows_of = lambda arity: st.lists(  # noqa: E731
@@ -82,24 +84,6 @@ def test_sorted_is_lexicographic(xs):
     assert Relation.from_rows(xs, 3).sorted().to_rows() == sorted(set(xs))
 
 
-def test_encode_rows_interns_symbols_and_checks_types():
-    symbols = SymbolTable()
-    relation = encode_rows("person", [("ada", 36), ("bob", 7)], ("symbol", "number"), symbols)
-    assert relation.to_rows() == [(0, 36), (1, 7)]
-    with pytest.raises(HerbrandTypeError, match="relation person: row 1 column 2 expects a number"):
-        encode_rows("person", [("ada", "x")], ("symbol", "number"), symbols)
-    with pytest.raises(ArityError, match="relation person: row 1"):
-        encode_rows("person", [("ada",)], ("symbol", "number"), symbols)
-
-
-def test_encode_rows_accepts_arrays_and_dataframes():
-    pandas = pytest.importorskip("pandas")
-    symbols = SymbolTable()
-    array = encode_rows("e", np.array([[1, 2], [2, 3]]), ("number", "number"), symbols)
-    frame = encode_rows("e", pandas.DataFrame({"a": [1, 2], "b": [2, 3]}), ("number", "number"), symbols)
-    assert array == frame
-
-
 def test_database_decodes_symbols():
     symbols = SymbolTable()
     relation = encode_rows("p", [("x", 1), ("y", 2)], ("symbol", "number"), symbols)
@@ -109,3 +93,32 @@ def test_database_decodes_symbols():
     assert database.to_pandas("p").values.tolist() == [["x", 1], ["y", 2]]
     grown = database.with_relations({"q": Relation.from_rows([(1,)])})
     assert set(grown) == {"p", "q"} and set(database) == {"p"}
+
+
+def test_to_pandas_names_columns_as_declared_or_by_position():
+    symbols = SymbolTable()
+    relation = encode_rows("p", [("x", 1)], ("symbol", "number"), symbols)
+    database = Database({"p": relation, "q": Relation.from_rows([(1, 2)])}, symbols,
+                        {"p": ("symbol", "number")}, {"p": ("name", "age")})
+    assert list(database.to_pandas("p").columns) == ["name", "age"]
+    assert database.column_names("q") == ("c0", "c1")
+    assert list(database.to_pandas("q").columns) == ["c0", "c1"]
+
+
+def test_column_names_are_kept_by_with_relations_and_added_by_with_attributes():
+    program = parse(".decl e(src: number, dst: number)\n.decl f(x: number)")
+    assert attribute_names(program) == {"e": ("src", "dst"), "f": ("x",)}
+    database = Database({"e": Relation.from_rows([(1, 2)])}).with_attributes(
+        attribute_names(program))
+    assert database.column_names("e") == ("src", "dst")
+    grown = database.with_relations({"f": Relation.from_rows([(1,)])})
+    assert grown.column_names("f") == ("x",) and grown.column_names("e") == ("src", "dst")
+    assert grown.with_attributes(attribute_names(program)) is grown
+
+
+def test_encode_rows_is_still_importable_from_storage():
+    from herbrand.framework import encoding, storage
+
+    assert storage.encode_rows is encoding.encode_rows
+    with pytest.raises(AttributeError):
+        storage.no_such_name  # noqa: B018
