@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
+from types import MappingProxyType
 from typing import ClassVar, TextIO
 
 import numpy as np
@@ -211,14 +212,33 @@ class RelationChanges:
     removed: frozenset[tuple] = frozenset()
 
 
-@dataclass(frozen=True)
-class Changes:
-    """Output relation -> its RelationChanges, as Differential Datalog's commit returns."""
+@dataclass(frozen=True, eq=False)
+class Changes(Mapping[str, RelationChanges]):
+    """Output relation -> its RelationChanges, as Differential Datalog's commit returns.
+
+    A read-only Mapping: iteration yields relation names; ``len``, ``items``, ``get`` and
+    equality with any mapping work as for a dict. ``relations`` is the same mapping (a
+    read-only copy of the one given); ``size`` counts the rows added and removed."""
 
     relations: Mapping[str, RelationChanges] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "relations", MappingProxyType(dict(self.relations)))
+
     def __getitem__(self, relation: str) -> RelationChanges:
         return self.relations[relation]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.relations)
+
+    def __len__(self) -> int:
+        return len(self.relations)
+
+    def __repr__(self) -> str:
+        return f"Changes({dict(self.relations)!r})"
+
+    def __reduce__(self):
+        return Changes, (dict(self.relations),)  # a mappingproxy does not pickle
 
     @property
     def size(self) -> int:
