@@ -10,7 +10,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from os import PathLike
-from pathlib import Path
 
 from herbrand import builtins
 from herbrand.framework import io
@@ -22,29 +21,57 @@ from herbrand.framework.contracts import (
     RuleEvaluator,
     StratumStats,
 )
+from herbrand.framework.encoding import encode_rows, rows_by_relation
 from herbrand.framework.errors import (
     EvaluationError,
     UndeclaredRelationError,
     UnknownComponentError,
+    UsageError,
 )
 from herbrand.framework.parser import parse as parse_text
 from herbrand.framework.parser import parse_file
 from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INCREMENTAL_ENGINES
-from herbrand.framework.storage import Database, encode_rows
+from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
 from herbrand.materialization import Materialization
 
 
-def parse(text_or_path: str | PathLike) -> Program:
-    """A Program from Datalog text, or from the file at a path (a PathLike or an existing
-    ``*.dl`` path). Raises HerbrandSyntaxError with file:line:col on malformed input."""
-    if isinstance(text_or_path, PathLike):
-        return parse_file(text_or_path)
-    looks_like_path = "\n" not in text_or_path and text_or_path.strip().endswith(".dl")
-    if looks_like_path and Path(text_or_path).is_file():
-        return parse_file(text_or_path)
-    return parse_text(text_or_path)
+def parse(text_or_path: str | bytes | PathLike) -> Program:
+    """A Program from Datalog text or from a program file.
+
+    Which one is decided by the argument's type, never by what exists on disk: a ``PathLike``
+    names a file; ``bytes`` are program text (UTF-8; other bytes kept by ``surrogateescape``, as
+    the file reader keeps them); a ``str`` is program text, unless it is a single line that ends
+    in ``.dl`` once blanks are stripped (``"prog.dl"``, ``"/data/tc.dl"``), which names a file.
+    Raises HerbrandSyntaxError (file:line:col) on malformed text, ProgramFileError naming a
+    file that is missing or unreadable, UsageError for an argument of another type. Cost:
+    linear in the text."""
+    return _program_of(text_or_path, "parse(text_or_path)", "Datalog text (str or bytes) or "
+                       "a path (os.PathLike)")
+
+
+def _program_of(source: object, argument: str, expected: str) -> Program:
+    """``source`` parsed by the rules of ``parse``; UsageError naming ``argument`` (and what
+    it takes, ``expected``) when it is of no kind ``parse`` takes."""
+    if isinstance(source, PathLike):
+        return parse_file(source)
+    if isinstance(source, bytes):
+        return parse_text(source.decode("utf-8-sig", "surrogateescape"))
+    if not isinstance(source, str):
+        raise UsageError(f"{argument} must be {expected}, got {type(source).__name__}")
+    stripped = source.strip()
+    if stripped.endswith(".dl") and "\n" not in stripped and "\r" not in stripped:
+        return parse_file(stripped)
+    return parse_text(source)
+
+
+def _program(program: object, function: str) -> Program:
+    """The ``program`` argument of ``function`` (materialize, incremental) as a Program."""
+    if isinstance(program, Program):
+        return program
+    return _program_of(program, f"{function}(program)", "a Program, Datalog text (str or "
+                       "bytes) or a path (os.PathLike)")
 
 
 def resolve_evaluator(evaluator: str | RuleEvaluator, index: str | None) -> RuleEvaluator:
@@ -66,20 +93,28 @@ def load_database(
     facts: Mapping[str, object] | None = None,
     facts_dir: str | PathLike | None = None,
 ) -> Database:
-    """The input Database of ``program``: the ``.input`` files of ``facts_dir`` (when given)
-    plus ``facts``, a mapping relation -> rows (tuples, numpy arrays or pandas DataFrames)."""
+    """The input Database of ``program``, typed and with column names as declared: the
+    ``.input`` files of ``facts_dir`` (when given) plus ``facts``, a mapping relation name ->
+    rows (an iterable of tuples, a numpy array, a pandas DataFrame, a pyarrow Table or a
+    Relation; see ``herbrand.framework.encoding`` for what each may hold).
+
+    Raises UsageError when ``facts`` is not a mapping with str keys, UndeclaredRelationError
+    for facts of an undeclared relation, ArityError or HerbrandTypeError naming the relation,
+    row and column of a value that cannot be stored exactly, and io's FactsError. Cost: O(n)
+    per relation given (vectorised for arrays and frames), plus the files read."""
+    facts = rows_by_relation("facts", facts)
     types = {d.name: d.types for d in program.declarations}
     database = Database({}, SymbolTable(), types)
     if facts_dir is not None:
         database = io.load_inputs(program, database, facts_dir)
-    for name, rows in (facts or {}).items():
+    for name, rows in facts.items():
         if name not in types:
             raise UndeclaredRelationError(f"facts given for undeclared relation {name!r}")
         relation = encode_rows(name, rows, types[name], database.symbols)
         if name in database:
             relation = database[name].union(relation)
         database = database.with_relations({name: relation})
-    return database
+    return database.with_attributes(attribute_names(program))
 
 
 def resolve_backend(backend: str | Backend, master: str | None = None) -> Backend:
@@ -99,7 +134,7 @@ def resolve_backend(backend: str | Backend, master: str | None = None) -> Backen
 
 
 def materialize_with_stats(
-    program: Program | str | PathLike,
+    program: Program | str | bytes | PathLike,
     facts: Mapping[str, object] | None = None,
     *,
     facts_dir: str | PathLike | None = None,
@@ -111,20 +146,21 @@ def materialize_with_stats(
     observer: ProgressObserver | None = None,
 ) -> tuple[Database, list[StratumStats]]:
     """``materialize`` that also returns the per-stratum statistics."""
-    if not isinstance(program, Program):
-        program = parse(program)
+    program = _program(program, "materialize")
     analyse(program)  # report program errors before reading any data
     rule_evaluator = resolve_evaluator(evaluator, index)
     fixpoint_class = FIXPOINTS.get(fixpoint)
     runner = resolve_backend(backend, master)
     database = load_database(program, facts, facts_dir)
-    return runner.materialize(
+    result, stats = runner.materialize(
         program, database, evaluator=rule_evaluator, fixpoint=fixpoint_class, observer=observer
     )
+    # A backend (possibly a researcher's) need not carry the column names: the program has them.
+    return result.with_attributes(attribute_names(program)), stats
 
 
 def materialize(
-    program: Program | str | PathLike,
+    program: Program | str | bytes | PathLike,
     facts: Mapping[str, object] | None = None,
     *,
     facts_dir: str | PathLike | None = None,
@@ -137,13 +173,17 @@ def materialize(
 ) -> Database:
     """The least model of ``program`` over its input facts, as a Database.
 
-    ``program``: a Program, Datalog text or a path. ``facts``: relation -> rows (tuples of int
-    and str, numpy arrays, pandas DataFrames). ``facts_dir``: read each ``.input`` relation's file
-    from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/``backend``: registered
-    names (see ``herbrand.framework.registry``); ``backend`` may also be a Backend instance, to
-    set its hyperparameters (``ParallelBackend(workers=4)``, ``SparkBackend(session=spark)``).
-    ``master``: the master URL of a distributed backend (``backend="spark",
-    master="local-cluster[2,1,1024]"``). ``observer`` receives a Progress per iteration. Errors are HerbrandError subclasses naming the place.
+    ``program``: a Program, or Datalog text or a path as ``parse`` takes them (a ``str`` names a
+    file only when it is one line ending in ``.dl``). ``facts``: a mapping relation -> rows
+    (tuples of int and str, numpy arrays, pandas DataFrames, pyarrow Tables; every value is
+    stored exactly or rejected, see ``load_database``). ``facts_dir``: read each ``.input``
+    relation's file from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/
+    ``backend``: registered names (see ``herbrand.framework.registry``); ``backend`` may also be
+    a Backend instance, to set its hyperparameters (``ParallelBackend(workers=4)``,
+    ``SparkBackend(session=spark)``). ``master``: the master URL of a distributed backend
+    (``backend="spark", master="local-cluster[2,1,1024]"``). ``observer`` receives a Progress
+    per iteration. The result's relations are typed and their columns named as declared
+    (``db.to_pandas(name)``). Errors are HerbrandError subclasses naming the place.
     """
     database, _ = materialize_with_stats(
         program, facts, facts_dir=facts_dir, evaluator=evaluator, fixpoint=fixpoint,
@@ -172,7 +212,7 @@ def resolve_engine(engine: str | IncrementalEvaluator,
 
 
 def incremental(
-    program: Program | str | PathLike,
+    program: Program | str | bytes | PathLike,
     facts: Mapping[str, object] | None = None,
     *,
     facts_dir: str | PathLike | None = None,
@@ -184,8 +224,7 @@ def incremental(
     constructor) and return the Materialization that keeps it up to date under ``update``.
     ``program``, ``facts`` and ``facts_dir`` as in ``materialize``. Errors are HerbrandError
     subclasses naming the place. Cost: the engine's bootstrap."""
-    if not isinstance(program, Program):
-        program = parse(program)
+    program = _program(program, "incremental")
     analyse(program)  # report program errors before reading any data
     evaluator = resolve_engine(engine, engine_options)
     return Materialization(program, load_database(program, facts, facts_dir), evaluator)
