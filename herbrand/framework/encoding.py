@@ -181,8 +181,9 @@ def _sequence_columns(relation: str, rows: object, arity: int) -> tuple[list, in
         if len(row) != arity:
             raise ArityError(f"relation {relation}: row {number} {_shown(row)} has "
                              f"{len(row)} values, expected {arity}")
-    transposed = zip(*rows) if rows else [()] * arity
-    return [np.fromiter(column, dtype=object, count=len(rows)) for column in transposed], len(rows)
+    transposed = zip(*rows, strict=True) if rows else [()] * arity
+    count = len(rows)
+    return [np.fromiter(column, dtype=object, count=count) for column in transposed], count
 
 
 def _check_container(relation: str, rows: object) -> None:

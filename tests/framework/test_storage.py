@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 
 from herbrand.framework.encoding import encode_rows
 from herbrand.framework.errors import ArityError
-from herbrand.framework.storage import Database, Relation, attribute_names, row_keys
 from herbrand.framework.parser import parse
+from herbrand.framework.storage import Database, Relation, attribute_names, row_keys
 from herbrand.framework.symbols import SymbolTable
 
 rows_of = lambda arity: st.lists(  # noqa: E731
