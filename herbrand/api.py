@@ -84,7 +84,8 @@ def resolve_evaluator(evaluator: str | RuleEvaluator, index: str | None) -> Rule
     if cls.tags.uses_index:
         return cls() if index is None else cls(index=index)
     if index is not None:
-        raise EvaluationError(f"evaluator {evaluator!r} does not use an index (got index={index!r})")
+        raise EvaluationError(f"evaluator {evaluator!r} does not use an index "
+                              f"(got index={index!r})")
     return cls()
 
 
