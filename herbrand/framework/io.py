@@ -1,8 +1,34 @@
 """Facts in and out, in Soufflé's layouts.
 
-- ``.facts`` in (``read_facts``, ``load_inputs``): one row per line, fields split by a delimiter
-  (tab by default), number columns in decimal (or ``0x`` hex), symbol columns as raw text. Files
-  ending in ``.gz`` are read through gzip.
+- ``.facts`` in (``read_facts``, ``load_inputs``), as Soufflé 2.5's ReadStreamCSV reads them;
+  the Spark backend's reader (``herbrand.spark_backend.files``) follows the same rules, with the
+  same messages:
+
+  - the file is ``<facts_dir>/<filename>`` (``filename=`` of the directive, default
+    ``<relation>.facts``); a name ending in ``.gz`` is read through gzip;
+  - lines are separated by ``\\n``; a final ``\\n`` does not start another line; one ``\\r`` at
+    the end of a line is dropped (CRLF). Every other line is a row, blank lines included
+    wherever they are: a blank line is one empty field (the empty symbol of a unary symbol
+    relation, an error otherwise). An empty file is an empty relation; a nullary relation is
+    true iff the file has at least one line (whatever the lines hold);
+  - a line is split on the delimiter (``delimiter=``, default tab; any non-empty string without
+    ``\\n``; occurrences found left to right without overlap) into exactly ``arity`` fields (Soufflé
+    drops extra fields; we reject them);
+  - a symbol field is its bytes exactly (no quoting, no trimming; NUL and invalid UTF-8 kept:
+    fields are decoded as UTF-8 with ``surrogateescape``, so undecodable bytes survive a
+    read-write round trip);
+  - a number field is ``NUMBER_SYNTAX`` (``std::stoll`` in base 10 over the whole field:
+    optional leading whitespace, an optional sign, ASCII digits; no hex, no ``_``, no trailing
+    blanks) within int64 (``parse_number``);
+  - rows are a set: duplicates are dropped.
+
+  Errors are FactsErrors: ``path: cannot open facts file of relation R: no such file``;
+  ``path: cannot read facts file of relation R: is a directory`` (or ``invalid gzip data``, or
+  the system's reason); and for the first malformed line in file order (a wrong field count
+  before a bad number on the same line, the lowest column first)
+  ``path:LINE: relation R: expected N fields separated by '\\t', found M`` or
+  ``path:LINE: relation R: column C expects a number, got '<field>'`` (``, out of the 64-bit
+  range`` appended to a number beyond int64; the field shown with ``errors.quoted``).
 - ``.csv`` out (``write_csv``, ``write_relation``, ``write_outputs``): tab-separated, no header,
   one ``\\n``-terminated row per line, rows sorted by column (numbers numerically, symbols
   lexicographically); a true nullary relation is the line ``()``, a false one an empty file. To
@@ -20,6 +46,7 @@ from __future__ import annotations
 import gzip
 import re
 import sys
+import zlib
 from collections.abc import Iterable
 from os import PathLike
 from pathlib import Path
@@ -27,7 +54,7 @@ from typing import TextIO
 
 import numpy as np
 
-from herbrand.framework.errors import FactsError, UndeclaredRelationError
+from herbrand.framework.errors import FactsError, UndeclaredRelationError, quoted
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL, Directive, Program
@@ -43,72 +70,139 @@ BANNER_EQUALS = "=" * 15
 # Reading .facts
 # ---------------------------------------------------------------------------------------------
 
+NUMBER_SYNTAX = r"[ \t\n\x0B\f\r]*[+-]?[0-9]+"
+"""A number field, as a regular expression that must match the whole field (the same text in
+Python's ``re`` and Java's ``java.util.regex``): Soufflé's ``std::stoll(field, &pos, 10)`` with
+``pos == field.size()``. The value must also fit in int64."""
 
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of ``path``, gunzipped when it ends in ``.gz``."""
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as stream:
-                return stream.read()
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise FactsError(f"{path}: cannot open facts file: no such file") from None
-    except (OSError, EOFError) as error:
-        raise FactsError(f"{path}: cannot read facts file: {error}") from None
+_NUMBER = re.compile(NUMBER_SYNTAX)
+IS_A_DIRECTORY = "is a directory"
+INVALID_GZIP = "invalid gzip data"
 
 
-def _delimiters_per_line(data: bytes, delimiter: str) -> np.ndarray:
-    """The number of delimiters on each ``\\n``-separated line of ``data``.
-
-    O(bytes) vectorised for a one-byte delimiter, O(lines) Python calls otherwise.
-    """
-    encoded = delimiter.encode(*_ENCODING)
-    if len(encoded) != 1:
-        return np.fromiter((line.count(encoded) for line in data.split(b"\n")), dtype=np.int64)
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    line_ends = np.append(np.flatnonzero(buffer == ord("\n")), len(buffer))
-    found = np.searchsorted(np.flatnonzero(buffer == encoded[0]), line_ends)
-    return np.diff(found, prepend=0)
+def check_delimiter(path: object, name: str, delimiter: str) -> None:
+    """FactsError unless ``delimiter`` is a non-empty string without ``\\n``."""
+    if not delimiter or "\n" in delimiter:
+        raise FactsError(f"{path}: relation {name}: invalid delimiter {delimiter!r}")
 
 
-def _split_fields(text: str, delimiter: str) -> list[str]:
-    """All fields of all lines, row-major (the caller has checked each line's field count)."""
-    if len(delimiter) == 1:
-        return text.replace("\n", delimiter).split(delimiter)
-    return [field for line in text.split("\n") for field in line.split(delimiter)]
+def missing_file_error(path: object, name: str) -> FactsError:
+    """The error for a facts file of relation ``name`` that does not exist."""
+    return FactsError(f"{path}: cannot open facts file of relation {name}: no such file")
+
+
+def unreadable_file_error(path: object, name: str, reason: str) -> FactsError:
+    """The error for a facts file that exists but cannot be read: ``IS_A_DIRECTORY``,
+    ``INVALID_GZIP``, or the system's reason."""
+    return FactsError(f"{path}: cannot read facts file of relation {name}: {reason}")
+
+
+def field_count_error(path: object, line: int, name: str, arity: int, delimiter: str,
+                      found: int) -> FactsError:
+    """The error for line ``line`` (1-based) having ``found`` fields instead of ``arity``."""
+    return FactsError(f"{path}:{line}: relation {name}: expected {arity} fields separated by "
+                      f"{delimiter!r}, found {found}")
+
+
+def number_error(path: object, line: int, name: str, column: int, value: str) -> FactsError:
+    """The error for field ``value`` (decoded with surrogateescape) of line ``line`` and column
+    ``column`` (both 1-based) not being a number; a value of number syntax is out of int64."""
+    beyond = ", out of the 64-bit range" if _NUMBER.fullmatch(value) else ""
+    return FactsError(f"{path}:{line}: relation {name}: column {column} expects a number, got "
+                      f"{quoted(value)}{beyond}")
 
 
 def parse_number(text: str) -> int:
-    """A number field as Soufflé reads it: decimal (optional sign, surrounding blanks) or
-    ``0x`` hex; ValueError if it is neither or does not fit in int64."""
-    try:
-        value = int(text)
-    except ValueError:
-        if text.strip().lstrip("+-")[:2].lower() != "0x":
-            raise
-        value = int(text, 16)
+    """A number field as Soufflé reads it: optional leading whitespace (space, ``\\t``,
+    ``\\n``, ``\\v``, ``\\f``, ``\\r``), an optional sign, ASCII decimal digits and nothing else
+    (no hex, no ``_``, no trailing blanks), within int64; ValueError otherwise. O(len(text))."""
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"{text!r} is not a decimal number")
+    value = int(text)
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError(f"{text!r} does not fit in 64 bits")
     return value
 
 
-def _number_column(values: list[str], path: Path, name: str, column: int) -> np.ndarray:
-    """The int64 array of a number column: one numpy conversion; on failure a scan with
-    ``parse_number`` that accepts hex or reports the first bad value's line."""
+def _read_bytes(path: Path, what: str) -> bytes:
+    """The bytes of ``path``, gunzipped when it ends in ``.gz``. FactsError ``path: cannot open
+    {what}: no such file`` when it does not exist, ``path: cannot read {what}: reason`` when
+    it is a directory, not valid gzip, or unreadable."""
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as stream:
+                return stream.read()
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        raise FactsError(f"{path}: cannot open {what}: no such file") from None
+    except IsADirectoryError:
+        reason = IS_A_DIRECTORY
+    except (gzip.BadGzipFile, EOFError, zlib.error):
+        reason = INVALID_GZIP
+    except OSError as error:
+        reason = error.strerror or str(error)
+    raise FactsError(f"{path}: cannot read {what}: {reason}")
+
+
+def _line_text(data: bytes) -> bytes:
+    """The lines of non-empty ``data`` joined by ``\\n``: without the final ``\\n``, and each
+    line without its one trailing ``\\r``. O(bytes)."""
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if data.endswith(b"\r"):
+            data = data[:-1]
+    return data
+
+
+def _fields_per_line(text: bytes, delimiter: str) -> np.ndarray:
+    """The number of fields (delimiters + 1) of each ``\\n``-separated line of ``text``.
+
+    O(bytes) vectorised for a one-byte delimiter, O(lines) Python calls otherwise (occurrences
+    counted left to right without overlap, as ``str.split`` splits)."""
+    encoded = delimiter.encode(*_ENCODING)
+    if len(encoded) != 1:
+        return np.fromiter((line.count(encoded) + 1 for line in text.split(b"\n")),
+                           dtype=np.int64)
+    buffer = np.frombuffer(text, dtype=np.uint8)
+    line_ends = np.append(np.flatnonzero(buffer == ord("\n")), len(buffer))
+    found = np.searchsorted(np.flatnonzero(buffer == encoded[0]), line_ends)
+    return np.diff(found, prepend=0) + 1
+
+
+def _split_fields(text: bytes, delimiter: str, lines: int) -> list[str]:
+    """All fields of the first ``lines`` lines of ``text``, row-major, decoded with
+    surrogateescape (the caller has checked each of those lines' field count). O(bytes)."""
+    if lines == 0:
+        return []
+    if lines <= text.count(b"\n"):  # not every line
+        text = b"\n".join(text.split(b"\n", lines)[:lines])
+    decoded = text.decode(*_ENCODING)
+    if len(delimiter) == 1:
+        return decoded.replace("\n", delimiter).split(delimiter)
+    return [field for line in decoded.split("\n") for field in line.split(delimiter)]
+
+
+def _numbers(values: list[str]) -> np.ndarray | None:
+    """The int64 array of ``values`` when each is a number (``parse_number``), else None.
+    O(n): one regular-expression match per value in C and one numpy conversion."""
+    if not all(map(_NUMBER.fullmatch, values)):
+        return None
     try:
         return np.array(values, dtype=np.int64)
-    except (ValueError, OverflowError):
-        pass
-    parsed = np.empty(len(values), dtype=np.int64)
+    except OverflowError:
+        return None
+
+
+def _first_non_number(values: list[str]) -> int:
+    """The index of the first of ``values`` that ``parse_number`` rejects (there is one)."""
     for index, value in enumerate(values):
         try:
-            parsed[index] = parse_number(value)
+            parse_number(value)
         except ValueError:
-            raise FactsError(
-                f"{path}:{index + 1}: relation {name}: column {column + 1} expects a number, "
-                f"got {value!r}"
-            ) from None
-    return parsed
+            return index
+    raise AssertionError("every value is a number")
 
 
 def read_facts(
@@ -118,48 +212,47 @@ def read_facts(
     delimiter: str = "\t",
     relation: str = "",
 ) -> Relation:
-    """The rows of a Soufflé ``.facts`` file as a Relation of the given column ``types``.
+    """The distinct rows of a Soufflé ``.facts`` file as a Relation of the given column
+    ``types`` (the module doc gives the format); symbol fields are interned into ``symbols``
+    only when the whole file is read without error.
 
-    Symbol fields are interned into ``symbols`` as they are (no quoting, no trimming). A
-    ``\\r\\n`` line end counts as ``\\n``; blank lines at the end are ignored. A nullary relation
-    is true when the file has a non-blank line. Raises FactsError ``path:LINE: ...`` naming the
-    relation (``relation``, or the file name) and column for a line with the wrong number of
-    fields or a number field that does not parse, and ``path: ...`` for a missing or unreadable
-    file.
+    Raises FactsError (the module doc gives each message) for a missing, unreadable or
+    directory path, and for the first malformed line in file order (wrong number of fields,
+    or the lowest column whose field is not a number), naming ``relation`` (default: the file
+    name).
 
-    Cost: O(bytes) vectorised, one numpy conversion per number column, one dict lookup per
-    symbol field; a line-by-line scan only after a number conversion fails.
+    Cost: O(bytes) vectorised, one regular-expression match and one numpy conversion per number
+    field, one dict lookup per symbol field; a line-by-line scan only on error.
     """
     path = Path(path)
     name = relation or path.name
-    if not delimiter or "\n" in delimiter:
-        raise FactsError(f"{path}: relation {name}: invalid delimiter {delimiter!r}")
-    data = _read_bytes(path)
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-    data = data.rstrip(b"\n")
+    check_delimiter(path, name, delimiter)
+    data = _read_bytes(path, f"facts file of relation {name}")
     arity = len(types)
     if not data:
         return Relation.empty(arity)
     if arity == 0:
         return Relation(np.zeros((0, 1), dtype=np.int64), unique=True)
-    counts = _delimiters_per_line(data, delimiter)
-    bad = np.flatnonzero(counts != arity - 1)
-    if bad.size:
-        line = int(bad[0])
-        raise FactsError(
-            f"{path}:{line + 1}: relation {name}: expected {arity} fields separated by "
-            f"{delimiter!r}, found {counts[line] + 1}"
-        )
-    fields = _split_fields(data.decode(*_ENCODING), delimiter)
+    text = _line_text(data)
+    counts = _fields_per_line(text, delimiter)
+    wrong = np.flatnonzero(counts != arity)
+    complete = int(wrong[0]) if wrong.size else len(counts)  # lines before the first wrong one
+    fields = _split_fields(text, delimiter, complete)
+    problems = [(complete, 0)] if wrong.size else []  # (line index, column; 0: field count)
     columns = []
     for column, type_ in enumerate(types):
         values = fields[column::arity]
-        if type_ == SYMBOL:
-            columns.append(symbols.intern_many(values))
-        else:
-            columns.append(_number_column(values, path, name, column))
-    return Relation(np.vstack(columns))
+        numbers = values if type_ == SYMBOL else _numbers(values)
+        if numbers is None:
+            problems.append((_first_non_number(values), column + 1))
+        columns.append(numbers)
+    if problems:
+        line, column = min(problems)
+        if column == 0:
+            raise field_count_error(path, line + 1, name, arity, delimiter, counts[line])
+        raise number_error(path, line + 1, name, column, fields[line * arity + column - 1])
+    return Relation(np.vstack([symbols.intern_many(values) if type_ == SYMBOL else values
+                               for values, type_ in zip(columns, types, strict=True)]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,8 +387,6 @@ def load_inputs(program: Program, database: Database, facts_dir: str | PathLike)
         name = directive.relation
         types[name] = _types_of(program, name)
         path = Path(facts_dir) / filename
-        if not path.is_file():
-            raise FactsError(f"{path}: cannot open facts file of relation {name}: no such file")
         rows = read_facts(path, types[name], database.symbols, delimiter, name)
         relations[name] = relations[name].union(rows) if name in relations else rows
     return Database(relations, database.symbols, types)
@@ -368,7 +459,7 @@ def read_ntriples(path: str | PathLike) -> list[tuple[str, str, str]]:
     FactsError ``path:LINE: ...``. O(bytes), one regular-expression match per line.
     """
     path = Path(path)
-    text = _read_bytes(path).decode(*_ENCODING)
+    text = _read_bytes(path, "N-Triples file").decode(*_ENCODING)
     triples = []
     match = _TRIPLE.fullmatch
     for number, line in enumerate(text.split("\n"), start=1):

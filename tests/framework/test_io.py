@@ -39,15 +39,15 @@ def program_of(decls: dict, *directives: Directive) -> Program:
 
 
 def test_read_facts_numbers_and_symbols(tmp_path):
-    path = write(tmp_path / "r.facts", "1\ta b\t-3\n0x1F\t\t+4\n1\ta b\t-3\n")
+    path = write(tmp_path / "r.facts", "1\ta b\t-3\n31\t\t+4\n1\ta b\t-3\n")
     symbols = SymbolTable()
     relation = io.read_facts(path, (N, S, N), symbols)
     assert decoded(relation, (N, S, N), symbols) == {(1, "a b", -3), (31, "", 4)}
     assert len(relation) == 2
 
 
-@pytest.mark.parametrize("text", ["1\t2\n3\t4", "1\t2\r\n3\t4\r\n", "1\t2\n3\t4\n\n\n"])
-def test_read_facts_line_ends_and_trailing_blank_lines(tmp_path, text):
+@pytest.mark.parametrize("text", ["1\t2\n3\t4", "1\t2\r\n3\t4\r\n", "1\t2\n3\t4\r"])
+def test_read_facts_line_ends(tmp_path, text):
     relation = io.read_facts(write(tmp_path / "r.facts", text), (N, N), SymbolTable())
     assert relation.to_set() == {(1, 2), (3, 4)}
 
@@ -79,9 +79,12 @@ def test_read_facts_other_delimiters_and_gzip(tmp_path):
         ("1\t2\n3\tx\n", 2, ["column 2 expects a number", "'x'"]),
         ("1\t2\n3\t4\n1.5\t4\n", 3, ["column 1", "'1.5'"]),
         ("1\t9223372036854775808\n", 1, ["column 2", "9223372036854775808"]),
-        ("1\t0x10\n2\t0xZ\n", 2, ["column 2", "'0xZ'"]),
+        ("1\t2\n2\t0x10\n", 2, ["column 2", "'0x10'"]),
+        ("1\t2\n3\t4\n\n", 3, ["found 1"]),
+        ("1\t1_000\n", 1, ["column 2", "'1_000'"]),
     ],
-    ids=["too-few", "too-many", "blank-middle", "word", "float", "overflow", "bad-hex"],
+    ids=["too-few", "too-many", "blank-middle", "word", "float", "overflow", "hex",
+         "blank-end", "underscore"],
 )
 def test_read_facts_reports_file_line_relation_and_column(tmp_path, text, line, fragments):
     path = write(tmp_path / "r.facts", text)
@@ -94,8 +97,45 @@ def test_read_facts_reports_file_line_relation_and_column(tmp_path, text, line, 
 
 
 def test_read_facts_missing_file_names_it(tmp_path):
-    with pytest.raises(FactsError, match="nope.facts: cannot open"):
+    with pytest.raises(FactsError, match="nope.facts: cannot open facts file of relation "
+                                         "nope.facts: no such file"):
         io.read_facts(tmp_path / "nope.facts", (N,), SymbolTable())
+
+
+def test_read_facts_unreadable_file_gives_the_reason(tmp_path, monkeypatch):
+    path = write(tmp_path / "r.facts", "1\n")
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(type(path), "read_bytes", denied)
+    with pytest.raises(FactsError) as error:
+        io.read_facts(path, (N,), SymbolTable(), relation="r")
+    assert str(error.value) == f"{path}: cannot read facts file of relation r: Permission denied"
+
+
+def test_read_facts_interns_no_symbol_of_a_malformed_file(tmp_path):
+    symbols = SymbolTable()
+    with pytest.raises(FactsError):
+        io.read_facts(write(tmp_path / "r.facts", "a\t1\nb\tx\n"), (S, N), symbols)
+    assert len(symbols) == 0
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("0", 0), ("-12", -12), ("+7", 7), ("007", 7), (" \t\v\f\r\n5", 5),
+    (str(-(2**63)), -(2**63)), (str(2**63 - 1), 2**63 - 1),
+])
+def test_parse_number_accepts_what_souffle_accepts(text, value):
+    assert io.parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", "-", "+-1", "1 ", "1\r", "1_000", "0x10", "1.0", "1e3", "\u0663", "\x001",
+    str(2**63), str(-(2**63) - 1),
+])
+def test_parse_number_rejects_everything_else(text):
+    with pytest.raises(ValueError):
+        io.parse_number(text)
 
 
 def test_read_facts_is_fast_on_100k_lines(tmp_path):
@@ -176,6 +216,15 @@ def test_load_inputs_missing_file_names_expected_path(tmp_path):
     program = program_of({"edge": (N, N)}, Directive("input", "edge"))
     with pytest.raises(FactsError, match=f"{tmp_path / 'edge.facts'}: cannot open"):
         io.load_inputs(program, Database({}), tmp_path)
+
+
+def test_load_inputs_directory_is_not_a_missing_file(tmp_path):
+    (tmp_path / "edge.facts").mkdir()
+    program = program_of({"edge": (N, N)}, Directive("input", "edge"))
+    with pytest.raises(FactsError) as error:
+        io.load_inputs(program, Database({}), tmp_path)
+    assert str(error.value) == (f"{tmp_path / 'edge.facts'}: cannot read facts file of "
+                                f"relation edge: is a directory")
 
 
 @pytest.mark.parametrize(
