@@ -210,7 +210,8 @@ class Materialization:
 
     def _reject_input_heads(self, rules: Sequence[Rule]) -> None:
         """UpdateError at the first rule (a fact included) whose head is an input relation: one
-        no rule derives that has a ``.input`` directive, inline facts or rows. O(rules)."""
+        no rule derives that has a ``.input`` directive, inline facts or rows. O(rules given and
+        rules of the program)."""
         given = set(self._program.inputs) | {fact.head.relation for fact in self._program.facts}
         database = self.database
         for rule in rules:
