@@ -28,8 +28,8 @@ from herbrand.framework.errors import (
     UnknownComponentError,
     UsageError,
 )
+from herbrand.framework.parser import decode_source, parse_file
 from herbrand.framework.parser import parse as parse_text
-from herbrand.framework.parser import parse_file
 from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INCREMENTAL_ENGINES
 from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
@@ -57,7 +57,7 @@ def _program_of(source: object, argument: str, expected: str) -> Program:
     if isinstance(source, PathLike):
         return parse_file(source)
     if isinstance(source, bytes):
-        return parse_text(source.decode("utf-8-sig", "surrogateescape"))
+        return parse_text(decode_source(source))
     if not isinstance(source, str):
         raise UsageError(f"{argument} must be {expected}, got {type(source).__name__}")
     stripped = source.strip()

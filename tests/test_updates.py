@@ -18,7 +18,7 @@ path(x, y) :- edge(x, y).
 
 def test_epochs_are_separated_by_commit_and_a_trailing_epoch_counts(tmp_path):
     path = tmp_path / "u.txt"
-    path.write_text("+edge\t1\ta\n-edge\t2\tb\ncommit\n\n+flag\n+edge\t0x10\tc d\n")
+    path.write_text("+edge\t1\ta\n-edge\t2\tb\ncommit\n\n+flag\n+edge\t16\tc d\n")
     first, second = read_updates(path, PROGRAM)
     assert first.insert == {"edge": [(1, "a")]} and first.delete == {"edge": [(2, "b")]}
     assert first.line == 3 and first.size == 2
@@ -36,6 +36,9 @@ def test_an_empty_file_has_no_epochs(tmp_path):
     ("+path\t1\ta", "path is derived"),
     ("-edge\t1", "has 2 columns, the line has 1 values"),
     ("+edge\tx\ta", "column 1: 'x' is not a number"),
+    ("+edge\t0x10\ta", "column 1: '0x10' is not a number"),
+    ("+edge\t1_000\ta", "column 1: '1_000' is not a number"),
+    ("+edge\t9223372036854775808\ta", "column 1: '9223372036854775808' is not a number"),
 ])
 def test_malformed_lines_name_file_and_line(tmp_path, line, message):
     path = tmp_path / "u.txt"

@@ -26,7 +26,7 @@ from herbrand.framework.contracts import (
     StratumStats,
 )
 from herbrand.framework.errors import ArityError
-from herbrand.framework.storage import Database, Relation
+from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.syntax import Atom, Literal, Program, Rule
 
 DELTA_PREFIX = "@delta:"
@@ -170,7 +170,8 @@ class StratifiedFixpoint(FixpointEvaluator):
                 )
         for name, facts in inline_facts(program, database).items():
             relations[name] = relations[name].union(facts) if name in relations else facts
-        instance = Database(relations, database.symbols, types)
+        instance = Database(relations, database.symbols, types,
+                            {**database.attributes, **attribute_names(program)})
         self.stats = []
         run = _Run(self.step, len(strata), observer)
         for stratum in strata:

@@ -9,10 +9,11 @@ from collections.abc import Callable, Mapping
 
 from herbrand.framework.analysis import analyse
 from herbrand.framework.check_runner import check_params, run_checks
+from herbrand.framework.encoding import encode_rows
 from herbrand.framework.oracle import Facts, Model, check_model, oracle_materialize
 from herbrand.framework.parser import parse
 from herbrand.framework.registry import FIXPOINTS
-from herbrand.framework.storage import Database, encode_rows
+from herbrand.framework.storage import Database
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import (
     COMPARISON_OPS,

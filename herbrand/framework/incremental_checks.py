@@ -31,10 +31,11 @@ from collections.abc import Callable, Mapping
 
 from herbrand.framework.check_runner import check_params, run_checks
 from herbrand.framework.contracts import BatchChanges, IncrementalEvaluator
+from herbrand.framework.encoding import encode_rows
 from herbrand.framework.evaluator_checks import encode_facts
 from herbrand.framework.oracle import Facts, Model, oracle_materialize
 from herbrand.framework.parser import parse
-from herbrand.framework.storage import Database, Relation, encode_rows
+from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 
 Check = Callable[[Callable[[], IncrementalEvaluator]], None]

@@ -86,7 +86,7 @@ from herbrand.framework.syntax import (
     Wildcard,
 )
 
-__all__ = ["parse", "parse_file", "read_source"]
+__all__ = ["decode_source", "parse", "parse_file", "read_source"]
 
 _T = TypeVar("_T")
 
@@ -154,6 +154,12 @@ def read_source(path: str | os.PathLike[str], what: str,
         data = Path(path).read_bytes()
     except OSError as failure:
         raise error(f"{path}: cannot read {what} file: {os_reason(failure)}") from None
+    return decode_source(data)
+
+
+def decode_source(data: bytes) -> str:
+    """Program text from bytes as Soufflé reads them: UTF-8 with a byte-order mark skipped,
+    other bytes kept (``surrogateescape``), so a string constant keeps them. O(bytes)."""
     return data.decode("utf-8-sig", "surrogateescape")
 
 

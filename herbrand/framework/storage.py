@@ -365,14 +365,3 @@ def attribute_names(program: Program) -> dict[str, tuple[str, ...]]:
     """Relation -> the names of its columns, for each declaration of ``program`` (the
     ``attributes`` of a Database built from it). O(declared columns)."""
     return {d.name: tuple(column.name for column in d.columns) for d in program.declarations}
-
-
-def __getattr__(name: str):
-    """``encode_rows`` moved to ``herbrand.framework.encoding``; this keeps
-    ``from herbrand.framework.storage import encode_rows`` working until its importers change
-    (encoding imports this module, so the import is lazy)."""
-    if name == "encode_rows":
-        from herbrand.framework.encoding import encode_rows
-
-        return encode_rows
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

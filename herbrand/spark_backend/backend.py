@@ -29,7 +29,7 @@ from herbrand.framework.contracts import (
     StratumStats,
 )
 from herbrand.framework.errors import ArityError
-from herbrand.framework.storage import Database, Relation
+from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
 from herbrand.spark_backend.files import read_inputs, write_outputs
@@ -122,7 +122,8 @@ class SparkBackend(Backend):
                         frames[declaration.name], declaration.types, database.symbols)
             finally:
                 run.release()
-        return Database(relations, database.symbols, types), list(run.stats)
+        attributes = {**database.attributes, **attribute_names(program)}
+        return Database(relations, database.symbols, types, attributes), list(run.stats)
 
     # -- files in, files out ---------------------------------------------------------------------
 

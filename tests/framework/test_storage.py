@@ -114,11 +114,3 @@ def test_column_names_are_kept_by_with_relations_and_added_by_with_attributes():
     grown = database.with_relations({"f": Relation.from_rows([(1,)])})
     assert grown.column_names("f") == ("x",) and grown.column_names("e") == ("src", "dst")
     assert grown.with_attributes(attribute_names(program)) is grown
-
-
-def test_encode_rows_is_still_importable_from_storage():
-    from herbrand.framework import encoding, storage
-
-    assert storage.encode_rows is encoding.encode_rows
-    with pytest.raises(AttributeError):
-        storage.no_such_name  # noqa: B018

@@ -139,7 +139,8 @@ def as_batch_changes(added: Mapping[str, Relation], removed: Mapping[str, Relati
 def visible(database: Database) -> Database:
     """``database`` without the engine-internal relations (names starting with '@')."""
     return Database({name: relation for name, relation in database.items()
-                     if not name.startswith(RESERVED_PREFIX)}, database.symbols, database.types)
+                     if not name.startswith(RESERVED_PREFIX)}, database.symbols, database.types,
+                    database.attributes)
 
 
 def empty_batch(arity: int) -> np.ndarray:

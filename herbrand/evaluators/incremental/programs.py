@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from herbrand.evaluators.fixpoint import inline_facts
 from herbrand.framework.analysis import Stratum, analyse, rule_literals
 from herbrand.framework.errors import ArityError
-from herbrand.framework.storage import Database, Relation
+from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.syntax import Atom, Literal, Program, Rule, Var
 
 BASE_PREFIX = "@base:"
@@ -84,7 +84,8 @@ class IncrementalProgram:
         inputs = frozenset(relations) - derived - {n for n in relations if n.startswith("@")}
         types = {**database.types, **{d.name: d.types for d in program.declarations}}
         return (cls(program, strata, inputs, derived),
-                Database(relations, database.symbols, types))
+                Database(relations, database.symbols, types,
+                         {**database.attributes, **attribute_names(program)}))
 
 
 def aggregated_relations(rule: Rule) -> frozenset[str]:
