@@ -23,7 +23,6 @@ from herbrand.framework.contracts import (
 )
 from herbrand.framework.encoding import encode_rows, rows_by_relation
 from herbrand.framework.errors import (
-    EvaluationError,
     UndeclaredRelationError,
     UnknownComponentError,
     UsageError,
@@ -78,14 +77,14 @@ def resolve_evaluator(evaluator: str | RuleEvaluator, index: str | None) -> Rule
     """A RuleEvaluator instance from a registered name (with ``index`` if it takes one)."""
     if isinstance(evaluator, RuleEvaluator):
         if index is not None:
-            raise EvaluationError("pass index= only with an evaluator name, not an instance")
+            raise UsageError("pass index= only with an evaluator name, not an instance")
         return evaluator
     cls = EVALUATORS.get(evaluator)
     if cls.tags.uses_index:
         return cls() if index is None else cls(index=index)
     if index is not None:
-        raise EvaluationError(f"evaluator {evaluator!r} does not use an index "
-                              f"(got index={index!r})")
+        raise UsageError(f"evaluator {evaluator!r} does not use an index "
+                         f"(got index={index!r})")
     return cls()
 
 
@@ -123,14 +122,14 @@ def resolve_backend(backend: str | Backend, master: str | None = None) -> Backen
     backends that take a master URL, such as ``spark``), or ``backend`` itself."""
     if isinstance(backend, Backend):
         if master is not None:
-            raise EvaluationError("pass master= only with a backend name, not an instance")
+            raise UsageError("pass master= only with a backend name, not an instance")
         return backend
     cls = BACKENDS.get(backend)
     if master is None:
         return cls()
     if "master" not in inspect.signature(cls).parameters:
-        raise EvaluationError(f"backend {backend!r} does not take a master URL "
-                              f"(got master={master!r})")
+        raise UsageError(f"backend {backend!r} does not take a master URL "
+                         f"(got master={master!r})")
     return cls(master=master)
 
 
@@ -139,8 +138,8 @@ def materialize_with_stats(
     facts: Mapping[str, object] | None = None,
     *,
     facts_dir: str | PathLike | None = None,
-    evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
-    fixpoint: str = builtins.DEFAULT_FIXPOINT,
+    evaluator: str | RuleEvaluator | None = None,
+    fixpoint: str | None = None,
     index: str | None = None,
     backend: str | Backend = builtins.DEFAULT_BACKEND,
     master: str | None = None,
@@ -149,9 +148,16 @@ def materialize_with_stats(
     """``materialize`` that also returns the per-stratum statistics."""
     program = _program(program, "materialize")
     analyse(program)  # report program errors before reading any data
-    rule_evaluator = resolve_evaluator(evaluator, index)
-    fixpoint_class = FIXPOINTS.get(fixpoint)
     runner = resolve_backend(backend, master)
+    if not runner.tags.uses_evaluator:
+        chosen = [f"{name}=" for name, value in
+                  (("evaluator", evaluator), ("fixpoint", fixpoint), ("index", index))
+                  if value is not None]
+        if chosen:
+            raise UsageError(f"{chosen[0]} does not go with backend {type(runner).__name__}: "
+                             f"it runs its own plans, not a local evaluator")
+    rule_evaluator = resolve_evaluator(evaluator or builtins.DEFAULT_EVALUATOR, index)
+    fixpoint_class = FIXPOINTS.get(fixpoint or builtins.DEFAULT_FIXPOINT)
     database = load_database(program, facts, facts_dir)
     result, stats = runner.materialize(
         program, database, evaluator=rule_evaluator, fixpoint=fixpoint_class, observer=observer
@@ -165,8 +171,8 @@ def materialize(
     facts: Mapping[str, object] | None = None,
     *,
     facts_dir: str | PathLike | None = None,
-    evaluator: str | RuleEvaluator = builtins.DEFAULT_EVALUATOR,
-    fixpoint: str = builtins.DEFAULT_FIXPOINT,
+    evaluator: str | RuleEvaluator | None = None,
+    fixpoint: str | None = None,
     index: str | None = None,
     backend: str | Backend = builtins.DEFAULT_BACKEND,
     master: str | None = None,
@@ -179,8 +185,10 @@ def materialize(
     (tuples of int and str, numpy arrays, pandas DataFrames, pyarrow Tables; every value is
     stored exactly or rejected, see ``load_database``). ``facts_dir``: read each ``.input``
     relation's file from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/
-    ``backend``: registered names (see ``herbrand.framework.registry``); ``backend`` may also be
-    a Backend instance, to set its hyperparameters (``ParallelBackend(workers=4)``,
+    ``backend``: registered names (see ``herbrand.framework.registry``; None: the defaults,
+    relational over sorted_vector, semi-naive, local); a backend tagged ``uses_evaluator=False``
+    (spark) runs its own plans and refuses an evaluator, fixpoint or index with a UsageError
+    rather than ignoring it; ``backend`` may also be a Backend instance, to set its hyperparameters (``ParallelBackend(workers=4)``,
     ``SparkBackend(session=spark)``). ``master``: the master URL of a distributed backend
     (``backend="spark", master="local-cluster[2,1,1024]"``). ``observer`` receives a Progress
     per iteration. The result's relations are typed and their columns named as declared
@@ -200,7 +208,7 @@ def resolve_engine(engine: str | IncrementalEvaluator,
     option the engine does not take."""
     if isinstance(engine, IncrementalEvaluator):
         if options:
-            raise EvaluationError("pass engine options only with an engine name, not an instance")
+            raise UsageError("pass engine options only with an engine name, not an instance")
         return engine
     cls = INCREMENTAL_ENGINES.get(engine)
     accepted = [p for p in inspect.signature(cls).parameters if p != "self"]

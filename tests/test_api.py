@@ -8,7 +8,6 @@ from herbrand import builtins
 from herbrand.api import resolve_evaluator
 from herbrand.framework.errors import (
     ArityError,
-    EvaluationError,
     HerbrandSyntaxError,
     HerbrandTypeError,
     ProgramFileError,
@@ -43,7 +42,7 @@ def test_facts_for_an_undeclared_relation_are_an_error():
 
 
 def test_index_with_an_evaluator_that_takes_none_is_an_error():
-    with pytest.raises(EvaluationError, match="does not use an index"):
+    with pytest.raises(UsageError, match="does not use an index"):
         herbrand.materialize(TC, facts={"edge": [(1, 2)]}, evaluator="substitution",
                              index="btree")
 
@@ -160,3 +159,13 @@ def test_results_name_their_columns_as_declared(backend):
     assert list(db.to_pandas("e").columns) == ["src", "dst"]
     loaded = herbrand.load_database(herbrand.parse(program), {"e": [(1, 2)]})
     assert loaded.column_names("e") == ("src", "dst")
+
+
+@pytest.mark.parametrize("choice", [{"evaluator": "substitution"}, {"fixpoint": "naive"},
+                                    {"index": "hash"}])
+def test_a_backend_that_runs_its_own_plans_refuses_an_evaluator_choice(choice):
+    pytest.importorskip("pyspark")
+    with pytest.raises(UsageError, match=f"{next(iter(choice))}= does not go with backend "
+                                         f"SparkBackend") as raised:
+        herbrand.materialize(".decl e(x: number)\n", backend="spark", **choice)
+    assert "\n" not in str(raised.value)

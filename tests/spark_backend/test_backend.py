@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import herbrand
-from herbrand.framework.errors import EvaluationError
+from herbrand.framework.errors import UsageError
 from herbrand.framework.registry import BACKENDS
 from herbrand.spark_backend.backend import SparkBackend
 
@@ -45,7 +45,7 @@ def test_backend_instance_with_hyperparameters(spark, tmp_path):
 
 
 def test_master_needs_a_backend_that_takes_one():
-    with pytest.raises(EvaluationError, match="does not take a master"):
+    with pytest.raises(UsageError, match="does not take a master"):
         herbrand.materialize(PROGRAM, facts=FACTS, backend="local", master="local[2]")
-    with pytest.raises(EvaluationError, match="backend name"):
+    with pytest.raises(UsageError, match="backend name"):
         herbrand.materialize(PROGRAM, facts=FACTS, backend=SparkBackend(), master="local[2]")
