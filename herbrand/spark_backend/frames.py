@@ -2,7 +2,9 @@
 
 A number column is a Spark long, a symbol column a Spark string: symbols are decoded with the
 Database's SymbolTable on the way in and interned into it on the way out, so no id of the
-table ever reaches Spark. Transfers go through Arrow (``createDataFrame`` of a pyarrow Table,
+table ever reaches Spark. A symbol's bytes are kept exactly both ways: a str holding bytes that
+are not UTF-8 (``surrogateescape``, as the facts readers give them) is those bytes in Spark, and
+back. Transfers go through Arrow (``createDataFrame`` of a pyarrow Table,
 ``DataFrame.toArrow``). A nullary relation is a frame with no columns and 0 or 1 rows.
 Cost: O(rows) on the driver each way (vectorised, plus one dict lookup per symbol); meant for
 inputs given in memory and for outputs small enough to collect.
@@ -20,6 +22,8 @@ from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import SYMBOL
 from herbrand.spark_backend.expressions import column_name
+
+_ENCODING = ("utf-8", "surrogateescape")
 
 
 def frame_schema(types: tuple[str, ...]) -> StructType:
@@ -42,6 +46,26 @@ def nullary_frame(session: SparkSession, true: bool) -> DataFrame:
     return session.range(1 if true else 0).select()
 
 
+def _symbol_array(symbols: list[str]) -> pa.Array:
+    """An Arrow string array of ``symbols``, each encoded with surrogateescape: when some hold
+    bytes that are not UTF-8, the binary array of those bytes is read as a string array (the
+    same layout; Arrow does not check it and Spark copies the bytes). O(n)."""
+    try:
+        return pa.array(symbols, type=pa.string())
+    except UnicodeEncodeError:
+        binary = pa.array([symbol.encode(*_ENCODING) for symbol in symbols], type=pa.binary())
+        return pa.Array.from_buffers(pa.string(), len(binary), binary.buffers())
+
+
+def _symbol_list(column: pa.ChunkedArray) -> list[str]:
+    """The strs of an Arrow string column, bytes that are not UTF-8 decoded with
+    surrogateescape. O(n)."""
+    try:
+        return column.to_pylist()
+    except UnicodeDecodeError:
+        return [value.decode(*_ENCODING) for value in column.cast(pa.binary()).to_pylist()]
+
+
 def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, ...],
                    symbols: SymbolTable) -> DataFrame:
     """``relation`` (ids decoded with ``symbols``) as a frame typed by ``types``."""
@@ -50,7 +74,7 @@ def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, 
     if not len(relation):
         return empty_frame(session, types)
     arrays = [
-        pa.array(symbols.decode_many(column).tolist(), type=pa.string()) if type_ == SYMBOL
+        _symbol_array(symbols.decode_many(column).tolist()) if type_ == SYMBOL
         else pa.array(column, type=pa.int64())
         for column, type_ in zip(relation.columns, types, strict=True)
     ]
@@ -71,7 +95,7 @@ def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTabl
     if not table.num_rows:
         return Relation.empty(len(types))
     columns = [
-        symbols.intern_many(table.column(i).to_pylist()) if type_ == SYMBOL
+        symbols.intern_many(_symbol_list(table.column(i))) if type_ == SYMBOL
         else np.asarray(table.column(i).to_numpy(), dtype=np.int64)
         for i, type_ in enumerate(types)
     ]

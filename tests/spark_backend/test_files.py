@@ -11,6 +11,8 @@ import herbrand
 from herbrand import cli
 from herbrand.framework import io
 from herbrand.framework.errors import FactsError
+from herbrand.spark_backend import files
+from herbrand.spark_backend.session import run_settings
 
 PROGRAM = """
 .decl edge(x: number, y: symbol)
@@ -24,7 +26,7 @@ flag() :- edge(_, _).
 path(x, y) :- edge(x, y).
 path(x, "end") :- edge(x, _).
 """
-FACTS = "2,b c\n10,a\n2,b c\n0x10,tab\tin\n"
+FACTS = "2,b c\n10,a\n2,b c\n16,tab\tin\n"
 
 
 def _facts_dir(tmp_path, text: str = FACTS):
@@ -61,8 +63,57 @@ def test_parquet_outputs_are_typed_columns(spark_backend, tmp_path):
 def test_a_malformed_line_names_file_relation_and_line(spark_backend, tmp_path):
     program = herbrand.parse(PROGRAM)
     facts = _facts_dir(tmp_path, "1,a\nseven,b\n")
-    with pytest.raises(FactsError, match=r"edge\.facts: relation edge: malformed line 'seven,b'"):
+    with pytest.raises(FactsError) as error:
         spark_backend.materialize_files(program, facts, tmp_path / "out")
+    assert str(error.value) == (f"{facts / 'edge.facts'}:2: relation edge: column 1 expects a "
+                                f"number, got 'seven'")
+
+
+def test_the_line_number_counts_lines_across_partitions(spark, tmp_path):
+    lines = [f"{i}\t{i}" for i in range(3000)]
+    lines[1700], lines[2500] = "1700\tx", "2500"
+    path = tmp_path / "r.facts"
+    path.write_text("\n".join(lines) + "\n")
+    small_splits = {"spark.sql.files.maxPartitionBytes": "1024"}
+    with run_settings(spark, small_splits):
+        assert spark.read.text(str(path)).rdd.getNumPartitions() > 10
+        with pytest.raises(FactsError) as error:
+            files.read_relation(spark, str(path), "r", ("number", "number"), "\t")
+    assert str(error.value) == f"{path}:1701: relation r: column 2 expects a number, got 'x'"
+
+
+ARITIES = """
+.decl zero()
+.decl one(x: symbol)
+.decl two(x: number, y: symbol)
+.decl six(a: number, b: symbol, c: number, d: symbol, e: symbol, f: number)
+.input zero
+.input one
+.input two
+.input six
+.output zero
+.output one
+.output two
+.output six
+"""
+
+
+def test_relations_of_arity_0_1_2_and_6_are_read_as_locally(spark_backend, tmp_path):
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "zero.facts").write_text("\n")
+    (facts / "one.facts").write_text("b\n\na c\nb\n")
+    (facts / "two.facts").write_text("2\tx\n-1\t\n2\tx\n")
+    (facts / "six.facts").write_text("1\ta\t2\tb\tc\t3\n-4\t\t5\t \t\t+6\n")
+    program = herbrand.parse(ARITIES)
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
+    local = herbrand.materialize(program, facts_dir=facts)
+    io.write_outputs(program, local, tmp_path / "local", stdout=text_io.StringIO())
+    for name in ("zero", "one", "two", "six"):
+        spark_bytes = (tmp_path / "spark" / f"{name}.csv").read_bytes()
+        assert spark_bytes == (tmp_path / "local" / f"{name}.csv").read_bytes(), name
+    assert (tmp_path / "spark" / "one.csv").read_bytes() == b"\na c\nb\n"
+    assert (tmp_path / "spark" / "six.csv").read_bytes() == b"-4\t\t5\t \t\t6\n1\ta\t2\tb\tc\t3\n"
 
 
 def test_a_missing_file_is_a_facts_error(spark_backend, tmp_path):

@@ -1,0 +1,32 @@
+"""The Spark facts reader (``files.read_inputs``) on the shared reader cases: the same rows,
+symbol bytes for symbol bytes, or the same FactsError message as the local reader."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+
+from herbrand.framework.syntax import SYMBOL
+from herbrand.spark_backend import files
+from tests.conformance.reader_cases import ReaderCase, case_params, local_outcome, outcome
+
+
+def spark_outcome(spark, case: ReaderCase, directory) -> object:
+    """The case read by ``files.read_inputs`` from ``directory``, symbols collected as their
+    bytes (``cast("binary")`` is a raw copy)."""
+    path = case.write(directory)
+
+    def read() -> frozenset:
+        frame = files.read_inputs(spark, case.program(), str(directory))["r"]
+        columns = [F.col(name).cast("binary") if type_ == SYMBOL else F.col(name)
+                   for name, type_ in zip(frame.columns, case.types, strict=True)]
+        return frozenset(tuple(bytes(v) if isinstance(v, bytearray) else v for v in row)
+                         for row in frame.select(*columns).collect())
+
+    return outcome(read, path)
+
+
+@pytest.mark.parametrize("case", case_params())
+def test_spark_reader_agrees_with_the_local_reader(spark, case, tmp_path):
+    local = local_outcome(case, tmp_path / "local")
+    assert spark_outcome(spark, case, tmp_path / "spark") == local == case.expected_outcome()
