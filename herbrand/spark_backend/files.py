@@ -88,7 +88,7 @@ def _bytes_literal(data: bytes) -> Column:
     return F.lit(bytearray(data)).cast("string")
 
 
-def _io_exception(session: SparkSession, error: Exception):
+def _io_exception(session: SparkSession, error: Py4JJavaError) -> object | None:
     """The innermost java.io.IOException behind a failed Spark call, or None."""
     jvm = session.sparkContext._jvm
     kind = jvm.java.lang.Class.forName("java.io.IOException")
@@ -201,8 +201,9 @@ def _raise_first_error(fields: DataFrame, path: str, name: str, types: tuple[str
     numbers = [i for i, type_ in enumerate(types) if type_ != SYMBOL]
     valid = [_is_number(F.col(_field_name(i))) for i in numbers]
     bad = reduce(or_, (~v for v in valid), F.col(_COUNT) != len(types))
-    detail = F.struct(F.col(_ID), F.col(_COUNT), *(
-        F.struct(v, F.col(_field_name(i)).cast("binary")) for i, v in zip(numbers, valid, strict=True)))
+    raw = [F.col(_field_name(i)).cast("binary") for i in numbers]
+    detail = F.struct(F.col(_ID), F.col(_COUNT),
+                      *(F.struct(v, r) for v, r in zip(valid, raw, strict=True)))
     first = numbered.where(bad).agg(F.min(detail)).first()[0]
     if first is None:
         return
@@ -254,7 +255,7 @@ def read_inputs(session: SparkSession, program: Program, facts_dir: str) -> dict
 def _sorted_lines(frame: DataFrame, delimiter: str) -> DataFrame:
     """One partition of the relation's lines, sorted by column, in a ``value`` column."""
     if not frame.columns:
-        return frame.limit(1).select(F.lit("()").alias("value"))
+        return frame.limit(1).coalesce(1).select(F.lit("()").alias("value"))
     text = F.concat_ws(delimiter, *(F.col(c).cast("string") for c in frame.columns))
     return frame.coalesce(1).sortWithinPartitions(*frame.columns).select(text.alias("value"))
 

@@ -141,3 +141,12 @@ def test_cli_rejects_spark_flags_for_the_local_backend(tmp_path, capsys):
     status = cli.main(["run", str(program), "--master", "local[1]", "--no-progress"])
     assert status == 1
     assert "does not take --master" in capsys.readouterr().err
+
+
+def test_a_true_nullary_relation_of_several_partitions_is_written(spark_backend, tmp_path):
+    # an inline nullary fact is a frame of two partitions, the first one empty: the line "()"
+    # must not be lost to the empty part file
+    program = herbrand.parse(".decl flag()\n.output flag\nflag().\n")
+    spark_backend.materialize_files(program, tmp_path, tmp_path / "out",
+                                    stdout=text_io.StringIO())
+    assert (tmp_path / "out" / "flag.csv").read_bytes() == b"()\n"
