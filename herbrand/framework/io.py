@@ -12,8 +12,8 @@
     relation, an error otherwise). An empty file is an empty relation; a nullary relation is
     true iff the file has at least one line (whatever the lines hold);
   - a line is split on the delimiter (``delimiter=``, default tab; any non-empty string without
-    ``\\n``; occurrences found left to right without overlap) into exactly ``arity`` fields (Soufflé
-    drops extra fields; we reject them);
+    ``\\n``; occurrences found left to right without overlap) into exactly ``arity`` fields
+    (Soufflé drops extra fields; we reject them);
   - a symbol field is its bytes exactly (no quoting, no trimming; NUL and invalid UTF-8 kept:
     fields are decoded as UTF-8 with ``surrogateescape``, so undecodable bytes survive a
     read-write round trip);
