@@ -41,7 +41,7 @@ from herbrand.framework.contracts import (
     RuleEvaluator,
     StratumStats,
 )
-from herbrand.framework.errors import EvaluationError
+from herbrand.framework.errors import EvaluationError, UsageError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program, Rule
 
@@ -99,7 +99,7 @@ class ParallelBackend(Backend):
 
     def __init__(self, workers: int | None = None, min_rows: int = 20_000):
         if workers is not None and workers < 1:
-            raise EvaluationError(f"parallel backend: workers must be >= 1, got {workers}")
+            raise UsageError(f"parallel backend: workers must be >= 1, got {workers}")
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
         self.min_rows = min_rows
 

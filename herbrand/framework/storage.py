@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from herbrand.framework.errors import ArityError, MissingDependencyError
+from herbrand.framework.errors import ArityError, HerbrandTypeError, MissingDependencyError
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL, Program
 
@@ -58,12 +58,34 @@ def _dense_ranks(columns: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def int64_array(data: object) -> np.ndarray:
+    """``data`` (an array or nested sequences of ints) as an int64 array, refusing whatever
+    would change a value: floats, bools, strings, ints beyond int64 (HerbrandTypeError). O(1)
+    for an int64 array, one vectorised pass otherwise."""
+    try:
+        array = np.asarray(data)
+    except OverflowError:
+        raise HerbrandTypeError("a value does not fit in a 64-bit signed integer") from None
+    if array.dtype == np.int64:
+        return array
+    kind = array.dtype.kind
+    if kind == "i" or array.size == 0 and kind in "uf":
+        return array.astype(np.int64)
+    if kind == "u" and array.max() <= np.iinfo(np.int64).max:
+        return array.astype(np.int64)
+    if kind == "O" and all(type(v) is int and -(2**63) <= v < 2**63 for v in array.flat):
+        return array.astype(np.int64)
+    raise HerbrandTypeError(f"relations hold 64-bit signed integers; got {array.dtype} values "
+                            f"that would not be stored exactly")
+
+
 def _as_columns(data: np.ndarray | Iterable, arity: int | None) -> np.ndarray:
-    """Rows (an (n, arity) array or an iterable of tuples) as an (arity, n) int64 array."""
+    """Rows (an (n, arity) array or an iterable of tuples) as an (arity, n) int64 array; a 1-d
+    array is a column of unary rows. Values that would change are refused (``int64_array``)."""
     if isinstance(data, np.ndarray):
-        array = data.astype(np.int64, copy=False)
-        if array.ndim == 1:
-            array = array.reshape(-1, 1) if arity in (None, 1) else array.reshape(-1, arity)
+        array = int64_array(data)
+        if array.ndim == 1 and arity in (None, 1):
+            array = array.reshape(-1, 1)
         if array.ndim != 2:
             raise ArityError(f"expected a 2-d array of rows, got shape {data.shape}")
         columns = np.ascontiguousarray(array.T)
@@ -75,7 +97,7 @@ def _as_columns(data: np.ndarray | Iterable, arity: int | None) -> np.ndarray:
                 raise ArityError(f"row {tuple(row)!r} has arity {len(row)}, expected {width}")
         if width == 0:
             return np.zeros((0, min(len(rows), 1)), dtype=np.int64)
-        columns = np.array(rows, dtype=np.int64).reshape(len(rows), width).T.copy()
+        columns = int64_array(rows).reshape(len(rows), width).T.copy()
     if arity is not None and columns.shape[0] != arity:
         raise ArityError(f"rows have arity {columns.shape[0]}, expected {arity}")
     return columns
@@ -92,7 +114,7 @@ class Relation:
     __slots__ = ("_columns", "_set", "__weakref__")
 
     def __init__(self, columns: np.ndarray, *, unique: bool = False):
-        columns = np.ascontiguousarray(columns, dtype=np.int64)
+        columns = np.ascontiguousarray(int64_array(columns))
         if columns.ndim != 2:
             raise ArityError(f"columns must be a 2-d (arity, n) array, got shape {columns.shape}")
         if not unique:

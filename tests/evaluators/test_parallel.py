@@ -5,7 +5,7 @@ import herbrand
 from herbrand.evaluators.fixpoint import DELTA_PREFIX
 from herbrand.evaluators.parallel import ParallelBackend, split_work
 from herbrand.framework.contracts import FixpointEvaluator
-from herbrand.framework.errors import EvaluationError
+from herbrand.framework.errors import EvaluationError, UsageError
 from herbrand.framework.registry import BACKENDS
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -58,7 +58,7 @@ def test_registered_with_its_tags():
 
 
 def test_bad_workers_and_foreign_fixpoints_are_clear_errors():
-    with pytest.raises(EvaluationError, match="workers"):
+    with pytest.raises(UsageError, match="workers must be >= 1, got 0"):
         ParallelBackend(workers=0)
 
     class Foreign(FixpointEvaluator):
