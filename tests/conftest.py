@@ -1,4 +1,4 @@
-"""Shared fixtures."""
+"""Shared fixtures: the workloads folder and one SparkSession for every test that needs Spark."""
 
 from __future__ import annotations
 
@@ -8,8 +8,30 @@ import pytest
 
 from herbrand.workloads.shared import workloads_root
 
+SPARK_TEST_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "4",
+}
+
 
 @pytest.fixture(scope="session")
 def workloads_dir() -> Path:
     """The shared workloads: $HERBRAND_WORKLOADS, else ../shared/workloads beside the checkout."""
     return workloads_root()
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The SparkSession of the test run (local[2], 4 shuffle partitions, no UI), started once;
+    skipped, saying why, where pyspark or Java is missing (CI has both, so it runs there)."""
+    pytest.importorskip("pyspark", reason="Spark tests need pyspark (extra 'spark')")
+    from herbrand.spark_backend.session import java_executable, start_session
+
+    if java_executable() is None:
+        pytest.skip("no Java installed: Spark cannot start a JVM")
+    session = start_session("local[2]", SPARK_TEST_CONF)
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
