@@ -22,7 +22,7 @@ from herbrand import builtins
 from herbrand.api import incremental, materialize_with_stats, parse
 from herbrand.framework import io
 from herbrand.framework.contracts import Backend, StratumStats
-from herbrand.framework.errors import HerbrandError, OutputError, UsageError
+from herbrand.framework.errors import FactsError, HerbrandError, OutputError, UsageError
 from herbrand.framework.registry import (
     BACKENDS,
     EVALUATORS,
@@ -150,19 +150,19 @@ def _run(args) -> int:
         _refuse([f for f in given if f not in ENGINE_FLAGS],
                 f"--engine (an incremental engine runs in this process on its own evaluator; "
                 f"with --engine use {', '.join(ENGINE_FLAGS[1:])})")
-        _check_outputs(program, args.output)
+        _check_paths(program, args.facts, args.output)
         return _run_incremental(args, program)
     backend = _backend(args)
     if not backend.tags.uses_evaluator:
         _refuse([f for f in given if f in EVALUATOR_FLAGS],
                 f"--backend {args.backend} (it runs its own plans, not a local evaluator)")
     if backend.tags.reads_files:
-        _check_outputs(program, args.output)
+        _check_paths(program, args.facts, args.output)
         return _run_distributed(args, program, backend)
     if args.output_format not in (None, "csv"):
         raise UsageError(f"--output-format {args.output_format} needs a backend that writes "
                          f"files itself (spark)")
-    _check_outputs(program, args.output)
+    _check_paths(program, args.facts, args.output)
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
@@ -196,11 +196,20 @@ def _write_outputs(program: Program, database: Database, output: str,
                         f", outputs written in {time.perf_counter() - started:.1f}s")
 
 
+def _check_paths(program: Program, facts: str, output: str) -> None:
+    """Fail now, before any input is read, when the facts directory is not one (FactsError) or
+    an output file of ``program`` could not be written (``_check_outputs``). Local paths only:
+    URIs are left to the backend that reads them."""
+    if program.inputs and not _URI.match(facts) and not Path(facts).is_dir():
+        reason = "not a directory" if Path(facts).exists() else "no such directory"
+        raise FactsError(f"{facts}: facts directory: {reason}")
+    _check_outputs(program, output)
+
+
 def _check_outputs(program: Program, output: str) -> None:
-    """Fail now, before any input is read, when an output file of ``program`` could not be
-    written: create each output directory under ``output`` (a local path; URIs and ``-`` are
-    left to the backend) and write and remove a probe file in it. Raises OutputError naming
-    the directory. Cost: one small file per output directory."""
+    """Create each output directory under ``output`` (a local path; URIs and ``-`` are left to
+    the backend) and write and remove a probe file in it. Raises OutputError naming the
+    directory. Cost: one small file per output directory."""
     if output == "-" or _URI.match(output):
         return
     directories = {Path(output)}

@@ -47,7 +47,7 @@ import gzip
 import re
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from os import PathLike
 from pathlib import Path
 from typing import TextIO
@@ -400,7 +400,8 @@ def write_stdout(name: str, lines: list[str], stdout: TextIO) -> None:
 
 
 def write_outputs(
-    program: Program, database: Database, out_dir: str | PathLike, stdout: TextIO | None = None
+    program: Program, database: Database, out_dir: str | PathLike, stdout: TextIO | None = None,
+    observer: Callable[[str], None] | None = None,
 ) -> None:
     """Carry out the ``.output`` and ``.printsize`` directives, in program order.
 
@@ -408,7 +409,9 @@ def write_outputs(
     ``delimiter=``; to ``stdout`` in Soufflé's banner layout when ``out_dir`` is ``"-"`` or the
     directive says ``IO=stdout``. ``.printsize``: ``relation<TAB>count`` to ``stdout``.
     ``stdout`` defaults to ``sys.stdout``; ``out_dir`` is created if missing. A relation absent
-    from ``database`` is written empty. O(n log n) per relation written.
+    from ``database`` is written empty. ``observer`` (a progress display's ``stage``) is told
+    ``writing <file>: <n> tuples`` before each relation is written. O(n log n) per relation
+    written.
     """
     stdout = sys.stdout if stdout is None else stdout
     for directive in program.directives:
@@ -423,6 +426,9 @@ def write_outputs(
         kind, filename, delimiter = io_parameters(directive, ".csv")
         if kind not in ("file", "stdout"):
             raise FactsError(f"{directive_place(directive)}: unsupported IO={kind} (only file, stdout)")
+        if observer is not None:
+            target = "stdout" if kind == "stdout" or str(out_dir) == "-" else filename
+            observer(f"writing {target}: {len(relation):,} tuples")
         lines = relation_lines(relation, types, database.symbols, delimiter)
         if kind == "stdout" or str(out_dir) == "-":
             write_stdout(name, lines, stdout)
