@@ -19,8 +19,8 @@ Spark's UTF8String source and by tests). ``split``, ``split_part`` and ``regexp_
 not byte-exact and are not used; ``rlike`` (on number fields only) only answers yes or no.
 Three of Spark's habits are undone: a leading UTF-8 byte order mark, which Spark's line reader
 strips, is put back; file names starting with ``_`` or ``.``, which Spark skips as hidden, are
-read (the ``ignoredPathSegmentRegex`` option, Spark 4.3); glob characters in the path are
-escaped. Files with another compression suffix that Hadoop knows (``.bz2``, ``.deflate``,
+read (the ``ignoredPathSegmentRegex`` option of Spark 4.3; an older Spark reads them as empty
+files); glob characters in the path are escaped. Files with another compression suffix that Hadoop knows (``.bz2``, ``.deflate``,
 ``.zst``, ``.lz4``, ``.snappy``) are decompressed by Spark but read as they are locally.
 
 Line numbers: Spark's text source has none, so they are computed only when a line is wrong.
@@ -29,18 +29,21 @@ offset order, each read in order), so the first malformed line is the one with t
 and its number is one plus the count of lines with a smaller id.
 
 Writing (``write_outputs``): ``csv`` writes ``<out_dir>/<filename>`` (default
-``<relation>.csv``) as one file exactly as the local backend does (rows sorted by column,
-numbers numerically, symbols by code point; ``()`` for a true nullary relation): Spark sorts
-and writes one part file, which is then renamed through the Hadoop FileSystem of the path.
+``<relation>.csv``) as one file as the local backend does (rows sorted by column, numbers
+numerically, symbols by bytes, which is the order of code points for UTF-8; ``()`` for a true
+nullary relation). The local writer sorts a byte that is not UTF-8 as its surrogateescape code
+point (U+DC80..U+DCFF), so the two orders differ between such a byte and a non-ASCII
+character. Spark sorts and writes one part file, which is then renamed through the Hadoop
+FileSystem of the path.
 ``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
 ``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
 collected to the driver); ``.printsize`` prints ``relation<TAB>count``.
 
-Cost: reading an input is two driver calls to the file system (its status, its first bytes)
-and one job that checks every line (an aggregate to one row: null when the file is well
-formed); the frame itself is lazy. A malformed file costs two more jobs. Writing is one job per
-output to sort and write it.
+Cost: reading an input is three calls from the driver to the file system (about 3 ms
+locally) and one job that looks for a malformed line (``isEmpty``: Spark runs it on one
+partition, then on more, up to every one when there is none); the frame itself is lazy. A
+malformed file costs two more jobs. Writing is one job per output to sort and write it.
 """
 
 from __future__ import annotations
@@ -195,18 +198,19 @@ def _raise_first_error(fields: DataFrame, path: str, name: str, types: tuple[str
                        delimiter: str) -> None:
     """The FactsError of the first malformed line of ``fields`` in file order, if any.
 
-    One job (an aggregate to one row) when every line is well formed; one more to count the
-    lines before the first malformed one, which gives its number (see the module doc)."""
-    numbered = fields.select("*", F.monotonically_increasing_id().alias(_ID))
+    One job that looks for a malformed line (``isEmpty``: it stops at the first one found) when
+    every line is well formed; two more otherwise, to find the first malformed line (the least
+    ``monotonically_increasing_id``) and count the lines before it (see the module doc)."""
     numbers = [i for i, type_ in enumerate(types) if type_ != SYMBOL]
     valid = [_is_number(F.col(_field_name(i))) for i in numbers]
     bad = reduce(or_, (~v for v in valid), F.col(_COUNT) != len(types))
+    if fields.where(bad).isEmpty():
+        return
+    numbered = fields.select("*", F.monotonically_increasing_id().alias(_ID))
     raw = [F.col(_field_name(i)).cast("binary") for i in numbers]
     detail = F.struct(F.col(_ID), F.col(_COUNT),
                       *(F.struct(v, r) for v, r in zip(valid, raw, strict=True)))
     first = numbered.where(bad).agg(F.min(detail)).first()[0]
-    if first is None:
-        return
     line = numbered.where(F.col(_ID) < first[0]).count() + 1
     if first[1] != len(types):
         raise io.field_count_error(path, line, name, len(types), delimiter, first[1])
