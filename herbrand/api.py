@@ -148,6 +148,7 @@ def materialize_with_stats(
     """``materialize`` that also returns the per-stratum statistics."""
     program = _program(program, "materialize")
     analyse(program)  # report program errors before reading any data
+    io.check_directives(program)
     runner = resolve_backend(backend, master)
     if not runner.tags.uses_evaluator:
         chosen = [f"{name}=" for name, value in
@@ -235,5 +236,6 @@ def incremental(
     subclasses naming the place. Cost: the engine's bootstrap."""
     program = _program(program, "incremental")
     analyse(program)  # report program errors before reading any data
+    io.check_directives(program)
     evaluator = resolve_engine(engine, engine_options)
     return Materialization(program, load_database(program, facts, facts_dir), evaluator)

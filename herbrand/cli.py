@@ -199,7 +199,8 @@ def _write_outputs(program: Program, database: Database, output: str,
 def _check_paths(program: Program, facts: str, output: str) -> None:
     """Fail now, before any input is read, when the facts directory is not one (FactsError) or
     an output file of ``program`` could not be written (``_check_outputs``). Local paths only:
-    URIs are left to the backend that reads them."""
+    URIs are left to the backend that reads them. The I/O directives are checked first."""
+    io.check_directives(program)
     if program.inputs and not _URI.match(facts) and not Path(facts).is_dir():
         reason = "not a directory" if Path(facts).exists() else "no such directory"
         raise FactsError(f"{facts}: facts directory: {reason}")

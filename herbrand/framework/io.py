@@ -30,10 +30,10 @@
   ``path:LINE: relation R: column C expects a number, got '<field>'`` (``, out of the 64-bit
   range`` appended to a number beyond int64; the field shown with ``errors.quoted``).
 - ``.csv`` out (``write_csv``, ``write_relation``, ``write_outputs``): tab-separated, no header,
-  one ``\\n``-terminated row per line, rows sorted by column (numbers numerically, symbols
-  lexicographically); a true nullary relation is the line ``()``, a false one an empty file. To
-  stdout, a relation prints between Soufflé's banner lines, and ``.printsize`` as
-  ``relation<TAB>count``.
+  one ``\\n``-terminated row per line, rows sorted by column (numbers numerically, symbols by
+  their UTF-8 bytes, as Spark sorts them); a true nullary relation is the line ``()``, a false
+  one an empty file. To stdout, a relation prints between Soufflé's banner lines, and
+  ``.printsize`` as ``relation<TAB>count``.
 - N-Triples in (``read_ntriples``, ``load_ntriples``): each term kept as its exact source text.
 
 Every problem with a file is a ``FactsError`` whose message starts ``path:LINE:`` (or ``path:``
@@ -261,9 +261,11 @@ def read_facts(
 
 
 def row_sort_key(row: tuple[int | str, ...]) -> tuple:
-    """Sort key of a decoded row: by column, numbers numerically before symbols, symbols
-    lexicographically (by code point)."""
-    return tuple((isinstance(value, str), value) for value in row)
+    """Sort key of a decoded row: by column, numbers numerically before symbols, symbols by
+    the bytes of their UTF-8 encoding (code point order for valid text; an undecodable byte
+    kept by ``surrogateescape`` sorts as that byte, as Spark sorts it)."""
+    return tuple((True, value.encode(*_ENCODING)) if isinstance(value, str) else (False, value)
+                 for value in row)
 
 
 def _join_columns(columns: list[list[str]], delimiter: str) -> list[str]:
@@ -274,7 +276,8 @@ def relation_lines(
     relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t"
 ) -> list[str]:
     """The lines Soufflé writes for ``relation`` (without ``\\n``), sorted by column: numbers
-    numerically, symbols lexicographically. O(n log n) vectorised, plus O(n) string joins."""
+    numerically, symbols by their UTF-8 bytes (``row_sort_key``). O(n log n) vectorised, plus
+    O(n) string joins."""
     if not len(relation):
         return []
     if relation.arity == 0:
@@ -282,14 +285,31 @@ def relation_lines(
     decoded, keys = [], []
     for column, type_ in zip(relation.columns, types, strict=True):
         if type_ == SYMBOL:
-            strings = symbols.decode_many(column)
+            strings, ranks = _symbols_in_order(column, symbols)
             decoded.append(strings)
-            keys.append(np.unique(strings, return_inverse=True)[1].reshape(-1))
+            keys.append(ranks)
         else:
             decoded.append(column.astype(str))
             keys.append(column)
     order = np.lexsort(keys[::-1])
     return _join_columns([c[order].tolist() for c in decoded], delimiter)
+
+
+def _symbols_in_order(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, np.ndarray]:
+    """The strings of a column of symbol ids and their ranks in the order of ``row_sort_key``
+    (by UTF-8 bytes). O(n log n) on the ids, then O(u log u) on the u distinct strings, encoded
+    to bytes only when one of them is not ASCII (where code point and byte order agree)."""
+    ids, inverse = np.unique(column, return_inverse=True)
+    strings = symbols.decode_many(ids)
+    if not all(map(str.isascii, strings)):
+        strings_as_bytes = np.array([text.encode(*_ENCODING) for text in strings], dtype=object)
+        order = np.argsort(strings_as_bytes, kind="stable")
+    else:
+        order = np.argsort(strings, kind="stable")
+    ranks = np.empty(len(ids), dtype=np.int64)
+    ranks[order] = np.arange(len(ids))
+    inverse = inverse.reshape(-1)
+    return strings[inverse], ranks[inverse]
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
@@ -342,15 +362,36 @@ def directive_place(directive: Directive) -> str:
     return f"{place}.{directive.kind} {directive.relation}"
 
 
+_IO_KINDS = {"input": ("file",), "output": ("file", "stdout")}
+
+
 def io_parameters(directive: Directive, extension: str) -> tuple[str, str, str]:
-    """(IO kind, file name, delimiter) of a directive; FactsError for unsupported params."""
+    """(IO kind, file name, delimiter) of an ``.input`` or ``.output`` directive (the file
+    name defaults to the relation's name and ``extension``). Raises FactsError at the directive
+    for a parameter other than IO, filename and delimiter, an IO kind the directive cannot
+    have (inputs: file; outputs: file, stdout) or an empty delimiter or one holding a
+    newline. O(parameters)."""
+    place = directive_place(directive)
     for key, value in directive.params:
         if key not in _IO_PARAMS:
-            raise FactsError(f"{directive_place(directive)}: unsupported parameter {key}={value!r} "
+            raise FactsError(f"{place}: unsupported parameter {key}={quoted(value)} "
                              f"(supported: {', '.join(_IO_PARAMS)})")
     kind = directive.param("IO", "file")
-    filename = directive.param("filename", directive.relation + extension)
-    return kind, filename, _unescape(directive.param("delimiter", "\t"))
+    supported = _IO_KINDS[directive.kind]
+    if kind not in supported:
+        raise FactsError(f"{place}: unsupported IO={kind} (only {', '.join(supported)})")
+    delimiter = _unescape(directive.param("delimiter", "\t"))
+    if not delimiter or "\n" in delimiter:
+        raise FactsError(f"{place}: invalid delimiter {quoted(delimiter)}")
+    return kind, directive.param("filename", directive.relation + extension), delimiter
+
+
+def check_directives(program: Program) -> None:
+    """Check the parameters of every ``.input`` and ``.output`` directive (``io_parameters``)
+    before anything is read or computed, so that a bad one fails at once. O(directives)."""
+    for directive in program.directives:
+        if directive.kind in _IO_KINDS:
+            io_parameters(directive, "")
 
 
 _ESCAPES = {"\\t": "\t", "\\n": "\n", "\\r": "\r", "\\\\": "\\"}
@@ -381,9 +422,7 @@ def load_inputs(program: Program, database: Database, facts_dir: str | PathLike)
     for directive in program.directives:
         if directive.kind != "input":
             continue
-        kind, filename, delimiter = io_parameters(directive, ".facts")
-        if kind != "file":
-            raise FactsError(f"{directive_place(directive)}: unsupported IO={kind} (only IO=file)")
+        _, filename, delimiter = io_parameters(directive, ".facts")
         name = directive.relation
         types[name] = _types_of(program, name)
         path = Path(facts_dir) / filename
@@ -424,8 +463,6 @@ def write_outputs(
             stdout.write(f"{name}\t{len(relation)}\n")
             continue
         kind, filename, delimiter = io_parameters(directive, ".csv")
-        if kind not in ("file", "stdout"):
-            raise FactsError(f"{directive_place(directive)}: unsupported IO={kind} (only file, stdout)")
         if observer is not None:
             target = "stdout" if kind == "stdout" or str(out_dir) == "-" else filename
             observer(f"writing {target}: {len(relation):,} tuples")

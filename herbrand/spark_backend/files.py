@@ -30,11 +30,10 @@ and its number is one plus the count of lines with a smaller id.
 
 Writing (``write_outputs``): ``csv`` writes ``<out_dir>/<filename>`` (default
 ``<relation>.csv``) as one file as the local backend does (rows sorted by column, numbers
-numerically, symbols by bytes, which is the order of code points for UTF-8; ``()`` for a true
-nullary relation). The local writer sorts a byte that is not UTF-8 as its surrogateescape code
-point (U+DC80..U+DCFF), so the two orders differ between such a byte and a non-ASCII
-character. Spark sorts and writes one part file, which is then renamed through the Hadoop
-FileSystem of the path.
+numerically, symbols by bytes, which is the order of code points for UTF-8, and the local
+writer's order for bytes that are not UTF-8 too; ``()`` for a true nullary relation). Spark
+sorts and writes one part file, which is then renamed through the Hadoop FileSystem of the
+path.
 ``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
 ``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
@@ -245,10 +244,7 @@ def read_inputs(session: SparkSession, program: Program, facts_dir: str) -> dict
     for directive in program.directives:
         if directive.kind != "input":
             continue
-        kind, filename, delimiter = io.io_parameters(directive, ".facts")
-        if kind != "file":
-            raise FactsError(
-                f"{io.directive_place(directive)}: unsupported IO={kind} (only IO=file)")
+        _, filename, delimiter = io.io_parameters(directive, ".facts")
         name = directive.relation
         types = program.declaration_of[name].types
         frame = read_relation(session, join_path(facts_dir, filename), name, types, delimiter)
@@ -304,9 +300,6 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
         if directive.kind != "output":
             continue
         kind, filename, delimiter = io.io_parameters(directive, ".csv")
-        if kind not in ("file", "stdout"):
-            raise FactsError(
-                f"{io.directive_place(directive)}: unsupported IO={kind} (only file, stdout)")
         lines = _sorted_lines(frames[name], delimiter)
         if kind == "stdout" or str(out_dir) == "-":
             io.write_stdout(name, [row[0] for row in lines.collect()], stdout)
