@@ -125,6 +125,8 @@ def resolve_backend(backend: str | Backend, master: str | None = None) -> Backen
             raise UsageError("pass master= only with a backend name, not an instance")
         return backend
     cls = BACKENDS.get(backend)
+    if master is not None and not isinstance(master, str):
+        raise UsageError(f"master= must be a master URL (str), got {type(master).__name__}")
     if master is None:
         return cls()
     if "master" not in inspect.signature(cls).parameters:
@@ -147,6 +149,9 @@ def materialize_with_stats(
 ) -> tuple[Database, list[StratumStats]]:
     """``materialize`` that also returns the per-stratum statistics."""
     program = _program(program, "materialize")
+    if observer is not None and not callable(observer):
+        raise UsageError(f"observer= must be callable (it receives a Progress per iteration), "
+                         f"got {type(observer).__name__}")
     analyse(program)  # report program errors before reading any data
     io.check_directives(program)
     runner = resolve_backend(backend, master)

@@ -100,6 +100,13 @@ class StratificationError(HerbrandAnalysisError):
     """Negation or aggregation through recursion; the message names the cycle of relations."""
 
 
+class UnknownRelationError(HerbrandError, KeyError):
+    """A relation looked up in a Database that holds none of that name; also a KeyError, so
+    that ``in``, ``get`` and other Mapping lookups behave as on a dict."""
+
+    __str__ = Exception.__str__  # KeyError would quote the message
+
+
 class FactsError(HerbrandError):
     """A facts file is missing or has a malformed line (the message names file and line)."""
 

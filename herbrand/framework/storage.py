@@ -17,7 +17,12 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from herbrand.framework.errors import ArityError, HerbrandTypeError, MissingDependencyError
+from herbrand.framework.errors import (
+    ArityError,
+    HerbrandTypeError,
+    MissingDependencyError,
+    UnknownRelationError,
+)
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL, Program
 
@@ -323,7 +328,12 @@ class Database(Mapping[str, Relation]):
         self.attributes = dict(attributes or {})
 
     def __getitem__(self, name: str) -> Relation:
-        return self._relations[name]
+        try:
+            return self._relations[name]
+        except KeyError:
+            raise UnknownRelationError(
+                f"relation {name!r} is not in this database (it holds "
+                f"{', '.join(sorted(self._relations)) or 'no relation'})") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._relations)
@@ -353,16 +363,17 @@ class Database(Mapping[str, Relation]):
 
     def column_types(self, name: str) -> tuple[str, ...]:
         """The declared types of ``name``'s columns (all numbers if undeclared)."""
-        return self.types.get(name, (NUMBER,) * self._relations[name].arity)
+        types = self.types.get(name)
+        return types if types is not None else (NUMBER,) * self[name].arity
 
     def column_names(self, name: str) -> tuple[str, ...]:
         """The declared names of ``name``'s columns (``c0``, ``c1``, ... if unknown)."""
         return self.attributes.get(name) or tuple(
-            f"c{i}" for i in range(self._relations[name].arity))
+            f"c{i}" for i in range(self[name].arity))
 
     def decoded_columns(self, name: str) -> list[np.ndarray]:
         """The columns of ``name`` with symbol ids replaced by strings (object arrays)."""
-        relation = self._relations[name]
+        relation = self[name]
         return [
             self.symbols.decode_many(column) if type_ == SYMBOL else column
             for column, type_ in zip(relation.columns, self.column_types(name), strict=True)
@@ -370,7 +381,7 @@ class Database(Mapping[str, Relation]):
 
     def decoded_rows(self, name: str) -> list[tuple[int | str, ...]]:
         """The rows of ``name`` as Python tuples of int and str."""
-        relation = self._relations[name]
+        relation = self[name]
         if relation.arity == 0:
             return [()] * len(relation)
         return list(zip(*(c.tolist() for c in self.decoded_columns(name)), strict=True))

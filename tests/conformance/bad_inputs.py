@@ -34,6 +34,7 @@ from herbrand.framework.errors import (
     StratificationError,
     UndeclaredRelationError,
     UnknownComponentError,
+    UnknownRelationError,
     UnsafeRuleError,
     UpdateError,
     UsageError,
@@ -612,6 +613,15 @@ PYTHON = [
     _python("evaluator-on-spark", UsageError, "evaluator= does not go with backend "
             "SparkBackend", lambda: herbrand.materialize(PROGRAM, backend="spark",
                                                          evaluator="substitution")),
+    _python("master-not-a-str", UsageError, "master= must be a master URL (str), got int",
+            lambda: herbrand.materialize(PROGRAM, backend="spark", master=2)),
+    _python("observer-not-callable", UsageError, "observer= must be callable",
+            lambda: herbrand.materialize(PROGRAM, observer=3)),
+    _python("relation-not-in-the-database", UnknownRelationError, "relation 'paths' is not in "
+            "this database (it holds edge, path)",
+            lambda: herbrand.materialize(PROGRAM).to_pandas("paths")),
+    _python("rows-of-a-relation-not-in-the-database", UnknownRelationError, "relation 'paths'",
+            lambda: herbrand.materialize(PROGRAM).decoded_rows("paths")),
     _python("unknown-incremental-engine", UnknownComponentError, "unknown incremental engine "
             "'magic'", lambda: herbrand.incremental(PROGRAM, engine="magic")),
     _python("unknown-engine-option", UnknownComponentError, "incremental engine 'dred' takes "
