@@ -134,8 +134,7 @@ def test_cost(benchmark, workloads, workload_name, configuration):
     benchmark.name = configuration
 
     def run():
-        return len(herbrand.materialize(parsed, facts, evaluator="relational",
-                                        backend=backend)[output])
+        return len(herbrand.materialize(parsed, facts, backend=backend)[output])
 
     tuples = benchmark.pedantic(run, rounds=1, iterations=1, warmup_rounds=0)
     benchmark.extra_info["tuples"] = tuples
