@@ -184,14 +184,29 @@ def _split_fields(text: bytes, delimiter: str, lines: int) -> list[str]:
     return [field for line in decoded.split("\n") for field in line.split(delimiter)]
 
 
-def _numbers(values: list[str]) -> np.ndarray | None:
+_DIGITS_AND_SIGNS = b"0123456789+-"
+
+
+def _plain_numbers(text: bytes, types: tuple[str, ...], delimiter: str) -> bool:
+    """Whether ``text`` holds numbers only (every column a number) written with ASCII digits
+    and signs alone, besides one-byte delimiters and line ends: then Python's ``int``, which
+    numpy's conversion applies, accepts exactly ``NUMBER_SYNTAX``. One C pass over the bytes."""
+    encoded = delimiter.encode(*_ENCODING)
+    return (SYMBOL not in types and len(encoded) == 1
+            and not text.translate(None, _DIGITS_AND_SIGNS + encoded + b"\n"))
+
+
+def _numbers(values: list[str], plain: bool) -> np.ndarray | None:
     """The int64 array of ``values`` when each is a number (``parse_number``), else None.
-    O(n): one regular-expression match per value in C and one numpy conversion."""
-    if not all(map(_NUMBER.fullmatch, values)):
+
+    O(n): one numpy conversion, after one regular-expression match per value in C unless the
+    values are ``plain`` (``_plain_numbers``: only digits and signs, where ``int`` and
+    ``NUMBER_SYNTAX`` agree)."""
+    if not plain and not all(map(_NUMBER.fullmatch, values)):
         return None
     try:
         return np.array(values, dtype=np.int64)
-    except OverflowError:
+    except (ValueError, OverflowError):  # misplaced signs, an empty field, beyond int64
         return None
 
 
@@ -239,10 +254,11 @@ def read_facts(
     complete = int(wrong[0]) if wrong.size else len(counts)  # lines before the first wrong one
     fields = _split_fields(text, delimiter, complete)
     problems = [(complete, 0)] if wrong.size else []  # (line index, column; 0: field count)
+    plain = _plain_numbers(text, types, delimiter)
     columns = []
     for column, type_ in enumerate(types):
         values = fields[column::arity]
-        numbers = values if type_ == SYMBOL else _numbers(values)
+        numbers = values if type_ == SYMBOL else _numbers(values, plain)
         if numbers is None:
             problems.append((_first_non_number(values), column + 1))
         columns.append(numbers)
