@@ -6,7 +6,7 @@ in ``shared/workloads`` (``shared``).
     [[0, 1], [1, 2]]
 """
 
-from herbrand.workloads.generators import chain, gnp, random_tree, rdfs_ontology, rmat
+from herbrand.workloads.generators import andersen, chain, gnp, random_tree, rdfs_ontology, rmat
 from herbrand.workloads.shared import (
     SouffleCase,
     dyre_edges,
@@ -20,6 +20,7 @@ from herbrand.workloads.shared import (
 
 __all__ = [
     "SouffleCase",
+    "andersen",
     "chain",
     "dyre_edges",
     "dyre_program",

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from herbrand.workloads import generators
-from herbrand.workloads.generators import chain, gnp, random_tree, rdfs_ontology, rmat
+from herbrand.workloads.generators import andersen, chain, gnp, random_tree, rdfs_ontology, rmat
 
 GENERATORS = {
     "rmat": lambda seed: rmat(1000, 5000, seed=seed),
@@ -94,3 +94,69 @@ def test_rdfs_ontology_layout():
     assert (p == generators.TYPE).sum() == instances
     assert (p == generators.SUBPROPERTY_OF).sum() < properties
     assert len(rows) <= classes + 3 * properties - 2 + 3 * instances
+
+
+ANDERSEN_PROGRAM = """
+.decl addressOf(p: number, o: number)
+.decl assign(p: number, q: number)
+.decl load(p: number, q: number)
+.decl store(p: number, q: number)
+.decl pointsTo(p: number, o: number)
+pointsTo(p, o) :- addressOf(p, o).
+pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
+pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
+pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
+"""
+
+
+def andersen_closure(relations: dict[str, np.ndarray]) -> set[tuple[int, int]]:
+    """Andersen's points-to sets by plain Python set unions to a fixpoint (the oracle)."""
+    points_to: dict[int, set[int]] = {}
+    for p, o in relations["addressOf"].tolist():
+        points_to.setdefault(p, set()).add(o)
+    changed = True
+    while changed:
+        before = sum(map(len, points_to.values()))
+        for p, q in relations["assign"].tolist():
+            points_to.setdefault(p, set()).update(points_to.get(q, ()))
+        for p, q in relations["load"].tolist():
+            for r in list(points_to.get(q, ())):
+                points_to.setdefault(p, set()).update(points_to.get(r, ()))
+        for p, q in relations["store"].tolist():
+            for r in list(points_to.get(p, ())):
+                points_to.setdefault(r, set()).update(points_to.get(q, ()))
+        changed = sum(map(len, points_to.values())) != before
+    return {(p, o) for p, objects in points_to.items() for o in objects}
+
+
+def test_andersen_sizes_and_ranges():
+    variables = 1000
+    relations = andersen(variables, seed=0)
+    assert set(relations) == {"addressOf", "assign", "load", "store"}
+    for rows in relations.values():
+        assert_rows(rows, 2)
+        assert rows.min() >= 0 and rows.max() < variables
+    address_of = relations["addressOf"]
+    assert address_of[:, 0].tolist() == list(range(variables))  # one object per variable
+    assert address_of[:, 1].max() < variables // 4
+    assert len(relations["assign"]) <= variables // 2
+    assert len(relations["assign"]) > 0.95 * (variables // 2)  # few repeats dropped
+    assert 0 < len(relations["load"]) <= variables // 20
+    assert 0 < len(relations["store"]) <= variables // 20
+
+
+def test_andersen_is_deterministic():
+    first, again, other = andersen(500, seed=3), andersen(500, seed=3), andersen(500, seed=4)
+    assert all(np.array_equal(first[name], again[name]) for name in first)
+    assert not all(np.array_equal(first[name], other[name]) for name in first)
+    assert all(len(rows) == 0 for rows in andersen(0).values())
+
+
+def test_andersen_closure_matches_herbrand():
+    import herbrand
+
+    relations = andersen(1000, seed=0)
+    expected = andersen_closure(relations)
+    assert len(expected) == 15_120  # the figure the docstring gives
+    database = herbrand.materialize(ANDERSEN_PROGRAM, facts=relations)
+    assert set(database["pointsTo"].to_rows()) == expected
