@@ -13,49 +13,14 @@ import pytest
 
 from herbrand.workloads import dyre_edges, dyre_program, lubm1_triples, random_tree, rmat
 
-SAME_GENERATION = """
-.decl parent(p: number, c: number)
-.decl sg(x: number, y: number)
-sg(x, y) :- parent(p, x), parent(p, y), x != y.
-sg(x, y) :- parent(a, x), sg(a, b), parent(b, y).
-"""
-
-
-TC_ASP = """
-tc(X, Y) :- e(X, Y).
-tc(X, Z) :- tc(X, Y), e(Y, Z).
-"""
-
-TC_SQL = """
-WITH RECURSIVE tc(x, y) AS (
-    SELECT c0, c1 FROM e
-    UNION
-    SELECT tc.x, e.c1 FROM tc JOIN e ON tc.y = e.c0)
-SELECT count(*) FROM tc
-"""
-
-SAME_GENERATION_ASP = """
-sg(X, Y) :- parent(P, X), parent(P, Y), X != Y.
-sg(X, Y) :- parent(A, X), sg(A, B), parent(B, Y).
-"""
-
-SAME_GENERATION_SQL = """
-WITH RECURSIVE sg(x, y) AS (
-    SELECT p1.c1, p2.c1 FROM parent p1 JOIN parent p2 ON p1.c0 = p2.c0 WHERE p1.c1 <> p2.c1
-    UNION
-    SELECT p1.c1, p2.c1 FROM sg JOIN parent p1 ON p1.c0 = sg.x JOIN parent p2 ON p2.c0 = sg.y)
-SELECT count(*) FROM sg
-"""
-
-RDFS_ASP = """
-m(S, P, O) :- t(S, P, O).
-m(X, 0, Z) :- m(X, 0, Y), m(Y, 0, Z).
-m(X, 1, Z) :- m(X, 1, Y), m(Y, 1, Z).
-m(X, B, Y) :- m(A, 1, B), m(X, A, Y).
-m(Z, 4, Y) :- m(X, 0, Y), m(Z, 4, X).
-m(Y, 4, X) :- m(A, 2, X), m(Y, A, Z).
-m(Z, 4, X) :- m(A, 3, X), m(Y, A, Z).
-"""
+from .programs import (
+    RDFS_ASP,
+    SAME_GENERATION,
+    SAME_GENERATION_ASP,
+    SAME_GENERATION_SQL,
+    TC_ASP,
+    TC_SQL,
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,372 @@
+"""The side-by-side table: herbrand's configurations beside Soufflé (compiled, interpreted),
+DuckDB and clingo, every one a whole process on the same program and facts files.
+
+    python -m bench.side_by_side                          # every workload, every configuration
+    python -m bench.side_by_side --workloads tc-graph10000,counter100k --repeat 3
+    python -m bench.side_by_side --size smoke --repeat 1  # seconds, to try it out
+    python -m bench.side_by_side --resume                 # add what bench/results/side_by_side.json lacks
+
+Rows are workloads (``bench.workloads``) with their tuple counts; columns are configurations
+(``bench.processes.CONFIGURATIONS``), each cell the median wall seconds and the peak RSS (MB)
+of the process, then the ratios of herbrand's default and of its best configuration to Soufflé
+compiled. A configuration that cannot run here (no ``souffle`` on PATH, no ``native`` evaluator
+registered) is left out and listed under the table; a run that outlives ``--timeout`` or passes
+``--memory-limit`` is marked in its cell, and the table goes on. The measurements are also
+written as JSON beside the markdown, which ``--resume`` reads to run only what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from .processes import (
+    CONFIGURATIONS,
+    DEFAULT_CONFIGURATIONS,
+    DEFAULT_LONG_RUN,
+    DEFAULT_TIMEOUT,
+    REFERENCE,
+    Measurement,
+    Output,
+    default_memory_limit_mb,
+    measure,
+    measure_warm,
+    registered_evaluators,
+    souffle_version,
+)
+from .workloads import HEAVY, WORKLOADS, cache_root, prepare, spec
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "side_by_side.md"
+
+
+def _split(text: str, known: Sequence[str], what: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown {what} {unknown[0]!r}; known: {', '.join(known)}")
+    return names
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.side_by_side",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--workloads", default=",".join(WORKLOADS),
+                        help=f"comma-separated (default all: {', '.join(WORKLOADS)})")
+    parser.add_argument("--configurations", default=",".join(DEFAULT_CONFIGURATIONS),
+                        help=f"comma-separated, in column order (known: "
+                             f"{', '.join(CONFIGURATIONS)}; default: all but duckdb-2thread)")
+    parser.add_argument("--size", choices=("full", "smoke"), default="full",
+                        help="the workloads' sizes (smoke: seconds in all; default full)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per cell (default 3)")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="untimed runs before them (default 1)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds before a run is stopped and marked (default "
+                             f"{DEFAULT_TIMEOUT:.0f})")
+    parser.add_argument("--heavy-timeout", type=float, default=None,
+                        help=f"the timeout of {', '.join(HEAVY)} (default --timeout)")
+    parser.add_argument("--memory-limit", type=float, default=None, metavar="MB",
+                        help="peak RSS above which a run is stopped and marked (default half "
+                             "the machine's memory)")
+    parser.add_argument("--long-run", type=float, default=DEFAULT_LONG_RUN,
+                        help="a warm-up longer than this many seconds is the cell's only run "
+                             f"(default {DEFAULT_LONG_RUN:.0f})")
+    parser.add_argument("--warm", action="store_true",
+                        help="also measure herbrand's in-process (warm) seconds")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="use only Soufflé binaries compiled before (bench/.cache)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cells of the JSON file and run only the missing ones")
+    parser.add_argument("-o", "--output", default=str(DEFAULT_OUTPUT),
+                        help="the markdown file (default bench/results/side_by_side.md); the "
+                             "JSON goes beside it")
+    args = parser.parse_args(argv)
+    args.workloads = _split(args.workloads, WORKLOADS, "workload")
+    args.configurations = _split(args.configurations, list(CONFIGURATIONS), "configuration")
+    if args.memory_limit is None:
+        args.memory_limit = default_memory_limit_mb()
+    return args
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------------------------
+
+
+def _to_json(measurement: Measurement) -> dict:
+    data = asdict(measurement)
+    data["outputs"] = (None if measurement.outputs is None else
+                       {k: [v.rows, v.digest] for k, v in measurement.outputs.items()})
+    return data
+
+
+def _from_json(data: dict) -> Measurement:
+    outputs = data.get("outputs")
+    data = {**data, "outputs": None if outputs is None else
+            {k: Output(rows, digest) for k, (rows, digest) in outputs.items()}}
+    return Measurement(**data)
+
+
+def _load(path: Path) -> list[Measurement]:
+    if not path.exists():
+        return []
+    return [_from_json(item) for item in json.loads(path.read_text())["measurements"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------------
+
+
+def _git_revision() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, cwd=Path(__file__).parent, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def _version(module: str) -> str:
+    try:
+        return __import__(module).__version__
+    except (ImportError, AttributeError):
+        return "not installed"
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB; Python "
+            f"{platform.python_version()}; herbrand {_git_revision()}; Soufflé "
+            f"{souffle_version() or 'not installed'}; DuckDB {_version('duckdb')}; clingo "
+            f"{_version('clingo')}")
+
+
+def _cell(m: Measurement | None) -> str:
+    if m is None:
+        return "…"
+    if m.status == "unavailable":
+        return "—"
+    if m.status == "timeout":
+        return f"timeout (> {m.limit:.0f} s)" if m.limit else "timeout"
+    if m.status == "memory":
+        return f"stopped: RSS > {m.limit:,.0f} MB" if m.limit else "out of memory"
+    if m.status in ("error", "mismatch"):
+        return m.status
+    single = "†" if len(m.seconds) == 1 else ""
+    return f"{m.median:.2f} s{single} · {m.rss:,.0f} MB"
+
+
+def _ratio(m: Measurement | None, base: Measurement | None) -> str:
+    if m is None or base is None or not m.ok or not base.ok or base.median <= 0:
+        return "—"
+    return f"{m.median / base.median:.1f}×"
+
+
+def render(measurements: Iterable[Measurement], configurations: Sequence[str],
+           workloads: Sequence[str], settings: str, reasons: dict[str, str],
+           references: dict[str, str]) -> str:
+    """The markdown page: settings, the table, the unavailable configurations, the failures
+    and the per-cell details."""
+    cells = {(m.workload, m.configuration): m for m in measurements}
+    shown = [c for c in configurations if c not in reasons]
+    herbrand = [c for c in shown if CONFIGURATIONS[c].kind == "herbrand"]
+    warm = any(m.warm for m in cells.values())
+    head = ["workload", "tuples"]
+    for name in shown:
+        head.append(CONFIGURATIONS[name].label)
+        if name == REFERENCE and warm:
+            head.append("herbrand default, in-process")
+    head += ["default / Soufflé compiled", "best herbrand / Soufflé compiled"]
+    lines = ["# herbrand beside Soufflé, DuckDB and clingo: whole processes", "", settings, "",
+             "| " + " | ".join(head) + " |",
+             "|---|---:|" + "---:|" * (len(head) - 2)]
+    notes: list[str] = []
+    for workload in workloads:
+        row = [cells.get((workload, c)) for c in shown]
+        tuples = next((m.tuples(spec(workload).headline) for m in row
+                       if m is not None and m.outputs
+                       and CONFIGURATIONS[m.configuration].complete), None)
+        title = spec(workload).title
+        line = [f"{title} (`{workload}`)", "—" if tuples is None else f"{tuples:,}"]
+        for name, m in zip(shown, row, strict=True):
+            text = _cell(m)
+            if m is not None and m.status in ("error", "mismatch"):
+                notes.append(f"{workload}, {CONFIGURATIONS[name].label}: {m.detail}")
+                text += f" [{len(notes)}]"
+            line.append(text)
+            if name == REFERENCE and warm:
+                line.append(f"{min(m.warm):.2f} s" if m is not None and m.warm else "—")
+        souffle = cells.get((workload, "souffle-compiled"))
+        default = cells.get((workload, REFERENCE))
+        candidates = [m for m in (cells.get((workload, c)) for c in herbrand)
+                      if m is not None and m.ok]
+        best = min(candidates, key=lambda m: m.median, default=None)
+        best_text = _ratio(best, souffle)
+        if best is not None and best_text != "—":
+            best_text += f" ({CONFIGURATIONS[best.configuration].label})"
+        line += [_ratio(default, souffle), best_text]
+        lines.append("| " + " | ".join(line) + " |")
+    lines.append("")
+    if notes:
+        lines += ["Failures:", ""] + [f"{i}. {note}" for i, note in enumerate(notes, 1)] + [""]
+    if reasons:
+        lines += ["Not available here (left out of the table):", ""]
+        lines += [f"- {CONFIGURATIONS[c].label} (`{c}`): {why}" for c, why in reasons.items()]
+        lines.append("")
+    missing = sorted({(m.workload, CONFIGURATIONS[m.configuration].label, m.detail)
+                      for m in cells.values() if m.status == "unavailable"
+                      and m.configuration not in reasons and m.workload in workloads})
+    if missing:
+        lines += ["Cells marked — (this configuration has no program for this workload, or "
+                  "cannot run it here):", ""]
+        lines += [f"- {w}, {label}: {why}" for w, label, why in missing] + [""]
+    odd = {w: r for w, r in references.items() if r != REFERENCE and w in workloads}
+    if odd:
+        lines += ["Outputs checked against another configuration than herbrand's default "
+                  "(which did not finish): " + ", ".join(f"{w}: {r}" for w, r in odd.items()),
+                  ""]
+    lines += ["## Every cell", "",
+              "| workload | configuration | status | runs | median (s) | min (s) | max (s) "
+              "| peak RSS (MB) | in-process (s) | note |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for workload in workloads:
+        for name in configurations:
+            m = cells.get((workload, name))
+            if m is None or name in reasons:
+                continue
+            if m.ok:
+                times = (f"{len(m.seconds)} | {m.median:.3f} | {min(m.seconds):.3f} | "
+                         f"{max(m.seconds):.3f} | {m.rss:,.1f}")
+            else:
+                times = "0 | | | | "
+            warm_text = f"{min(m.warm):.3f}" if m.warm else ""
+            lines.append(f"| {workload} | {name} | {m.status} | {times} | {warm_text} | "
+                         f"{m.detail.replace('|', '/')} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def settings_text(args: argparse.Namespace) -> str:
+    return (
+        f"Measured {datetime.date.today().isoformat()} on {machine_line()}.\n\n"
+        f"Each cell: the median wall time of {args.repeat} run(s) after {args.warmup} "
+        f"untimed warm-up(s), from starting the process to its exit (start-up, reading the "
+        f"facts, evaluating, writing the outputs), and the process's peak resident memory "
+        f"(`ru_maxrss` from `os.wait4`), in MB. † one run only: the warm-up took over "
+        f"{args.long_run:.0f} s and counts as the measurement. Every run's output is checked "
+        f"against the known sizes and against herbrand's default configuration (the rows of "
+        f"each output file, in any order; the peers' counts). Timeout {args.timeout:.0f} s"
+        + (f" ({args.heavy_timeout:.0f} s for {', '.join(HEAVY)})" if args.heavy_timeout
+           else "")
+        + f"; a run whose RSS passes {args.memory_limit:,.0f} MB is stopped. Soufflé compiled: "
+        f"`souffle -o` once per program (not timed), one thread like Soufflé's interpreter and "
+        f"herbrand's default; parallel-2: `--backend parallel --workers 2`. Ratios: median over "
+        f"Soufflé compiled's median (above 1: herbrand is slower). Size: {args.size}."
+        + (" In-process: the fastest of herbrand.materialize calls in one process after a "
+           "warm-up call (reading facts, not writing outputs)." if args.warm else "")
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+
+def unavailable_configurations(configurations: Sequence[str]) -> dict[str, str]:
+    """Configuration -> why it cannot run on this machine at all (for the whole table)."""
+    reasons = {}
+    for name in configurations:
+        configuration = CONFIGURATIONS[name]
+        if configuration.evaluator and configuration.evaluator not in registered_evaluators():
+            reasons[name] = (f"no {configuration.evaluator!r} evaluator registered in "
+                             "herbrand.framework.registry.EVALUATORS")
+        elif configuration.kind == "souffle" and shutil.which("souffle") is None:
+            reasons[name] = "`souffle` is not on PATH"
+        elif configuration.kind == "peer":
+            try:
+                __import__(configuration.tool)
+            except ImportError:
+                reasons[name] = f"the {configuration.tool} Python package is not installed"
+    return reasons
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    json_path = output.with_suffix(".json")
+    kept = _load(json_path) if args.resume else []
+    cells = {(m.workload, m.configuration): m for m in kept}
+    reasons = unavailable_configurations(args.configurations)
+    references: dict[str, str] = {}
+    order = [REFERENCE] + [c for c in args.configurations if c != REFERENCE]
+    settings = settings_text(args)
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    def save() -> None:
+        measurements = list(cells.values())
+        json_path.write_text(json.dumps({"settings": settings, "measurements": [
+            _to_json(m) for m in measurements]}, indent=1))
+        output.write_text(render(measurements, args.configurations, args.workloads, settings,
+                                 reasons, references))
+
+    scratch = cache_root() / "scratch"
+    for workload in args.workloads:
+        if args.size not in spec(workload).sizes:
+            log(f"{workload}: no {args.size} size, skipped")
+            continue
+        prepared = prepare(workload, args.size)
+        timeout = args.heavy_timeout if args.heavy_timeout and workload in HEAVY else args.timeout
+        reference = None
+        for name in order:
+            if name in reasons or (name not in args.configurations and name != REFERENCE):
+                continue
+            previous = cells.get((workload, name))
+            if previous is not None and previous.status != "unavailable":
+                measurement = previous
+            else:
+                configuration = CONFIGURATIONS[name]
+                measurement = measure(configuration, prepared, scratch=scratch,
+                                      repeat=args.repeat, warmup=args.warmup, timeout=timeout,
+                                      memory_limit_mb=args.memory_limit,
+                                      long_run=args.long_run, reference=reference,
+                                      compile=not args.no_compile, log=log)
+                if args.warm and measurement.ok and configuration.kind == "herbrand":
+                    measurement.warm = measure_warm(
+                        configuration, prepared, scratch=scratch, repeat=args.repeat,
+                        timeout=timeout, memory_limit_mb=args.memory_limit)
+                if measurement.status != "ok":
+                    log(f"{workload} {name}: {measurement.status}: {measurement.detail}")
+                cells[(workload, name)] = measurement
+            if (reference is None and measurement.ok and measurement.outputs
+                    and CONFIGURATIONS[name].complete):
+                reference = measurement.outputs
+                references[workload] = name
+            if name in args.configurations:
+                save()
+    save()
+    log(f"written: {output} and {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
