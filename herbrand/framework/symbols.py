@@ -2,20 +2,29 @@
 
 Ids are dense, starting at 0, in order of first interning, so an id column decodes with one
 numpy fancy-index into the table's array of strings.
+
+``intern_many`` also takes a pyarrow string or binary column (an Array or a ChunkedArray, as
+pyarrow's CSV reader makes them): Arrow dictionary-encodes it, only its distinct values are
+interned (binary values decoded as UTF-8 with ``surrogateescape``, as the facts reader decodes
+fields), and the ids of the rows are one numpy fancy-index. Importing this module does not
+import pyarrow: a value is an Arrow column only if pyarrow is already loaded.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 import numpy as np
+
+_ENCODING = ("utf-8", "surrogateescape")
 
 
 class SymbolTable:
     """A bidirectional map str <-> int64 id.
 
-    ``intern`` is O(1) amortised per string; ``intern_many`` is O(n) for n strings;
-    ``decode_many`` is O(n) vectorised. Ids are never reused or changed, so a table can be shared
+    ``intern`` is O(1) amortised per string; ``intern_many`` is O(n) for n strings (one dict
+    lookup each, or one per distinct value of an Arrow column); ``decode_many`` is O(n) vectorised. Ids are never reused or changed, so a table can be shared
     by every relation of a database and grown while relations hold ids.
     """
 
@@ -47,9 +56,54 @@ class SymbolTable:
         return new_id
 
     def intern_many(self, symbols: Iterable[str]) -> np.ndarray:
-        """The ids of ``symbols`` as an int64 array, adding new ones."""
+        """The ids of ``symbols`` as an int64 array, adding new ones in order of first
+        occurrence. ``symbols`` is an iterable of str (one dict lookup each) or a pyarrow
+        string or binary Array or ChunkedArray (``intern_arrow``)."""
+        if _is_arrow_column(symbols):
+            return self.intern_arrow(symbols)
         intern = self.intern
         return np.fromiter((intern(s) for s in symbols), dtype=np.int64)
+
+    def intern_arrow(self, column, out: np.ndarray | None = None) -> np.ndarray:
+        """The ids of the values of a pyarrow string or binary column (an Array or a
+        ChunkedArray, without nulls) as an int64 array (``out`` when given: an int64 array of
+        the column's length), adding new ones in order of first occurrence, as
+        ``intern_many`` of the decoded values would. Binary values are decoded as UTF-8 with
+        ``surrogateescape``.
+
+        O(n) in Arrow (one hash pass, ``dictionary_encode``), one dict lookup per distinct
+        value, and one numpy gather of the n ids. ValueError for a null value or a column of
+        another type."""
+        import pyarrow as pa
+
+        if column.null_count:
+            raise ValueError("a symbol column holds a null value")
+        if not (pa.types.is_string(column.type) or pa.types.is_binary(column.type)
+                or pa.types.is_large_string(column.type)
+                or pa.types.is_large_binary(column.type)):
+            raise ValueError(f"a symbol column must hold strings or bytes, not {column.type}")
+        encoded = column.dictionary_encode()
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        chunks = [chunk for chunk in chunks if len(chunk)]
+        if out is None:
+            out = np.empty(len(column), dtype=np.int64)
+        elif out.shape != (len(column),) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({len(column)},)")
+        if not chunks:
+            return out
+        # A ChunkedArray's chunks share one dictionary, grown in order of first occurrence
+        # (each chunk's is a prefix of the last one's).
+        dictionary = chunks[-1].dictionary
+        values = dictionary.to_pylist()
+        if pa.types.is_binary(dictionary.type) or pa.types.is_large_binary(dictionary.type):
+            values = [value.decode(*_ENCODING) for value in values]
+        ids = self.intern_many(values)
+        start = 0
+        for chunk in chunks:
+            indices = chunk.indices.to_numpy(zero_copy_only=False)
+            out[start:start + len(indices)] = ids[indices]
+            start += len(indices)
+        return out
 
     def lookup(self, symbol: str) -> int | None:
         """The id of ``symbol`` or None if it was never interned (nothing is added)."""
@@ -72,3 +126,10 @@ class SymbolTable:
         clone._ids = dict(self._ids)
         clone._symbols = list(self._symbols)
         return clone
+
+
+def _is_arrow_column(value: object) -> bool:
+    """Whether ``value`` is a pyarrow Array or ChunkedArray, without importing pyarrow: when it
+    is not loaded, no value can be one."""
+    pyarrow = sys.modules.get("pyarrow")
+    return pyarrow is not None and isinstance(value, (pyarrow.Array, pyarrow.ChunkedArray))
