@@ -1,0 +1,276 @@
+"""The pyarrow fast path of ``herbrand.framework.io``: facts read by pyarrow's CSV reader and
+relations written by its CSV writer or by Arrow string kernels, with the bytes, rows, symbol ids
+and error messages of the exact (numpy and Python) path.
+
+Importing this module imports pyarrow (an optional dependency: the ``frames``, ``spark`` and
+``all`` extras); ``io`` imports it only when a file is read or written, and falls back to its
+exact path when pyarrow is missing.
+
+Reading (``read_facts``) returns None, and ``io`` takes its exact path, unless pyarrow reads the
+file with the exact path's meaning; what is checked before pyarrow reads the file, in one pass
+over its bytes:
+
+- the delimiter is one ASCII byte other than ``\\r`` (pyarrow splits on one byte);
+- the file does not start with a UTF-8 byte order mark (pyarrow skips it; a field keeps it);
+- every ``\\r`` is followed by ``\\n`` or is the file's last byte (pyarrow ends a line at a lone
+  ``\\r``; the exact path drops one ``\\r`` before ``\\n`` and keeps the others);
+- in a relation of numbers only, the file holds only ASCII digits, ``-``, the delimiter and
+  line ends: then pyarrow's int64 conversion accepts exactly ``NUMBER_SYNTAX`` (its conversion
+  also trims blanks after a number and reads ``0x`` hexadecimal, and rejects a ``+`` sign, which
+  sends a file to the exact path). In a relation with symbols, number columns are read as bytes
+  and each block is checked the same way (digits and ``-`` only) before Arrow casts it to int64.
+
+pyarrow then reads without quoting, escaping, header or null values, keeping blank lines (a
+blank line is one empty field, as in the exact path), numbers as int64 and symbols as binary
+(the exact bytes). Any pyarrow error (a wrong field count, an empty or malformed number, a
+number beyond int64, a line longer than a block) sends the file to the exact path, which
+reports the first bad line with its exact message. Symbols are interned (``SymbolTable.
+intern_arrow``) only after every number column has converted, so a bad file interns nothing.
+
+Writing (``Formatter``): rows come sorted from ``io`` as numpy blocks of numbers and symbol
+ranks; a block becomes text in Arrow: pyarrow's CSV writer (no quoting, no header) when the
+delimiter is one ASCII byte and no symbol written holds the delimiter, ``"``, ``\\r``, ``\\n``
+or bytes that are not UTF-8 (the writer refuses those), else the ``binary_join_element_wise``
+kernel over binary columns, which concatenates bytes exactly.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import NUMBER, SYMBOL
+
+_ENCODING = ("utf-8", "surrogateescape")
+BOM = b"\xef\xbb\xbf"
+
+BLOCK_SIZE = 1 << 20
+"""Bytes per block of pyarrow's CSV reader (a line longer than a block sends the file to the
+exact path). Tests set it small to put block boundaries everywhere."""
+
+CHECK_CHUNK = 1 << 23
+"""Bytes read at a time by the check pass over an uncompressed file."""
+
+_NUMBER_BYTES = b"0123456789-"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
+               delimiter: str) -> np.ndarray | None:
+    """The (arity, lines) int64 columns of the file's rows in file order, duplicates included
+    (``io.read_facts`` makes them a Relation), read by pyarrow; or None when the file is one
+    pyarrow could read differently or not at all (the module doc lists the checks): the caller
+    then takes the exact path, which also gives every error. ``types`` is not empty;
+    ``delimiter`` has been checked. Symbols are interned only when columns are returned.
+
+    Cost: one pass over the bytes in C (counts, and for numbers only one ``bytes.translate``),
+    pyarrow's streaming parse (``open_csv``, blocks of ``BLOCK_SIZE`` bytes), one copy of each
+    block's numbers into the result and one hash pass per symbol column (``SymbolTable.
+    intern_arrow``). Extra memory: a few blocks, the symbols' bytes until they are interned,
+    and for a ``.gz`` file the whole decompressed file."""
+    separator = delimiter.encode(*_ENCODING)
+    if len(separator) != 1 or separator[0] >= 0x80 or separator == b"\r":
+        return None
+    numbers_only = SYMBOL not in types
+    allowed = _NUMBER_BYTES + separator + b"\r\n" if numbers_only else None
+    checked = _checked_source(path, allowed)
+    if checked is None:
+        return None
+    source, lines = checked
+    names = [f"c{index}" for index in range(len(types))]
+    column_types = {name: pa.int64() if type_ == NUMBER and numbers_only else pa.binary()
+                    for name, type_ in zip(names, types, strict=True)}
+    columns = np.empty((len(types), lines), dtype=np.int64)
+    symbol_blocks: dict[int, list[pa.Array]] = {
+        index: [] for index, type_ in enumerate(types) if type_ == SYMBOL}
+    try:
+        with source:
+            reader = pa_csv.open_csv(
+                source,
+                read_options=pa_csv.ReadOptions(column_names=names, block_size=BLOCK_SIZE),
+                parse_options=pa_csv.ParseOptions(
+                    delimiter=delimiter, quote_char=False, double_quote=False,
+                    escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
+                convert_options=pa_csv.ConvertOptions(
+                    column_types=column_types, null_values=[], strings_can_be_null=False,
+                    quoted_strings_can_be_null=False, check_utf8=False),
+            ) if lines else ()
+            start = 0
+            for batch in reader:
+                stop = start + batch.num_rows
+                if stop > lines:
+                    return None
+                for index, type_ in enumerate(types):
+                    if type_ == SYMBOL:
+                        symbol_blocks[index].append(batch.column(index))
+                    elif not _numbers_into(batch.column(index), columns[index, start:stop]):
+                        return None
+                start = stop
+    except Exception:  # noqa: BLE001 - any pyarrow error: the exact path reports it
+        return None
+    if start != lines:
+        return None
+    for index, blocks in symbol_blocks.items():
+        column = pa.chunked_array(blocks, pa.binary())
+        blocks.clear()
+        symbols.intern_arrow(column, out=columns[index])
+    return columns
+
+
+def _checked_source(path: Path, allowed: bytes | None) -> tuple[pa.NativeFile, int] | None:
+    """(what pyarrow should read for ``path``: the open file, or a reader of the bytes of a
+    gunzipped one; the number of lines), or None when the file cannot be opened or read (the
+    exact path gives the error) or fails a check of the module doc: a leading byte order mark,
+    a ``\\r`` neither before ``\\n`` nor last, or (``allowed`` given) a byte not in
+    ``allowed``."""
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as stream:
+                data = stream.read()
+            lines = _checked_lines(iter((data,)), allowed)
+        else:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            data = None
+            with path.open("rb") as stream:
+                lines = _checked_lines(iter(lambda: stream.read(CHECK_CHUNK), b""), allowed)
+    except (OSError, EOFError, zlib.error):
+        return None
+    if lines is None:
+        return None
+    if data is not None:
+        return pa.BufferReader(data), lines
+    try:
+        return pa.OSFile(str(path), "r"), lines
+    except Exception:  # noqa: BLE001 - gone since the check: the exact path reports it
+        return None
+
+
+def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None) -> int | None:
+    """The number of lines of the bytes ``chunks`` (a final ``\\n`` ends the last line), or
+    None when they fail a check of ``_checked_source`` (reading only as far as the first
+    failure). O(bytes) in C."""
+    size = newlines = crs = crlfs = 0
+    last = head = b""
+    for chunk in chunks:
+        if len(head) < len(BOM):
+            head += chunk[:len(BOM) - len(head)]
+            if head == BOM:
+                return None
+        if allowed is not None and chunk.translate(None, allowed):
+            return None
+        newlines += chunk.count(b"\n")
+        if b"\r" in chunk:  # memchr; counting is slower
+            crs += chunk.count(b"\r")
+            crlfs += chunk.count(b"\r\n")
+        crlfs += last == b"\r" and chunk[:1] == b"\n"
+        size += len(chunk)
+        last = chunk[-1:]
+    if crs != crlfs + (last == b"\r"):
+        return None
+    return newlines + (size > 0 and last != b"\n")
+
+
+def _numbers_into(column: pa.Array, out: np.ndarray) -> bool:
+    """Copy an int64 block, or convert a binary block of digits and ``-`` only, into ``out``;
+    False when the block holds another byte or Arrow rejects a value."""
+    if column.type != pa.int64() and len(column):
+        _, offsets, data = column.buffers()
+        bounds = np.frombuffer(offsets, dtype=np.int32)
+        first, last = bounds[column.offset], bounds[column.offset + len(column)]
+        if bytes(memoryview(data)[first:last]).translate(None, _NUMBER_BYTES):
+            return False
+        try:
+            column = pc.cast(column, pa.int64())
+        except Exception:  # noqa: BLE001 - an empty field, a misplaced sign, beyond int64
+            return False
+    out[:] = column.to_numpy()
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------------
+
+_STRUCTURAL = ('"', "\r", "\n")
+
+
+class Formatter:
+    """Text of sorted rows, block by block, in Arrow: ``formatter(values)`` is the bytes of the
+    rows whose columns are ``values`` (int64 arrays: numbers, or ranks into the column's
+    ``dictionary``), each row its fields joined by the delimiter and ended by ``\\n``.
+
+    ``dictionaries[i]`` is, for a symbol column, its distinct symbols in rank order (str,
+    undecodable bytes as surrogate escapes), None for a number column. O(distinct symbols) to
+    build, O(rows) vectorised per call."""
+
+    def __init__(self, dictionaries: list[list[str] | None], delimiter: str):
+        self._symbols = [strings is not None for strings in dictionaries]
+        self._csv = (len(delimiter.encode(*_ENCODING)) == 1 and delimiter.isascii()
+                     and delimiter not in _STRUCTURAL
+                     and all(_csv_safe(strings, delimiter)
+                             for strings in dictionaries if strings is not None))
+        if self._csv:
+            self._dictionaries = [None if strings is None else pa.array(strings, pa.string())
+                                  for strings in dictionaries]
+            self._options = pa_csv.WriteOptions(include_header=False, delimiter=delimiter,
+                                                quoting_style="none")
+        else:
+            self._dictionaries = [
+                None if strings is None
+                else pa.array([text.encode(*_ENCODING) for text in strings], pa.large_binary())
+                for strings in dictionaries
+            ]
+            self._separator = pa.scalar(delimiter.encode(*_ENCODING), pa.large_binary())
+            self._empty = pa.scalar(b"", pa.large_binary())
+            self._newline = pa.scalar(b"\n", pa.large_binary())
+
+    def __call__(self, values: list[np.ndarray]) -> pa.Buffer | memoryview:
+        if self._csv:
+            arrays = [pa.array(column) if dictionary is None else dictionary.take(column)
+                      for column, dictionary in zip(values, self._dictionaries, strict=True)]
+            sink = pa.BufferOutputStream()
+            table = pa.Table.from_arrays(arrays, names=[str(i) for i in range(len(arrays))])
+            pa_csv.write_csv(table, sink, write_options=self._options)
+            return sink.getvalue()
+        fields = [
+            pc.cast(pc.cast(pa.array(column), pa.large_string()), pa.large_binary())
+            if dictionary is None else dictionary.take(column)
+            for column, dictionary in zip(values, self._dictionaries, strict=True)
+        ]
+        lines = pc.binary_join_element_wise(*fields, self._separator)
+        lines = pc.binary_join_element_wise(lines, self._empty, self._newline)
+        if isinstance(lines, pa.ChunkedArray):
+            lines = lines.combine_chunks()
+        _, offsets, data = lines.buffers()
+        bounds = np.frombuffer(offsets, dtype=np.int64)
+        first, last = bounds[lines.offset], bounds[lines.offset + len(lines)]
+        return memoryview(data)[first:last]
+
+
+def _csv_safe(strings: list[str], delimiter: str) -> bool:
+    """Whether pyarrow's CSV writer without quoting writes each of ``strings`` as its UTF-8
+    bytes: valid UTF-8 (no surrogate escape) without the delimiter, ``"``, ``\\r``, ``\\n``."""
+    for text in strings:
+        if delimiter in text or '"' in text or "\r" in text or "\n" in text:
+            return False
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
