@@ -9,11 +9,18 @@ A case is a relation ``r`` with column ``types`` read through an ``.input`` dire
 ``.gz`` unless ``gzip=False``; ``MISSING`` for no file, ``DIRECTORY`` for a directory).
 An outcome is either the set of rows, each symbol as its exact bytes, or the error message with
 the file's path written ``{path}``.
+
+The ``big-`` cases are files of one to three MB, larger than a block of pyarrow's CSV reader
+(the local reader's fast path, ``herbrand.framework.arrow_io``): blank lines, CRLF and symbols
+across block boundaries, and bad lines far into the file, whose line numbers must stay exact.
+Their data and rows are made when a test asks for them (``data`` and ``expected`` may be
+functions), so importing the table stays cheap.
 """
 
 from __future__ import annotations
 
 import gzip
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +43,9 @@ Outcome = frozenset | str
 @dataclass(frozen=True)
 class ReaderCase:
     id: str
-    data: bytes | str | None
+    data: bytes | str | None | Callable[[], bytes]
     types: tuple[str, ...]
-    expected: set | str
+    expected: set | str | Callable[[], set | str]
     delimiter: str = "\t"
     filename: str = "r.facts"
     gzip: bool = True
@@ -47,11 +54,12 @@ class ReaderCase:
         """Create the case's file (or directory, or nothing) under ``directory``."""
         path = directory / self.filename
         path.parent.mkdir(parents=True, exist_ok=True)
-        if self.data == DIRECTORY:
+        data = self.data() if callable(self.data) else self.data
+        if data == DIRECTORY:
             path.mkdir()
-        elif self.data is not MISSING:
+        elif data is not MISSING:
             compress = self.gzip and self.filename.endswith(".gz")
-            path.write_bytes(gzip.compress(self.data) if compress else self.data)
+            path.write_bytes(gzip.compress(data) if compress else data)
         return path
 
     def program(self) -> Program:
@@ -62,9 +70,10 @@ class ReaderCase:
         return Program(declarations=(Declaration("r", columns),), directives=(directive,))
 
     def expected_outcome(self) -> Outcome:
-        if isinstance(self.expected, str):
-            return self.expected
-        return frozenset(self.expected)
+        expected = self.expected() if callable(self.expected) else self.expected
+        if isinstance(expected, str):
+            return expected
+        return frozenset(expected)
 
 
 def outcome(read: Callable[[], frozenset], path: Path) -> Outcome:
@@ -80,15 +89,23 @@ def symbol_bytes(value: int | str) -> int | bytes:
     return value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
 
 
-def local_outcome(case: ReaderCase, directory: Path) -> Outcome:
-    """The case read by ``io.load_inputs`` from ``directory``."""
+def local_outcome(case: ReaderCase, directory: Path, arrow: bool | None = None) -> Outcome:
+    """The case read by ``io.load_inputs`` from ``directory``; ``arrow`` True or False sets
+    ``io.ARROW`` meanwhile (pyarrow's path where its checks allow it, or the exact path
+    always), None leaves it."""
     path = case.write(directory)
 
     def read() -> frozenset:
         database = io.load_inputs(case.program(), Database({}), directory)
         return frozenset(tuple(map(symbol_bytes, row)) for row in database.decoded_rows("r"))
 
-    return outcome(read, path)
+    saved = io.ARROW
+    if arrow is not None:
+        io.ARROW = arrow
+    try:
+        return outcome(read, path)
+    finally:
+        io.ARROW = saved
 
 
 def _count_error(line: int, found: int, arity: int = 2, delimiter: str = "\t") -> str:
@@ -204,6 +221,125 @@ CASES = [
                filename="r[1]{a,b}*.facts"),
     ReaderCase("file-in-subdirectory", b"1\n", (N,), {(1,)}, filename="sub/r.txt"),
 ]
+
+
+# -- big files: beyond one block of pyarrow's CSV reader (1 MB), made on demand ---------------
+
+BIG_LINES = 120_000  # about 1.5 MB of two 6-digit numbers
+
+
+def _big_numbers(seed: int, lines: int = BIG_LINES, delimiter: bytes = b"\t") -> list[tuple]:
+    """``lines`` rows of two numbers (negative ones, zero, int64 extremes, some duplicates)."""
+    rng = random.Random(seed)
+    rows = [(rng.randrange(-999_999, 1_000_000), rng.randrange(0, 1_000_000))
+            for _ in range(lines)]
+    rows[lines // 3] = (INT64_MIN, INT64_MAX)
+    rows[lines // 2] = rows[lines // 4]
+    return rows
+
+
+def _number_lines(rows: list[tuple], delimiter: bytes = b"\t") -> list[bytes]:
+    return [delimiter.join(b"%d" % value for value in row) for row in rows]
+
+
+_BIG_SYMBOLS = [
+    b"a", b"", b"hello world", b'"quoted"', b"back\\slash", "h\u00e9llo \u65e5\u672c \U0001f642".encode(),
+    b"\xff\xfe", b"\x80x", b"nul\x00byte", b" spaced ", b"comma,semicolon;", b"0x10", b"-5", b"+7",
+] + [b"sym%d" % index for index in range(2_000)]
+
+
+def _big_mixed(seed: int, lines: int = BIG_LINES // 2) -> list[tuple]:
+    """``lines`` rows (number, symbol, number) with symbols of every kind of byte."""
+    rng = random.Random(seed)
+    return [(rng.randrange(-10**9, 10**9), rng.choice(_BIG_SYMBOLS), rng.randrange(0, 100))
+            for _ in range(lines)]
+
+
+def _mixed_lines(rows: list[tuple]) -> list[bytes]:
+    return [b"%d\t%s\t%d" % row for row in rows]
+
+
+def _joined(lines: list[bytes], end: bytes = b"\n") -> bytes:
+    return b"".join(line + end for line in lines)
+
+
+def _with_line(lines: list[bytes], number: int, line: bytes) -> bytes:
+    """The lines with line ``number`` (1-based) replaced by ``line``."""
+    lines = list(lines)
+    lines[number - 1] = line
+    return _joined(lines)
+
+
+def _big_blank_lines() -> tuple[bytes, set]:
+    """A unary symbol file of short lines, every third one blank, so that blank lines fall on
+    block boundaries, some of them CRLF."""
+    rng = random.Random(7)
+    lines = [b"" if index % 3 == 0 else b"s%d" % rng.randrange(50_000) for index in range(400_000)]
+    ends = [b"\r\n" if index % 5 == 0 else b"\n" for index in range(len(lines))]
+    data = b"".join(line + end for line, end in zip(lines, ends, strict=True))
+    return data, {(line,) for line in lines}
+
+
+BIG_CASES = [
+    ReaderCase("big-numbers", lambda: _joined(_number_lines(_big_numbers(1))), (N, N),
+               lambda: set(_big_numbers(1))),
+    ReaderCase("big-numbers-crlf", lambda: _joined(_number_lines(_big_numbers(2)), b"\r\n"),
+               (N, N), lambda: set(_big_numbers(2))),
+    ReaderCase("big-numbers-no-final-newline",
+               lambda: _joined(_number_lines(_big_numbers(3)))[:-1], (N, N),
+               lambda: set(_big_numbers(3))),
+    ReaderCase("big-numbers-comma", lambda: _joined(_number_lines(_big_numbers(4), b",")),
+               (N, N), lambda: set(_big_numbers(4)), delimiter=","),
+    ReaderCase("big-numbers-gzip", lambda: _joined(_number_lines(_big_numbers(5))), (N, N),
+               lambda: set(_big_numbers(5)), filename="r.facts.gz"),
+    ReaderCase("big-numbers-plus-signs",
+               lambda: _joined([line if line.startswith(b"-") else b"+" + line
+                                for line in _number_lines(_big_numbers(6))]),
+               (N, N), lambda: set(_big_numbers(6))),
+    ReaderCase("big-mixed", lambda: _joined(_mixed_lines(_big_mixed(8))), (N, S, N),
+               lambda: set(_big_mixed(8))),
+    ReaderCase("big-mixed-crlf", lambda: _joined(_mixed_lines(_big_mixed(9)), b"\r\n"),
+               (N, S, N), lambda: set(_big_mixed(9))),
+    ReaderCase("big-mixed-lone-cr",
+               lambda: _with_line(_mixed_lines(_big_mixed(10)), 50_000, b"1\ta\rb\t2"),
+               (N, S, N),
+               lambda: set(_big_mixed(10)[:49_999] + [(1, b"a\rb", 2)] + _big_mixed(10)[50_000:])),
+    ReaderCase("big-mixed-leading-blank-number",
+               lambda: _with_line(_mixed_lines(_big_mixed(11)), 40_000, b" \x0b5\tx\t1"),
+               (N, S, N),
+               lambda: set(_big_mixed(11)[:39_999] + [(5, b"x", 1)] + _big_mixed(11)[40_000:])),
+    ReaderCase("big-blank-lines-unary-symbol", lambda: _big_blank_lines()[0], (S,),
+               lambda: _big_blank_lines()[1]),
+    ReaderCase("big-count-error-far",
+               lambda: _with_line(_number_lines(_big_numbers(12)), 110_001, b"1\t2\t3"),
+               (N, N), _count_error(110_001, 3)),
+    ReaderCase("big-blank-line-far-number",
+               lambda: _with_line(_number_lines(_big_numbers(13)), 99_999, b""),
+               (N, N), _count_error(99_999, 1)),
+    ReaderCase("big-number-error-far",
+               lambda: _with_line(_number_lines(_big_numbers(14)), 119_998, b"5\t12x"),
+               (N, N), _number_error(119_998, 2, "'12x'")),
+    ReaderCase("big-overflow-far",
+               lambda: _with_line(_number_lines(_big_numbers(15)), 77_777,
+                                  b"9223372036854775808\t1"),
+               (N, N), _number_error(77_777, 1, "'9223372036854775808'", beyond=True)),
+    ReaderCase("big-mixed-trailing-blank-number-far",
+               lambda: _with_line(_mixed_lines(_big_mixed(16)), 59_000, b"7 \tfoo\t1"),
+               (N, S, N), _number_error(59_000, 1, "'7 '")),
+    ReaderCase("big-mixed-hex-number-far",
+               lambda: _with_line(_mixed_lines(_big_mixed(17)), 58_000, b"0x10\tfoo\t1"),
+               (N, S, N), _number_error(58_000, 1, "'0x10'")),
+    ReaderCase("big-mixed-empty-number-far",
+               lambda: _with_line(_mixed_lines(_big_mixed(18)), 57_000, b"1\tfoo\t"),
+               (N, S, N), _number_error(57_000, 3, "''")),
+    ReaderCase("big-mixed-count-error-far",
+               lambda: _with_line(_mixed_lines(_big_mixed(19)), 56_000, b"1\tfoo"),
+               (N, S, N), _count_error(56_000, 2, arity=3)),
+    ReaderCase("big-gzip-error-far",
+               lambda: _with_line(_number_lines(_big_numbers(20)), 100_000, b"1\t-"),
+               (N, N), _number_error(100_000, 2, "'-'"), filename="r.facts.gz"),
+]
+CASES += BIG_CASES
 
 
 def case_params() -> list:

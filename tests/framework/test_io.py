@@ -17,6 +17,14 @@ from herbrand.workloads import workload_path
 N, S = "number", "symbol"
 
 
+@pytest.fixture(autouse=True, params=[True, False], ids=["arrow", "exact"])
+def reader_path(request, monkeypatch):
+    """Every test on both paths of reading and writing: pyarrow's where it applies (when it is
+    installed) and the exact numpy/Python one."""
+    monkeypatch.setattr(io, "ARROW", request.param)
+    return request.param
+
+
 def write(path, text: str):
     path.write_bytes(text.encode())
     return path
@@ -105,10 +113,11 @@ def test_read_facts_missing_file_names_it(tmp_path):
 def test_read_facts_unreadable_file_gives_the_reason(tmp_path, monkeypatch):
     path = write(tmp_path / "r.facts", "1\n")
 
-    def denied(self):
+    def denied(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(type(path), "read_bytes", denied)
+    monkeypatch.setattr(type(path), "open", denied)  # the pyarrow path's check pass
     with pytest.raises(FactsError) as error:
         io.read_facts(path, (N,), SymbolTable(), relation="r")
     assert str(error.value) == f"{path}: cannot read facts file of relation r: Permission denied"
