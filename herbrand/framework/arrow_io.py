@@ -212,32 +212,37 @@ _STRUCTURAL = ('"', "\r", "\n")
 class Formatter:
     """Text of sorted rows, block by block, in Arrow: ``formatter(values)`` is the bytes of the
     rows whose columns are ``values`` (int64 arrays: numbers, or ranks into the column's
-    ``dictionary``), each row its fields joined by the delimiter and ended by ``\\n``.
+    dictionary), each row its fields joined by the delimiter and ended by ``\\n``.
 
     ``dictionaries[i]`` is, for a symbol column, its distinct symbols in rank order (str,
     undecodable bytes as surrogate escapes), None for a number column. O(distinct symbols) to
-    build, O(rows) vectorised per call."""
+    build, O(rows) vectorised per call: pyarrow's CSV writer when it writes every value as its
+    bytes (``_csv_safe``), else ``binary_join_element_wise`` over binary columns (the last
+    column's values ending in ``\\n``: a symbol column's dictionary holds them so)."""
 
     def __init__(self, dictionaries: list[list[str] | None], delimiter: str):
-        self._symbols = [strings is not None for strings in dictionaries]
         self._csv = (len(delimiter.encode(*_ENCODING)) == 1 and delimiter.isascii()
                      and delimiter not in _STRUCTURAL
                      and all(_csv_safe(strings, delimiter)
                              for strings in dictionaries if strings is not None))
         if self._csv:
-            self._dictionaries = [None if strings is None else pa.array(strings, pa.string())
-                                  for strings in dictionaries]
-            self._options = pa_csv.WriteOptions(include_header=False, delimiter=delimiter,
-                                                quoting_style="none")
-        else:
             self._dictionaries = [
-                None if strings is None
-                else pa.array([text.encode(*_ENCODING) for text in strings], pa.large_binary())
+                None if strings is None else pa.array(strings, pa.large_string())
                 for strings in dictionaries
             ]
-            self._separator = pa.scalar(delimiter.encode(*_ENCODING), pa.large_binary())
-            self._empty = pa.scalar(b"", pa.large_binary())
-            self._newline = pa.scalar(b"\n", pa.large_binary())
+            self._options = pa_csv.WriteOptions(include_header=False, delimiter=delimiter,
+                                                quoting_style="none")
+            return
+        last = len(dictionaries) - 1
+        self._dictionaries = [
+            None if strings is None
+            else pa.array([text.encode(*_ENCODING) + (b"\n" if index == last else b"")
+                           for text in strings], pa.large_binary())
+            for index, strings in enumerate(dictionaries)
+        ]
+        self._separator = pa.scalar(delimiter.encode(*_ENCODING), pa.large_binary())
+        self._empty = pa.scalar(b"", pa.large_binary())
+        self._newline = pa.scalar(b"\n", pa.large_binary())
 
     def __call__(self, values: list[np.ndarray]) -> pa.Buffer | memoryview:
         if self._csv:
@@ -252,8 +257,10 @@ class Formatter:
             if dictionary is None else dictionary.take(column)
             for column, dictionary in zip(values, self._dictionaries, strict=True)
         ]
-        lines = pc.binary_join_element_wise(*fields, self._separator)
-        lines = pc.binary_join_element_wise(lines, self._empty, self._newline)
+        if self._dictionaries[-1] is None:  # a number last: its text and "\n"
+            fields[-1] = pc.binary_join_element_wise(fields[-1], self._empty, self._newline)
+        lines = fields[0] if len(fields) == 1 else pc.binary_join_element_wise(
+            *fields, self._separator)
         if isinstance(lines, pa.ChunkedArray):
             lines = lines.combine_chunks()
         _, offsets, data = lines.buffers()
