@@ -10,6 +10,8 @@ Reading (``read_facts``) returns None, and ``io`` takes its exact path, unless p
 file with the exact path's meaning; what is checked before pyarrow reads the file, in one pass
 over its bytes:
 
+- the file is a regular file, or a ``.gz`` file that gunzips (else the exact path gives the
+  error);
 - the delimiter is one ASCII byte other than ``\\r`` (pyarrow splits on one byte);
 - the file does not start with a UTF-8 byte order mark (pyarrow skips it; a field keeps it);
 - every ``\\r`` is followed by ``\\n`` or is the file's last byte (pyarrow ends a line at a lone
@@ -23,8 +25,9 @@ over its bytes:
 pyarrow then reads without quoting, escaping, header or null values, keeping blank lines (a
 blank line is one empty field, as in the exact path), numbers as int64 and symbols as binary
 (the exact bytes). Any pyarrow error (a wrong field count, an empty or malformed number, a
-number beyond int64, a line longer than a block) sends the file to the exact path, which
-reports the first bad line with its exact message. Symbols are interned (``SymbolTable.
+number beyond int64, a line longer than a block), and a row count other than the check pass's
+line count, sends the file to the exact path, which reports the first bad line with its exact
+message. Symbols are interned (``SymbolTable.
 intern_arrow``) only after every number column has converted, so a bad file interns nothing.
 
 Writing (``Formatter``): rows come sorted from ``io`` as numpy blocks of numbers and symbol

@@ -278,7 +278,7 @@ def read_facts(
     about the relation's size. Any other file, and any file pyarrow rejects (so every error),
     takes the exact path: O(bytes) vectorised, one regular-expression match and one numpy
     conversion per number field, one dict lookup per symbol field, a line-by-line scan only on
-    error; extra memory about 15 times the file's size (one Python str per field).
+    error; extra memory about 20 times the file's size (one Python str per field).
     """
     path = Path(path)
     name = relation or path.name

@@ -379,6 +379,8 @@ def test_write_csv_of_an_array(tmp_path, monkeypatch, arrow):
     monkeypatch.setattr(io, "ARROW", arrow)
     io.write_csv(tmp_path / "a.csv", np.array([[3, -4], [1, 2], [3, -4], [-9, 0]]), ",")
     assert (tmp_path / "a.csv").read_bytes() == b"-9,0\n1,2\n3,-4\n"
+    io.write_csv(tmp_path / "a.csv.gz", np.array([[3, -4], [1, 2], [3, -4], [-9, 0]]))
+    assert gzip.decompress((tmp_path / "a.csv.gz").read_bytes()) == b"-9\t0\n1\t2\n3\t-4\n"
     io.write_csv(tmp_path / "n.csv.gz", np.zeros((2, 0), dtype=np.int64))
     assert gzip.decompress((tmp_path / "n.csv.gz").read_bytes()) == b"()\n"
 
