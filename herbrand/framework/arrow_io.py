@@ -16,6 +16,8 @@ over its bytes:
 - the file does not start with a UTF-8 byte order mark (pyarrow skips it; a field keeps it);
 - every ``\\r`` is followed by ``\\n`` or is the file's last byte (pyarrow ends a line at a lone
   ``\\r``; the exact path drops one ``\\r`` before ``\\n`` and keeps the others);
+- the file holds ``arity - 1`` delimiters per line (pyarrow reads a blank line as a row of
+  empty fields whatever the arity; the exact path reads it as one field);
 - in a relation of numbers only, the file holds only ASCII digits, ``-``, the delimiter and
   line ends: then pyarrow's int64 conversion accepts exactly ``NUMBER_SYNTAX`` (its conversion
   also trims blanks after a number and reads ``0x`` hexadecimal, and rejects a ``+`` sign, which
@@ -90,7 +92,7 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
         return None
     numbers_only = SYMBOL not in types
     allowed = _NUMBER_BYTES + separator + b"\r\n" if numbers_only else None
-    checked = _checked_source(path, allowed)
+    checked = _checked_source(path, allowed, separator, len(types))
     if checked is None:
         return None
     source, lines = checked
@@ -134,23 +136,23 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
     return columns
 
 
-def _checked_source(path: Path, allowed: bytes | None) -> tuple[pa.NativeFile, int] | None:
+def _checked_source(path: Path, allowed: bytes | None, separator: bytes,
+                    arity: int) -> tuple[pa.NativeFile, int] | None:
     """(what pyarrow should read for ``path``: the open file, or a reader of the bytes of a
     gunzipped one; the number of lines), or None when the file cannot be opened or read (the
-    exact path gives the error) or fails a check of the module doc: a leading byte order mark,
-    a ``\\r`` neither before ``\\n`` nor last, or (``allowed`` given) a byte not in
-    ``allowed``."""
+    exact path gives the error) or fails a check of ``_checked_lines``."""
     try:
         if path.suffix == ".gz":
             with gzip.open(path, "rb") as stream:
                 data = stream.read()
-            lines = _checked_lines(iter((data,)), allowed)
+            lines = _checked_lines(iter((data,)), allowed, separator, arity)
         else:
             if not stat.S_ISREG(os.stat(path).st_mode):
                 return None
             data = None
             with path.open("rb") as stream:
-                lines = _checked_lines(iter(lambda: stream.read(CHECK_CHUNK), b""), allowed)
+                chunks = iter(lambda: stream.read(CHECK_CHUNK), b"")
+                lines = _checked_lines(chunks, allowed, separator, arity)
     except (OSError, EOFError, zlib.error):
         return None
     if lines is None:
@@ -163,11 +165,15 @@ def _checked_source(path: Path, allowed: bytes | None) -> tuple[pa.NativeFile, i
         return None
 
 
-def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None) -> int | None:
+def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None, separator: bytes,
+                   arity: int) -> int | None:
     """The number of lines of the bytes ``chunks`` (a final ``\\n`` ends the last line), or
-    None when they fail a check of ``_checked_source`` (reading only as far as the first
-    failure). O(bytes) in C."""
-    size = newlines = crs = crlfs = 0
+    None when they fail a check of the module doc (reading only as far as the first failure):
+    a leading byte order mark, a ``\\r`` neither before ``\\n`` nor last, (``allowed``
+    given) a byte not in ``allowed``, or a number of delimiters other than ``arity - 1`` per
+    line (pyarrow reads a blank line as a row of empty fields, whatever the arity; any other
+    line with the wrong number of fields is a pyarrow error). O(bytes) in C."""
+    size = newlines = crs = crlfs = separators = 0
     last = head = b""
     for chunk in chunks:
         if len(head) < len(BOM):
@@ -177,15 +183,17 @@ def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None) -> int | None
         if allowed is not None and chunk.translate(None, allowed):
             return None
         newlines += chunk.count(b"\n")
+        separators += chunk.count(separator)
         if b"\r" in chunk:  # memchr; counting is slower
             crs += chunk.count(b"\r")
             crlfs += chunk.count(b"\r\n")
         crlfs += last == b"\r" and chunk[:1] == b"\n"
         size += len(chunk)
         last = chunk[-1:]
-    if crs != crlfs + (last == b"\r"):
+    lines = newlines + (size > 0 and last != b"\n")
+    if crs != crlfs + (last == b"\r") or separators != lines * (arity - 1):
         return None
-    return newlines + (size > 0 and last != b"\n")
+    return lines
 
 
 def _numbers_into(column: pa.Array, out: np.ndarray) -> bool:

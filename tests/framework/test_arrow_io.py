@@ -77,7 +77,8 @@ NOT_TAKEN = {
     "number-signs-and-zeros", "number-leading-blanks", "big-numbers-plus-signs",
     "big-mixed-lone-cr", "big-mixed-leading-blank-number",
     # every error
-    "blank-line-middle-number", "number-trailing-blank", "number-hex", "number-nul",
+    "blank-line-middle-number", "blank-line-binary-symbols", "blank-crlf-line-binary-symbols",
+    "only-cr-binary-symbols", "big-mixed-blank-line-far-symbols", "number-trailing-blank", "number-hex", "number-nul",
     "int64-one-past-max", "big-count-error-far", "big-blank-line-far-number",
     "big-number-error-far", "big-overflow-far", "big-mixed-trailing-blank-number-far",
     "big-mixed-hex-number-far", "big-mixed-empty-number-far", "big-mixed-count-error-far",
