@@ -16,8 +16,9 @@ over its bytes:
 - the file does not start with a UTF-8 byte order mark (pyarrow skips it; a field keeps it);
 - every ``\\r`` is followed by ``\\n`` or is the file's last byte (pyarrow ends a line at a lone
   ``\\r``; the exact path drops one ``\\r`` before ``\\n`` and keeps the others);
-- the file holds ``arity - 1`` delimiters per line (pyarrow reads a blank line as a row of
-  empty fields whatever the arity; the exact path reads it as one field);
+- in a relation of two or more symbols only, the file holds ``arity - 1`` delimiters per line
+  (pyarrow reads a blank line as a row of empty fields whatever the arity, the exact path as
+  one field; with a number column, the empty number is a pyarrow error);
 - in a relation of numbers only, the file holds only ASCII digits, ``-``, the delimiter and
   line ends: then pyarrow's int64 conversion accepts exactly ``NUMBER_SYNTAX`` (its conversion
   also trims blanks after a number and reads ``0x`` hexadecimal, and rejects a ``+`` sign, which
@@ -92,7 +93,10 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
         return None
     numbers_only = SYMBOL not in types
     allowed = _NUMBER_BYTES + separator + b"\r\n" if numbers_only else None
-    checked = _checked_source(path, allowed, separator, len(types))
+    # A blank line is a row of empty fields to pyarrow: an error in a number column, a row of
+    # empty symbols otherwise, so delimiters are counted when every column is a symbol.
+    counted = separator if NUMBER not in types and len(types) > 1 else None
+    checked = _checked_source(path, allowed, counted, len(types))
     if checked is None:
         return None
     source, lines = checked
@@ -136,7 +140,7 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
     return columns
 
 
-def _checked_source(path: Path, allowed: bytes | None, separator: bytes,
+def _checked_source(path: Path, allowed: bytes | None, separator: bytes | None,
                     arity: int) -> tuple[pa.NativeFile, int] | None:
     """(what pyarrow should read for ``path``: the open file, or a reader of the bytes of a
     gunzipped one; the number of lines), or None when the file cannot be opened or read (the
@@ -165,14 +169,15 @@ def _checked_source(path: Path, allowed: bytes | None, separator: bytes,
         return None
 
 
-def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None, separator: bytes,
+def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None, separator: bytes | None,
                    arity: int) -> int | None:
     """The number of lines of the bytes ``chunks`` (a final ``\\n`` ends the last line), or
     None when they fail a check of the module doc (reading only as far as the first failure):
     a leading byte order mark, a ``\\r`` neither before ``\\n`` nor last, (``allowed``
-    given) a byte not in ``allowed``, or a number of delimiters other than ``arity - 1`` per
-    line (pyarrow reads a blank line as a row of empty fields, whatever the arity; any other
-    line with the wrong number of fields is a pyarrow error). O(bytes) in C."""
+    given) a byte not in ``allowed``, or (``separator`` given) a number of delimiters other
+    than ``arity - 1`` per line (pyarrow reads a blank line as a row of empty fields, whatever
+    the arity; any other line with the wrong number of fields is a pyarrow error). O(bytes)
+    in C."""
     size = newlines = crs = crlfs = separators = 0
     last = head = b""
     for chunk in chunks:
@@ -183,7 +188,8 @@ def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None, separator: by
         if allowed is not None and chunk.translate(None, allowed):
             return None
         newlines += chunk.count(b"\n")
-        separators += chunk.count(separator)
+        if separator is not None:
+            separators += chunk.count(separator)
         if b"\r" in chunk:  # memchr; counting is slower
             crs += chunk.count(b"\r")
             crlfs += chunk.count(b"\r\n")
@@ -191,7 +197,9 @@ def _checked_lines(chunks: Iterator[bytes], allowed: bytes | None, separator: by
         size += len(chunk)
         last = chunk[-1:]
     lines = newlines + (size > 0 and last != b"\n")
-    if crs != crlfs + (last == b"\r") or separators != lines * (arity - 1):
+    if crs != crlfs + (last == b"\r"):
+        return None
+    if separator is not None and separators != lines * (arity - 1):
         return None
     return lines
 
