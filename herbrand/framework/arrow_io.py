@@ -217,8 +217,35 @@ def _numbers_into(column: pa.Array, out: np.ndarray) -> bool:
             column = pc.cast(column, pa.int64())
         except Exception:  # noqa: BLE001 - an empty field, a misplaced sign, beyond int64
             return False
-    out[:] = column.to_numpy()
+    out[:] = numpy_view(column)
     return True
+
+
+# pyarrow imports pandas (when installed) the first time ``pa.array``, ``pa.scalar`` or
+# ``Array.to_numpy`` is called, which costs 0.2 s and 40 MB: arrays are made from buffers.
+
+
+def numpy_view(array: pa.Array) -> np.ndarray:
+    """A read-only numpy view of a pyarrow int64 array without nulls (no copy)."""
+    return np.frombuffer(array.buffers()[1], dtype=np.int64, count=len(array),
+                         offset=array.offset * 8)
+
+
+def int64_array(values: np.ndarray) -> pa.Array:
+    """A pyarrow int64 array over an int64 numpy array (no copy)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def binary_array(values: list[bytes], type_: pa.DataType | None = None) -> pa.Array:
+    """A pyarrow large binary array of ``values`` (or of ``type_``: large string, for valid
+    UTF-8)."""
+    type_ = pa.large_binary() if type_ is None else type_
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, values), dtype=np.int64, count=len(values)),
+              out=offsets[1:])
+    return pa.Array.from_buffers(type_, len(values),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(values))])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,7 +273,8 @@ class Formatter:
                              for strings in dictionaries if strings is not None))
         if self._csv:
             self._dictionaries = [
-                None if strings is None else pa.array(strings, pa.large_string())
+                None if strings is None
+                else binary_array([text.encode() for text in strings], pa.large_string())
                 for strings in dictionaries
             ]
             self._options = pa_csv.WriteOptions(include_header=False, delimiter=delimiter,
@@ -255,25 +283,25 @@ class Formatter:
         last = len(dictionaries) - 1
         self._dictionaries = [
             None if strings is None
-            else pa.array([text.encode(*_ENCODING) + (b"\n" if index == last else b"")
-                           for text in strings], pa.large_binary())
+            else binary_array([text.encode(*_ENCODING) + (b"\n" if index == last else b"")
+                               for text in strings])
             for index, strings in enumerate(dictionaries)
         ]
-        self._separator = pa.scalar(delimiter.encode(*_ENCODING), pa.large_binary())
-        self._empty = pa.scalar(b"", pa.large_binary())
-        self._newline = pa.scalar(b"\n", pa.large_binary())
+        self._separator, self._empty, self._newline = binary_array(
+            [delimiter.encode(*_ENCODING), b"", b"\n"])
 
     def __call__(self, values: list[np.ndarray]) -> pa.Buffer | memoryview:
         if self._csv:
-            arrays = [pa.array(column) if dictionary is None else dictionary.take(column)
+            arrays = [int64_array(column) if dictionary is None
+                      else dictionary.take(int64_array(column))
                       for column, dictionary in zip(values, self._dictionaries, strict=True)]
             sink = pa.BufferOutputStream()
             table = pa.Table.from_arrays(arrays, names=[str(i) for i in range(len(arrays))])
             pa_csv.write_csv(table, sink, write_options=self._options)
             return sink.getvalue()
         fields = [
-            pc.cast(pc.cast(pa.array(column), pa.large_string()), pa.large_binary())
-            if dictionary is None else dictionary.take(column)
+            pc.cast(pc.cast(int64_array(column), pa.large_string()), pa.large_binary())
+            if dictionary is None else dictionary.take(int64_array(column))
             for column, dictionary in zip(values, self._dictionaries, strict=True)
         ]
         if self._dictionaries[-1] is None:  # a number last: its text and "\n"

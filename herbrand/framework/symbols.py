@@ -100,7 +100,10 @@ class SymbolTable:
         ids = self.intern_many(values)
         start = 0
         for chunk in chunks:
-            indices = chunk.indices.to_numpy(zero_copy_only=False)
+            indices = chunk.indices  # a numpy view (to_numpy would import pandas)
+            indices = np.frombuffer(indices.buffers()[1], dtype=f"i{indices.type.bit_width // 8}",
+                                    count=len(indices), offset=indices.offset
+                                    * (indices.type.bit_width // 8))
             out[start:start + len(indices)] = ids[indices]
             start += len(indices)
         return out

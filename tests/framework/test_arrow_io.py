@@ -438,16 +438,24 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         import herbrand
         from herbrand import cli
         assert "pyarrow" not in sys.modules, "import herbrand"
-        cli.main(["run", {str(tmp_path / "p.dl")!r}, "-D", {str(tmp_path)!r},
-                  "--no-progress"])
+        assert cli.main(["run", {str(tmp_path / "p.dl")!r}, "-D", {str(tmp_path)!r},
+                         "--no-progress"]) == 0
         print("after a run without files:", "pyarrow" in sys.modules)
         from herbrand.framework import io
         from herbrand.framework.symbols import SymbolTable
         from pathlib import Path
         facts = Path({str(tmp_path)!r}) / "e.facts"
-        facts.write_bytes(b"1\\n")
-        io.read_facts(facts, ("number",), SymbolTable())
+        symbols = SymbolTable()
+        facts.write_bytes(b"1\\tb\\n2\\ta\\n")
+        relation = io.read_facts(facts, ("number", "symbol"), symbols)
         print("after reading a file:", "pyarrow" in sys.modules)
+        from herbrand.framework.storage import Database
+        database = Database({{"e": relation}}, symbols, {{"e": ("number", "symbol")}})
+        io.write_relation(Path({str(tmp_path)!r}) / "e.csv", database, "e")
+        io.write_relation(Path({str(tmp_path)!r}) / "f.csv", database, "e", delimiter="::")
+        # pyarrow imports pandas on its first pa.array, pa.scalar or to_numpy: 0.2 s
+        print("pandas:", "pandas" in sys.modules)
     """)
-    assert output.splitlines()[-2:] == ["after a run without files: False",
-                                        "after reading a file: True"]
+    assert output.splitlines()[-3:] == ["after a run without files: False",
+                                        "after reading a file: True", "pandas: False"]
+    assert (tmp_path / "f.csv").read_bytes() == b"1::b\n2::a\n"
