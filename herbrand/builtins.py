@@ -12,6 +12,7 @@ from herbrand.framework.registry import (
 
 EVALUATORS.register("substitution", "herbrand.evaluators.substitution:SubstitutionEvaluator")
 EVALUATORS.register("relational", "herbrand.evaluators.relational:RelationalEvaluator")
+EVALUATORS.register("native", "herbrand.evaluators.native.evaluator:NativeEvaluator")
 FIXPOINTS.register("naive", "herbrand.evaluators.fixpoint:NaiveFixpoint")
 FIXPOINTS.register("seminaive", "herbrand.evaluators.fixpoint:SemiNaiveFixpoint")
 BACKENDS.register("local", "herbrand.evaluators.local:LocalBackend")

@@ -104,9 +104,9 @@ class _Run:
         self.known: dict[str, RowSet] = {}
 
     def begin(self, stratum: Stratum, instance: Database) -> None:
-        """Start a stratum: the rows its relations already hold. O(n) expected."""
+        """Start a stratum (its known rows are gathered by the first ``apply``)."""
         self.iterations = 0
-        self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
+        self.known = {}
 
     def apply(
         self, stratum: Stratum, rules: tuple[Rule, ...], instance: Database, reads: Database
@@ -117,6 +117,8 @@ class _Run:
         Cost: the step's (the rule evaluator's), O(m) expected to insert its m rows into the
         known rows' hash table, and an O(n) copy to append the new rows to the relation.
         """
+        if not self.known:  # the rows the stratum's relations already hold: O(n) expected
+            self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
         derived = self.step(rules, reads, self.known) if rules else {}
         deltas = {}
         for name in stratum.relations:
@@ -212,6 +214,8 @@ class SemiNaiveFixpoint(StratifiedFixpoint):
     """
 
     def run_stratum(self, stratum: Stratum, instance: Database, run: _Run) -> Database:
+        if self.rule_evaluator.tags.runs_strata:
+            return self.rule_evaluator.run_stratum(stratum, instance, run)
         instance, deltas = run.apply(stratum, stratum.rules, instance, instance)
         if not stratum.recursive:
             return instance

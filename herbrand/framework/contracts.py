@@ -113,6 +113,9 @@ class EvaluatorTags:
     arithmetic: bool = True
     aggregates: bool = True
     uses_index: bool = False  # takes an ``index=`` hyperparameter naming an IndexBacking
+    # runs a whole recursive stratum itself (``run_stratum(stratum, instance, run)``), with
+    # storage that grows in place: the semi-naive fixpoint hands strata over to it
+    runs_strata: bool = False
 
 
 class RuleEvaluator(Component, ABC):

@@ -30,6 +30,12 @@ CONFIGURATIONS = {
         }
         for index in INDEXES
     },
+    "native-seminaive": {"evaluator": "native", "fixpoint": "seminaive"},
+    "native-naive": {"evaluator": "native", "fixpoint": "naive"},
+    "native-seminaive-parallel": {
+        "evaluator": "native", "fixpoint": "seminaive",
+        "backend": ParallelBackend(workers=2, min_rows=0),
+    },
     "substitution-seminaive-parallel": {
         "evaluator": "substitution", "fixpoint": "seminaive",
         "backend": ParallelBackend(workers=3, min_rows=0),
