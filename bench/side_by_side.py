@@ -116,10 +116,18 @@ def _from_json(data: dict) -> Measurement:
     return Measurement(**data)
 
 
-def _load(path: Path) -> list[Measurement]:
+def _load(path: Path) -> tuple[list[Measurement], list[str], list[str], dict[str, str]]:
+    """The measurements, the settings paragraphs (one per invocation that added cells), the
+    workloads and the reference configuration of each workload of an earlier JSON file;
+    nothing when there is none."""
     if not path.exists():
-        return []
-    return [_from_json(item) for item in json.loads(path.read_text())["measurements"]]
+        return [], [], [], {}
+    data = json.loads(path.read_text())
+    settings = data.get("settings", [])
+    measurements = [_from_json(item) for item in data["measurements"]]
+    workloads = data.get("workloads") or sorted({m.workload for m in measurements})
+    return (measurements, [settings] if isinstance(settings, str) else settings, workloads,
+            data.get("references", {}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,11 +136,17 @@ def _load(path: Path) -> list[Measurement]:
 
 
 def _git_revision() -> str:
+    """The checkout's commit, and whether herbrand/ has uncommitted changes."""
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", *arguments], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, timeout=30).stdout.strip()
+
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=Path(__file__).parent, timeout=30).stdout.strip()
+        revision = git("rev-parse", "--short", "HEAD") or "?"
+        changed = git("status", "--porcelain", "--", "../herbrand")
     except (OSError, subprocess.SubprocessError):
         return "?"
+    return revision + (" with uncommitted changes in herbrand/" if changed else "")
 
 
 def _version(module: str) -> str:
@@ -152,7 +166,9 @@ def machine_line() -> str:
     except OSError:
         pass
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB; Python "
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB (load average {load} at the "
+            f"start); Python "
             f"{platform.python_version()}; herbrand {_git_revision()}; Soufflé "
             f"{souffle_version() or 'not installed'}; DuckDB {_version('duckdb')}; clingo "
             f"{_version('clingo')}")
@@ -263,7 +279,10 @@ def render(measurements: Iterable[Measurement], configurations: Sequence[str],
     return "\n".join(lines)
 
 
-def settings_text(args: argparse.Namespace) -> str:
+def settings_text(args: argparse.Namespace, warm: bool | None = None) -> str:
+    """The paragraph above the table. ``warm``: whether in-process figures are shown (default
+    ``args.warm``)."""
+    warm = args.warm if warm is None else warm
     return (
         f"Measured {datetime.date.today().isoformat()} on {machine_line()}.\n\n"
         f"Each cell: the median wall time of {args.repeat} run(s) after {args.warmup} "
@@ -280,7 +299,7 @@ def settings_text(args: argparse.Namespace) -> str:
         f"herbrand's default; parallel-2: `--backend parallel --workers 2`. Ratios: median over "
         f"Soufflé compiled's median (above 1: herbrand is slower). Size: {args.size}."
         + (" In-process: the fastest of herbrand.materialize calls in one process after a "
-           "warm-up call (reading facts, not writing outputs)." if args.warm else "")
+           "warm-up call (reading facts, not writing outputs)." if warm else "")
     )
 
 
@@ -312,22 +331,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     json_path = output.with_suffix(".json")
-    kept = _load(json_path) if args.resume else []
+    kept, earlier, earlier_workloads, references = (
+        _load(json_path) if args.resume else ([], [], [], {}))
     cells = {(m.workload, m.configuration): m for m in kept}
     reasons = unavailable_configurations(args.configurations)
-    references: dict[str, str] = {}
+    shown_workloads = [w for w in WORKLOADS if w in args.workloads or w in earlier_workloads]
+    shown_configurations = [c for c in CONFIGURATIONS if c in args.configurations
+                            or any(m.configuration == c for m in kept)]
     order = [REFERENCE] + [c for c in args.configurations if c != REFERENCE]
-    settings = settings_text(args)
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
     def save() -> None:
         measurements = list(cells.values())
-        json_path.write_text(json.dumps({"settings": settings, "measurements": [
-            _to_json(m) for m in measurements]}, indent=1))
-        output.write_text(render(measurements, args.configurations, args.workloads, settings,
-                                 reasons, references))
+        latest = settings_text(args, any(m.warm for m in measurements))
+        paragraphs = earlier + [latest] if kept and len(cells) > len(kept) else (
+            earlier or [latest])
+        if kept and len(cells) > len(kept):
+            paragraphs[-1] = "Cells added by a later run (`--resume`): " + latest
+        json_path.write_text(json.dumps({"settings": paragraphs, "workloads": shown_workloads,
+                                         "references": references,
+                                         "measurements": [_to_json(m) for m in measurements]},
+                                        indent=1))
+        output.write_text(render(measurements, shown_configurations, shown_workloads,
+                                 "\n\n".join(paragraphs), reasons, references))
 
     scratch = cache_root() / "scratch"
     for workload in args.workloads:
@@ -351,8 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       long_run=args.long_run, reference=reference,
                                       compile=not args.no_compile, log=log)
                 if args.warm and measurement.ok and configuration.kind == "herbrand":
-                    measurement.warm = measure_warm(
-                        configuration, prepared, scratch=scratch, repeat=args.repeat,
+                    measurement.warm = measure_warm(  # one timed call after a long run
+                        configuration, prepared, scratch=scratch,
+                        repeat=args.repeat if len(measurement.seconds) > 1 else 1,
                         timeout=timeout, memory_limit_mb=args.memory_limit)
                 if measurement.status != "ok":
                     log(f"{workload} {name}: {measurement.status}: {measurement.detail}")
