@@ -155,12 +155,24 @@ def _lower(node: ir.Plan, b: _Builder) -> list[Source]:
 
 
 def _atom(node: ir.Plan) -> tuple[ir.Scan, list[ir.Selection]] | None:
-    """A Scan under selections by value and by column: (the scan, the selections), else None."""
+    """A Scan under selections (by value, by column, filters: selection pushdown puts them on
+    the atom they test): (the scan, the selections, outermost first), else None."""
     selections = []
-    while isinstance(node, ir.SelectByValue | ir.SelectByColumns):
+    while isinstance(node, ir.Selection):
         selections.append(node)
         node = node.child
     return (node, selections) if isinstance(node, ir.Scan) else None
+
+
+def _select(selection: ir.Selection, layout: list[Source], b: _Builder) -> None:
+    """The code testing a selection over an atom's columns (``layout``)."""
+    if isinstance(selection, ir.SelectByValue):
+        b.add_code(k.OP_EQUAL, layout[selection.column], ("constant", selection.value))
+    elif isinstance(selection, ir.SelectByColumns):
+        b.add_code(k.OP_EQUAL, layout[selection.left], layout[selection.right])
+    else:
+        b.add_code(k.OP_COMPARE, k.COMPARISON_CODES[selection.op],
+                   _expression(selection.left, layout), _expression(selection.right, layout))
 
 
 def _relation(scan: ir.Scan, b: _Builder) -> tuple[int, bool]:
@@ -176,38 +188,35 @@ def _first_atom(node: ir.Plan, b: _Builder) -> list[Source]:
                           binds=tuple((c, r) for c, r in enumerate(registers))))
     layout: list[Source] = [("register", r) for r in registers]
     for selection in reversed(selections):
-        if isinstance(selection, ir.SelectByValue):
-            b.add_code(k.OP_EQUAL, layout[selection.column], ("constant", selection.value))
-        else:
-            b.add_code(k.OP_EQUAL, layout[selection.left], layout[selection.right])
+        _select(selection, layout, b)
     return layout
 
 
 def _keyed(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
            b: _Builder) -> tuple[ir.Scan, int, bool, list[int], list[Source], list]:
     """A right atom's relation, key columns and key values (join keys, then the columns its
-    selections fix to a value), and its selections by column."""
+    selections fix to a value), and its other selections (by column, filters)."""
     atom = _atom(node)
     if atom is None:
         raise NotLowered("the right side of a join is not one atom")
     scan, selections = atom
     rel, ranged = _relation(scan, b)
     columns, key = list(right_keys), list(values)
-    by_column = []
-    for selection in selections:
+    others = []
+    for selection in reversed(selections):
         if isinstance(selection, ir.SelectByValue):
             columns.append(selection.column)
             key.append(("constant", selection.value))
         else:
-            by_column.append(selection)
-    return scan, rel, ranged, columns, key, by_column
+            others.append(selection)
+    return scan, rel, ranged, columns, key, others
 
 
 def _probe(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
            b: _Builder) -> list[Source]:
     """A level probing the right atom ``node`` with ``values`` on ``right_keys`` (a scan of it
     when there is no key); the sources of its columns."""
-    scan, rel, ranged, columns, key, by_column = _keyed(node, values, right_keys, b)
+    scan, rel, ranged, columns, key, others = _keyed(node, values, right_keys, b)
     layout: list[Source | None] = [None] * scan.arity
     for column, value in zip(columns, key, strict=True):
         if layout[column] is None:
@@ -227,16 +236,16 @@ def _probe(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
     for column, value in zip(columns, key, strict=True):
         if layout[column] != value:  # a column that is a key twice: both values must agree
             b.add_code(k.OP_EQUAL, layout[column], value)
-    for selection in by_column:
-        b.add_code(k.OP_EQUAL, layout[selection.left], layout[selection.right])
+    for selection in others:
+        _select(selection, layout, b)
     return layout
 
 
 def _absent(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
             b: _Builder) -> None:
     """Negation: the code that fails when the right atom has a row matching the key."""
-    scan, rel, ranged, columns, key, by_column = _keyed(node, values, right_keys, b)
-    if by_column or ranged:
+    scan, rel, ranged, columns, key, others = _keyed(node, values, right_keys, b)
+    if others or ranged:
         raise NotLowered("a negated atom with repeated variables or over a delta")
     if columns:
         b.add_code(k.OP_ABSENT, b.index_of(rel, tuple(columns)), tuple(key))
@@ -331,6 +340,11 @@ class Program:
         if op == k.OP_EQUAL:
             return [op, self._sources_of((operation[1],))[0],
                     self._sources_of((operation[2],))[0]]
+        if op == k.OP_COMPARE and len(operation[2]) == len(operation[3]) == 1:
+            # both sides a plain value: compared without the expression stack
+            return [k.OP_COMPARE_SOURCES, operation[1],
+                    self._sources_of((operation[2][0][1],))[0],
+                    self._sources_of((operation[3][0][1],))[0]]
         if op == k.OP_COMPARE:
             return [op, operation[1], self._expression(operation[2], fields),
                     self._expression(operation[3], fields)]

@@ -13,11 +13,15 @@ Storage (``NativeStore`` holds it; every kernel takes it as these arguments):
   row numbers, the first row of each distinct key; ``ix_next[i]`` chains the other rows with the
   same key (``next[row]``). A unique index (every column a key column) is a relation's dedup
   table and has no chains. Hashes are a murmur-style finaliser per value: a weak hash makes
-  probe sequences cluster (3-20x slower, measured).
+  probe sequences cluster (3-20x slower, measured). A slot also holds its key's fingerprint
+  (the hash's top 32 bits, which are also where probing starts), so probing reads a row only
+  when fingerprints match and growing a table reads no row at all: each row read is a cache
+  miss, and chain TC (no duplicates) spent most of its time in them.
 
-The hot functions are inlined into the interpreter (``inline="always"``): a call per
-derivation that passes arrays costs a reference-count update per array, which measured 0.6 µs
-per derivation on TC, against about 20 ns for the whole derivation inlined.
+The loops that run per row or per derivation (``_resume``, ``_index_rows``, ``_append_rows``)
+allocate nothing and are compiled without numba's reference counting (``_nrt=False``): with
+it, every inlined helper taking arrays counted references on each call, which measured about
+140 ns per call against under 2 ns without; their callers own every array.
 
 The interpreter runs a rule compiled by ``encoding`` into arrays (``Program``): nested loops
 over *levels*, each a scan of a relation (all of it, or the rows of its delta range) or a probe
@@ -51,10 +55,13 @@ R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
 REL_FIELDS = 4
 # ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
 # rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
-# address and length
+# address and length, 64 - log2(table length)
 IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
-IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY = range(6, 10)
-IX_FIELDS = 10
+IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
+IX_FIELDS = 11
+# a slot holds the key's hash's top 32 bits (its fingerprint) above a row number (< 2^32)
+FINGERPRINT = np.uint64(0xFFFFFFFF00000000)
+ROW = np.int64(0xFFFFFFFF)
 
 # level kinds
 UNIT, SCAN, PROBE = 0, 1, 2
@@ -66,7 +73,7 @@ OP_MAP = 3  # register, expression offset: register := value (fails with the exp
 OP_ABSENT = 4  # index, key offset, key width: the key must not be in the index (negation)
 OP_EMPTY = 5  # relation: must be empty (negation without keys)
 OP_FAIL = 6  # never holds (a selection between two different constants)
-OPERAND_COUNTS = {OP_EQUAL: 2, OP_COMPARE: 3, OP_MAP: 2, OP_ABSENT: 3, OP_EMPTY: 1, OP_FAIL: 0}
+OP_COMPARE_SOURCES = 7  # comparison, a, b: sources compared (no arithmetic to evaluate)
 
 # expression tokens (postfix): a source, an operator with its argument count, the end
 E_END, E_SOURCE, E_OPERATOR = 0, 1, 2
@@ -213,6 +220,7 @@ def set_slots(ix_slots, ix_meta, ix, slots):
     ix_slots[ix] = slots
     ix_meta[ix, IX_SLOTS] = slots.ctypes.data
     ix_meta[ix, IX_MASK] = len(slots) - 1
+    ix_meta[ix, IX_SHIFT] = 64 - _bits(len(slots))
 
 
 @njit(cache=True, nogil=True)
@@ -233,70 +241,133 @@ def _grow(rows, rel_meta, rel):
 
 
 @njit(inline="always")
-def _find_key(ix_meta, ix, rel_meta, ix_cols, key):
-    """The slot of ``key`` in index ``ix``, or the empty slot where it would go."""
-    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
+def _hash_key(key, width):
     h = SEED
     for j in range(width):
         h = _mix(h, key[j])
+    return h
+
+
+@njit(inline="always")
+def _hash_row(ix_meta, ix, rel_meta, ix_cols, row):
+    rel, first = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS]
+    h = SEED
+    for j in range(ix_meta[ix, IX_WIDTH]):
+        h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
+    return h
+
+
+@njit(inline="always")
+def _packed(h, row):
+    """A slot's value: the hash's top 32 bits (its fingerprint) above the row number."""
+    return np.int64(h & FINGERPRINT) | row
+
+
+@njit(inline="always")
+def _start(ix_meta, ix, h):
+    """The first slot to probe: the top bits of the hash (so that the fingerprint alone gives
+    a key's slot in a table of any size up to 2^32)."""
+    return np.int64(h >> np.uint64(ix_meta[ix, IX_SHIFT]))
+
+
+@njit(inline="always")
+def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
+    """The slot of ``key`` (hash ``h``) in index ``ix``, or the empty slot where it would go.
+    Rows are read only when a slot's fingerprint matches."""
+    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
+    fingerprint = h & FINGERPRINT
     mask = ix_meta[ix, IX_MASK]
-    s = np.int64(h & np.uint64(mask))
+    s = _start(ix_meta, ix, h)
     while True:
-        row = _slot(ix_meta, ix, s)
-        if row == EMPTY:
+        value = _slot(ix_meta, ix, s)
+        if value == EMPTY:
             return s
-        same = True
-        for j in range(width):
-            if _cell(rel_meta, rel, ix_cols[first + j], row) != key[j]:
-                same = False
-                break
-        if same:
-            return s
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            row = value & ROW
+            same = True
+            for j in range(width):
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[j]:
+                    same = False
+                    break
+            if same:
+                return s
         s = (s + 1) & mask
 
 
 @njit(inline="always")
-def _find_row(ix_meta, ix, rel_meta, ix_cols, row):
-    """The slot of stored row ``row``'s key in index ``ix``, or the empty slot for it."""
+def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
+    """The slot of stored row ``row``'s key (hash ``h``) in index ``ix``, or the empty slot
+    for it."""
     rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
-    h = SEED
-    for j in range(width):
-        h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
+    fingerprint = h & FINGERPRINT
     mask = ix_meta[ix, IX_MASK]
-    s = np.int64(h & np.uint64(mask))
+    s = _start(ix_meta, ix, h)
     while True:
-        other = _slot(ix_meta, ix, s)
-        if other == EMPTY:
+        value = _slot(ix_meta, ix, s)
+        if value == EMPTY:
             return s
-        same = True
-        for j in range(width):
-            c = ix_cols[first + j]
-            if _cell(rel_meta, rel, c, other) != _cell(rel_meta, rel, c, row):
-                same = False
-                break
-        if same:
-            return s
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            other = value & ROW
+            same = True
+            for j in range(width):
+                c = ix_cols[first + j]
+                if _cell(rel_meta, rel, c, other) != _cell(rel_meta, rel, c, row):
+                    same = False
+                    break
+            if same:
+                return s
         s = (s + 1) & mask
 
 
 @njit(cache=True, nogil=True)
-def _rehash(ix_slots, ix_meta, ix, rel_meta, ix_cols, capacity):
-    """Move index ``ix``'s table to one of ``capacity`` slots (its keys are distinct)."""
-    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
+def _rehash(ix_slots, ix_meta, ix, capacity):
+    """Move index ``ix``'s table to one of ``capacity`` slots (a power of two up to 2^32;
+    its keys are distinct). The fingerprints give the new positions: no row is read."""
     old = ix_slots[ix]
     slots = np.full(capacity, EMPTY, dtype=np.int64)
-    mask = np.uint64(capacity - 1)
-    for row in old:
-        if row == EMPTY:
+    mask = capacity - 1
+    shift = np.uint64(64 - _bits(capacity))
+    for value in old:
+        if value == EMPTY:
             continue
-        h = SEED
-        for j in range(width):
-            h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
-        s = h & mask
+        s = np.int64((np.uint64(value) & FINGERPRINT) >> shift)
         while slots[s] != EMPTY:
-            s = (s + np.uint64(1)) & mask
-        slots[s] = row
+            s = (s + 1) & mask
+        slots[s] = value
     set_slots(ix_slots, ix_meta, ix, slots)
+
+
+@njit(inline="always")
+def _bits(capacity):
+    bits = 0
+    while (1 << bits) < capacity:
+        bits += 1
+    return bits
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
+    """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
+    until the table needs to grow; the next row to index."""
+    unique = ix_meta[ix, IX_UNIQUE] == 1
+    keys = ix_meta[ix, IX_KEYS]
+    row = ix_meta[ix, IX_DONE]
+    while row < size and 2 * (keys + 1) <= ix_meta[ix, IX_MASK] + 1:
+        h = _hash_row(ix_meta, ix, rel_meta, ix_cols, row)
+        s = _find_row(ix_meta, ix, rel_meta, ix_cols, row, h)
+        head = _slot(ix_meta, ix, s)
+        if head == EMPTY:
+            keys += 1
+            if not unique:
+                _store(ix_meta[ix, IX_NEXT] + 8 * row, EMPTY)
+        elif not unique:
+            _store(ix_meta[ix, IX_NEXT] + 8 * row, head & ROW)
+        if head == EMPTY or not unique:
+            _set_slot(ix_meta, ix, s, _packed(h, row))
+        row += 1
+    ix_meta[ix, IX_KEYS] = keys
+    ix_meta[ix, IX_DONE] = row
+    return row
 
 
 @njit(cache=True, nogil=True)
@@ -308,27 +379,12 @@ def catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, ix):
     done = ix_meta[ix, IX_DONE]
     if done >= size:
         return
-    unique = ix_meta[ix, IX_UNIQUE] == 1
-    if not unique and ix_meta[ix, IX_NEXT_CAPACITY] < size:
+    if ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size:
         chains = np.empty(max(16, rel_meta[rel, R_CAPACITY]), dtype=np.int64)
         chains[:done] = ix_next[ix][:done]
         set_chains(ix_next, ix_meta, ix, chains)
-    keys = ix_meta[ix, IX_KEYS]
-    for row in range(done, size):
-        if 2 * (keys + 1) > ix_meta[ix, IX_MASK] + 1:
-            _rehash(ix_slots, ix_meta, ix, rel_meta, ix_cols, 2 * (ix_meta[ix, IX_MASK] + 1))
-        s = _find_row(ix_meta, ix, rel_meta, ix_cols, row)
-        head = _slot(ix_meta, ix, s)
-        if head == EMPTY:
-            _set_slot(ix_meta, ix, s, row)
-            keys += 1
-            if not unique:
-                _store(ix_meta[ix, IX_NEXT] + 8 * row, EMPTY)
-        elif not unique:
-            _store(ix_meta[ix, IX_NEXT] + 8 * row, head)
-            _set_slot(ix_meta, ix, s, row)
-    ix_meta[ix, IX_KEYS] = keys
-    ix_meta[ix, IX_DONE] = size
+    while _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size:
+        _rehash(ix_slots, ix_meta, ix, 2 * (ix_meta[ix, IX_MASK] + 1))
 
 
 @njit(inline="always")
@@ -345,14 +401,15 @@ def make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, rel, dedup):
     if rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]:
         _grow(rows, rel_meta, rel)
     if 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1:
-        _rehash(ix_slots, ix_meta, dedup, rel_meta, ix_cols, 2 * (ix_meta[dedup, IX_MASK] + 1))
+        _rehash(ix_slots, ix_meta, dedup, 2 * (ix_meta[dedup, IX_MASK] + 1))
 
 
 @njit(inline="always")
 def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
     """Insert the tuple ``values`` into relation ``rel`` unless its dedup index ``dedup``
     (caught up, with room: not ``_full``) holds it; True when it was new. O(1) expected."""
-    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values)
+    h = _hash_key(values, ix_meta[dedup, IX_WIDTH])
+    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h)
     if _slot(ix_meta, dedup, s) != EMPTY:
         return False
     size = rel_meta[rel, R_SIZE]
@@ -360,11 +417,26 @@ def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
     address = rel_meta[rel, R_ADDRESS] + 8 * size * arity
     for c in range(arity):
         _store(address + 8 * c, values[c])
-    _set_slot(ix_meta, dedup, s, size)
+    _set_slot(ix_meta, dedup, s, _packed(h, size))
     rel_meta[rel, R_SIZE] = size + 1
     ix_meta[dedup, IX_KEYS] += 1
     ix_meta[dedup, IX_DONE] = size + 1
     return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
+    """Insert rows ``start``, ... of ``block`` until it ends or ``rel`` needs room; (the next
+    row, the number of new rows)."""
+    added = 0
+    i = start
+    while i < block.shape[1] and not _full(rel_meta, ix_meta, rel, dedup):
+        for c in range(block.shape[0]):
+            values[c] = block[c, i]
+        if _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
+            added += 1
+        i += 1
+    return i, added
 
 
 @njit(cache=True, nogil=True)
@@ -374,14 +446,13 @@ def insert_block(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup
     catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, dedup)
     values = np.empty(max(1, block.shape[0]), dtype=np.int64)
     added = 0
-    for i in range(block.shape[1]):
-        for c in range(block.shape[0]):
-            values[c] = block[c, i]
-        if _full(rel_meta, ix_meta, rel, dedup):
-            make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, rel, dedup)
-        if _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
-            added += 1
-    return added
+    i = 0
+    while True:
+        i, new = _append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, i, values)
+        added += new
+        if i == block.shape[1]:
+            return added
+        make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, rel, dedup)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,6 +620,11 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
                     != _source(sources, constants, registers, code[i + 2])):
                 return False
             i += 3
+        elif op == OP_COMPARE_SOURCES:
+            if not _compare(code[i + 1], _source(sources, constants, registers, code[i + 2]),
+                            _source(sources, constants, registers, code[i + 3])):
+                return False
+            i += 4
         elif op == OP_COMPARE:
             a, ok = _evaluate(expressions, code[i + 2], sources, constants, registers, stack)
             if not ok:
@@ -566,7 +642,8 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
         elif op == OP_ABSENT:
             ix = code[i + 1]
             _fill_key(sources, constants, code[i + 2], code[i + 3], registers, key)
-            if _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key)) != EMPTY:
+            h = _hash_key(key, code[i + 3])
+            if _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key, h)) != EMPTY:
                 return False
             i += 4
         elif op == OP_EMPTY:
@@ -590,7 +667,9 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
             return low[rel], high[rel]
         return 0, rel_meta[rel, R_SIZE]
     _fill_key(sources, constants, key_first, key_width, registers, key)
-    return _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key)), 0
+    value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
+                                         _hash_key(key, key_width)))
+    return (EMPTY if value == EMPTY else value & ROW), 0
 
 
 # the state of a rule's run between calls of ``_resume``: depth, a head waiting for room,
@@ -599,7 +678,7 @@ S_DEPTH, S_WAITING, S_ADDED = range(3)
 DONE, NEEDS_ROOM = 0, 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values, cursor,
             stop, key, stack, state):
     """Run rule ``rule`` from ``state`` until it is done (DONE) or its head relation needs

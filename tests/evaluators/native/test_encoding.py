@@ -72,3 +72,10 @@ def test_a_program_encodes_every_rule_as_arrays():
     assert len(arrays) == k.PROGRAM_FIELDS
     assert list(arrays[k.P_RULE_LEVELS]) == [0, 2] and list(arrays[k.P_RULE_DEDUP]) == [5]
     assert list(arrays[k.P_LEVEL_KIND]) == [k.SCAN, k.PROBE]
+
+
+def test_a_filter_pushed_onto_a_probed_atom_is_tested_after_the_probe():
+    rule, _ = _lower("p(x, z) :- p(x, y), e(y, z), z < 0.", delta=frozenset({0}))
+    first, second = rule.levels
+    assert second.kind == k.PROBE
+    assert [operation[0] for operation in second.code] == [k.OP_COMPARE]

@@ -61,9 +61,11 @@ def test_a_probe_index_finds_the_rows_a_dict_finds(rows, probes):
 
 
 def _chain(store: NativeStore, index: int, key: int) -> list[int]:
-    slot = k._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols,
-                       np.array([key], dtype=np.int64))
-    row, rows = k._slot(store.ix_meta, index, slot), []
+    values = np.array([key], dtype=np.int64)
+    slot = k._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
+                       k._hash_key(values, 1))
+    value, rows = k._slot(store.ix_meta, index, slot), []
+    row = k.EMPTY if value == k.EMPTY else value & k.ROW
     while row != k.EMPTY:
         rows.append(int(row))
         row = k._next(store.ix_meta, index, row)
