@@ -29,7 +29,13 @@ from herbrand.framework.errors import (
 )
 from herbrand.framework.parser import decode_source, parse_file
 from herbrand.framework.parser import parse as parse_text
-from herbrand.framework.registry import BACKENDS, EVALUATORS, FIXPOINTS, INCREMENTAL_ENGINES
+from herbrand.framework.registry import (
+    BACKENDS,
+    EVALUATORS,
+    FIXPOINTS,
+    INCREMENTAL_ENGINES,
+    INDEXES,
+)
 from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
@@ -152,7 +158,7 @@ def materialize_with_stats(
     if observer is not None and not callable(observer):
         raise UsageError(f"observer= must be callable (it receives a Progress per iteration), "
                          f"got {type(observer).__name__}")
-    analyse(program)  # report program errors before reading any data
+    strata = analyse(program)  # report program errors before reading any data
     io.check_directives(program)
     runner = resolve_backend(backend, master)
     if not runner.tags.uses_evaluator:
@@ -162,6 +168,13 @@ def materialize_with_stats(
         if chosen:
             raise UsageError(f"{chosen[0]} does not go with backend {type(runner).__name__}: "
                              f"it runs its own plans, not a local evaluator")
+    if not strata:  # nothing to derive: no evaluator (nor numba) is loaded
+        for registry, name in ((EVALUATORS, evaluator), (FIXPOINTS, fixpoint), (INDEXES, index)):
+            if isinstance(name, str):
+                registry.check(name)
+        from herbrand.evaluators.fixpoint import base_instance
+
+        return base_instance(program, load_database(program, facts, facts_dir)), []
     rule_evaluator = resolve_evaluator(evaluator or builtins.DEFAULT_EVALUATOR, index)
     fixpoint_class = FIXPOINTS.get(fixpoint or builtins.DEFAULT_FIXPOINT)
     database = load_database(program, facts, facts_dir)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from herbrand.evaluators.arithmetic import evaluate_ground_term
-from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum, analyse
 from herbrand.framework.contracts import (
     FixpointEvaluator,
@@ -28,6 +28,9 @@ from herbrand.framework.contracts import (
 from herbrand.framework.errors import ArityError
 from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.syntax import Atom, Literal, Program, Rule
+
+if TYPE_CHECKING:
+    from herbrand.evaluators.row_sets import RowSet
 
 DELTA_PREFIX = "@delta:"
 
@@ -75,7 +78,28 @@ def inline_facts(program: Program, database: Database) -> dict[str, Relation]:
     return {name: Relation.from_rows(r, len(r[0])) for name, r in rows.items()}
 
 
-Step = Callable[[Sequence[Rule], Database, Mapping[str, RowSet]], dict[str, np.ndarray]]
+def base_instance(program: Program, database: Database) -> Database:
+    """The instance a fixpoint starts from: ``database`` plus the program's inline facts, with
+    every declared relation present (empty when not given) and typed and named as declared.
+    Raises ArityError for given rows of another arity than declared. O(facts)."""
+    types = {**database.types, **{d.name: d.types for d in program.declarations}}
+    relations = dict(database)
+    for declaration in program.declarations:
+        given = relations.get(declaration.name)
+        if given is None:
+            relations[declaration.name] = Relation.empty(declaration.arity)
+        elif given.arity != declaration.arity:
+            raise ArityError(
+                f"relation {declaration.name}: given rows have arity {given.arity}, "
+                f"declared arity {declaration.arity}"
+            )
+    for name, facts in inline_facts(program, database).items():
+        relations[name] = relations[name].union(facts) if name in relations else facts
+    return Database(relations, database.symbols, types,
+                    {**database.attributes, **attribute_names(program)})
+
+
+Step = Callable[[Sequence[Rule], Database, Mapping[str, "RowSet"]], dict[str, np.ndarray]]
 """How one iteration derives: ``step(rules, reads, known)`` -> for each head relation, an
 (arity, m) batch holding every row that ``rules`` derive from ``reads`` and that is not in
 ``known[relation]`` (it may also hold repeats and known rows: the fixpoint inserts the batch
@@ -118,6 +142,8 @@ class _Run:
         known rows' hash table, and an O(n) copy to append the new rows to the relation.
         """
         if not self.known:  # the rows the stratum's relations already hold: O(n) expected
+            from herbrand.evaluators.row_sets import RowSet  # numba, loaded only when used
+
             self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
         derived = self.step(rules, reads, self.known) if rules else {}
         deltas = {}
@@ -159,21 +185,7 @@ class StratifiedFixpoint(FixpointEvaluator):
         arity differs from its declaration, and the rule evaluator's errors.
         """
         strata = analyse(program)
-        types = {**database.types, **{d.name: d.types for d in program.declarations}}
-        relations = dict(database)
-        for declaration in program.declarations:
-            given = relations.get(declaration.name)
-            if given is None:
-                relations[declaration.name] = Relation.empty(declaration.arity)
-            elif given.arity != declaration.arity:
-                raise ArityError(
-                    f"relation {declaration.name}: given rows have arity {given.arity}, "
-                    f"declared arity {declaration.arity}"
-                )
-        for name, facts in inline_facts(program, database).items():
-            relations[name] = relations[name].union(facts) if name in relations else facts
-        instance = Database(relations, database.symbols, types,
-                            {**database.attributes, **attribute_names(program)})
+        instance = base_instance(program, database)
         self.stats = []
         run = _Run(self.step, len(strata), observer)
         for stratum in strata:

@@ -37,12 +37,16 @@ class Registry:
     def __contains__(self, name: str) -> bool:
         return name in self._entries
 
-    def get(self, name: str):
-        """The implementation registered as ``name``, imported on first use."""
-        entry = self._entries.get(name)
-        if entry is None:
+    def check(self, name: str) -> None:
+        """UnknownComponentError when ``name`` is not registered (nothing is imported)."""
+        if name not in self._entries:
             known = ", ".join(self.names()) or "none"
             raise UnknownComponentError(f"unknown {self.kind} {name!r}; known: {known}")
+
+    def get(self, name: str):
+        """The implementation registered as ``name``, imported on first use."""
+        self.check(name)
+        entry = self._entries[name]
         if not isinstance(entry.target, str):
             return entry.target
         module_name, _, attribute = entry.target.partition(":")

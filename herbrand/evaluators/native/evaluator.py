@@ -42,6 +42,7 @@ from herbrand.translators.pipeline import translate_rule
 
 PROGRESS_SECONDS = 0.1  # a kernel call runs iterations for about this long between reports
 _OUTPUT_PREFIX = "@out:"
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 class NativeEvaluator(RuleEvaluator):
@@ -92,8 +93,8 @@ class NativeEvaluator(RuleEvaluator):
         if native:
             program = Program(native)
             no_range = np.zeros(store.count, dtype=np.int64)
-            k.run_pass(program.arrays, np.arange(len(native), dtype=np.int64),
-                       *store.arguments(), no_range, no_range)
+            k.run(program.arrays, np.arange(len(native), dtype=np.int64), _NONE,
+                  *store.arguments(), no_range, no_range, 0)
         return {name: store.relation(rel) for name, rel in outputs.items()}
 
     # -- a whole stratum -------------------------------------------------------------------------
@@ -132,7 +133,7 @@ class NativeEvaluator(RuleEvaluator):
                 for rel in rules.relations:
                     low[rel], high[rel] = high[rel], rules.store.size(rel)
             else:
-                iterations, added = k.run_iterations(
+                iterations, added = k.run(
                     rules.program.arrays, rules.variant_ids, relations, *rules.store.arguments(),
                     low, high, budget)
             self._report(run, stratum, int(iterations), int(added))
@@ -216,7 +217,8 @@ class _StratumRules:
         native = np.asarray([r for r in rules if isinstance(r, int)], dtype=np.int64)
         added = 0
         if len(native):
-            added += int(k.run_pass(self.program.arrays, native, *store.arguments(), low, high))
+            added += int(k.run(self.program.arrays, native, _NONE, *store.arguments(), low, high,
+                               0)[1])
         for rule in (r for r in rules if isinstance(r, Rule)):
             view = self._view(rule, low, high)
             batch = self.evaluator._batch.derive([rule], view).get(rule.head.relation)

@@ -96,56 +96,58 @@ MAX_STACK = 64
 
 
 # ---------------------------------------------------------------------------------------------
-# Typed lists, made and read in native code (Python-side typed-list methods compile per process)
+# The store's entry points. Each kernel loaded from numba's cache costs 20-30 ms at start-up,
+# and typed-list methods called from Python compile in every process, so the store is made,
+# grown and read through these few kernels only.
 # ---------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def matrix_list():
-    """An empty typed List of (capacity, arity) int64 arrays."""
-    out = List()
-    out.append(np.empty((1, 1), dtype=np.int64))
-    out.pop()
-    return out
+def new_store():
+    """Empty typed lists of relation buffers, index tables and index chains."""
+    rows = List()
+    rows.append(np.empty((1, 1), dtype=np.int64))
+    rows.pop()
+    slots = List()
+    slots.append(np.empty(1, dtype=np.int64))
+    slots.pop()
+    chains = List()
+    chains.append(np.empty(1, dtype=np.int64))
+    chains.pop()
+    return rows, slots, chains
 
 
 @njit(cache=True)
-def vector_list():
-    """An empty typed List of int64 vectors."""
-    out = List()
-    out.append(np.empty(1, dtype=np.int64))
-    out.pop()
-    return out
+def add_relation(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, buffer, size,
+                 dedup, table):
+    """Relation ``rel`` stored in ``buffer`` (capacity, arity) with ``size`` rows, and its
+    dedup index ``dedup`` (described in ``ix_meta`` already) over ``table``, built. O(size)."""
+    rows.append(buffer)
+    set_relation(rows, rel_meta, rel, buffer)
+    rel_meta[rel, R_SIZE] = size
+    rel_meta[rel, R_ARITY] = buffer.shape[1]
+    add_index(ix_slots, ix_next, ix_meta, dedup, table)
+    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, dedup)
 
 
 @njit(cache=True)
-def append_matrix(items, matrix):
-    items.append(matrix)
+def add_index(ix_slots, ix_next, ix_meta, ix, table):
+    """Index ``ix`` (described in ``ix_meta``) over the empty ``table``, or a new table for an
+    existing index (dropping its contents)."""
+    chains = np.empty(0, dtype=np.int64)
+    if ix == len(ix_slots):
+        ix_slots.append(table)
+        ix_next.append(chains)
+    set_slots(ix_slots, ix_meta, ix, table)
+    set_chains(ix_next, ix_meta, ix, chains)
+    ix_meta[ix, IX_KEYS] = 0
+    ix_meta[ix, IX_DONE] = 0
 
 
 @njit(cache=True)
-def append_vector(items, vector):
-    items.append(vector)
-
-
-@njit(cache=True)
-def matrix_at(items, i):
-    return items[i]
-
-
-@njit(cache=True)
-def set_matrix(items, i, matrix):
-    items[i] = matrix
-
-
-@njit(cache=True)
-def vector_at(items, i):
-    return items[i]
-
-
-@njit(cache=True)
-def set_vector(items, i, vector):
-    items[i] = vector
+def relation_rows(rows, rel):
+    """Relation ``rel``'s buffer (capacity, arity)."""
+    return rows[rel]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -785,36 +787,30 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
 
 
 @njit(cache=True, nogil=True)
-def run_pass(program, rules, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low, high):
-    """Apply each rule of ``rules`` once (in order); the number of new tuples."""
-    added = 0
-    for rule in rules:
-        added += run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
-                          low, high)
-    return added
-
-
-@njit(cache=True, nogil=True)
-def run_iterations(program, variants, relations, rows, ix_slots, ix_next, rel_meta, ix_meta,
-                   ix_cols, low, high, budget):
-    """Semi-naive iterations of a recursive stratum: while ``relations`` grew in the last
-    iteration (their delta is ``[low, high)``) and at most ``budget`` times, apply the delta
-    ``variants``, then make the rows they appended the next delta. Returns (iterations run,
-    tuples added); the stratum is at its fixpoint when the last delta is empty
+def run(program, rules, relations, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low,
+        high, budget):
+    """Apply ``rules`` of ``program``. With ``budget`` 0: once (a pass), returning (1, new
+    tuples). Otherwise semi-naive iterations of a recursive stratum: while ``relations`` grew in
+    the last iteration (their delta is ``[low, high)``) and at most ``budget`` times, apply the
+    delta variants ``rules``, then make the rows they appended the next delta; returns
+    (iterations run, tuples added). The stratum is at its fixpoint when the last delta is empty
     (``low == high`` for every relation). Cost per iteration: O(1) plus its derivations."""
     iterations = 0
     added = 0
-    while iterations < budget:
-        pending = False
-        for rel in relations:
-            if high[rel] > low[rel]:
-                pending = True
-        if not pending:
-            break
-        added += run_pass(program, variants, rows, ix_slots, ix_next, rel_meta, ix_meta,
-                          ix_cols, low, high)
-        for rel in relations:
-            low[rel] = high[rel]
-            high[rel] = rel_meta[rel, R_SIZE]
+    while iterations < max(budget, 1):
+        if budget > 0:
+            pending = False
+            for rel in relations:
+                if high[rel] > low[rel]:
+                    pending = True
+            if not pending:
+                break
+        for rule in rules:
+            added += run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta,
+                              ix_cols, low, high)
+        if budget > 0:
+            for rel in relations:
+                low[rel] = high[rel]
+                high[rel] = rel_meta[rel, R_SIZE]
         iterations += 1
     return iterations, added

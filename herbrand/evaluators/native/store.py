@@ -15,8 +15,6 @@ import numpy as np
 from herbrand.evaluators.native import kernels as k
 from herbrand.framework.storage import Relation
 
-_EMPTY_VECTOR = np.empty(0, dtype=np.int64)
-
 
 def _table_size(rows: int) -> int:
     """The slots of a hash table for ``rows`` keys: a power of two, at least twice as many."""
@@ -27,9 +25,7 @@ class NativeStore:
     """Named relations and their indexes. Not safe for concurrent use (kernels grow it)."""
 
     def __init__(self) -> None:
-        self.rows = k.matrix_list()
-        self.ix_slots = k.vector_list()
-        self.ix_next = k.vector_list()
+        self.rows, self.ix_slots, self.ix_next = k.new_store()
         self.rel_meta = np.zeros((16, k.REL_FIELDS), dtype=np.int64)
         self.ix_meta = np.zeros((16, k.IX_FIELDS), dtype=np.int64)
         self.ix_cols = np.zeros(64, dtype=np.int64)
@@ -37,6 +33,7 @@ class NativeStore:
         self.dedup: list[int] = []
         self._indexes: dict[tuple[int, tuple[int, ...]], int] = {}
         self._columns = 0
+        self._index_count = 0
         self.sources: dict[str, Relation] = {}  # the Relation each named relation was loaded from
 
     @property
@@ -55,14 +52,11 @@ class NativeStore:
         buffer[:n] = relation.columns.T
         if rel >= len(self.rel_meta):
             self.rel_meta = np.concatenate([self.rel_meta, np.zeros_like(self.rel_meta)])
-        k.append_matrix(self.rows, buffer)
-        k.set_relation(self.rows, self.rel_meta, rel, buffer)
-        self.rel_meta[rel, k.R_SIZE] = n
-        self.rel_meta[rel, k.R_ARITY] = arity
+        dedup = self._describe_index(rel, tuple(range(arity)), unique=True)
+        k.add_relation(*self.arguments(), rel, buffer, n, dedup, _empty_table(n))
         self.ids[name] = rel
         self.sources[name] = relation
-        self.dedup.append(self._new_index(rel, tuple(range(arity)), unique=True, rows=n))
-        k.catch_up(*self.arguments(), self.dedup[rel])
+        self.dedup.append(dedup)
         return rel
 
     def empty(self, name: str, arity: int) -> int:
@@ -79,7 +73,7 @@ class NativeStore:
     def rows_since(self, rel: int, start: int) -> np.ndarray:
         """The (arity, m) columns of the rows of ``rel`` appended at or after row ``start`` (a
         copy). O(m)."""
-        buffer = k.matrix_at(self.rows, rel)
+        buffer = k.relation_rows(self.rows, rel)
         return np.ascontiguousarray(buffer[start:self.size(rel)].T)
 
     def insert(self, rel: int, block: np.ndarray) -> int:
@@ -94,12 +88,17 @@ class NativeStore:
         kernels catch it up before each use)."""
         found = self._indexes.get((rel, key))
         if found is None:
-            found = self._new_index(rel, key, unique=False, rows=self.size(rel))
+            found = self._describe_index(rel, key, unique=False)
+            k.add_index(self.ix_slots, self.ix_next, self.ix_meta, found,
+                        _empty_table(self.size(rel)))
             self._indexes[(rel, key)] = found
         return found
 
-    def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
-        ix = len(self.ix_slots)
+    def _describe_index(self, rel: int, key: tuple[int, ...], unique: bool) -> int:
+        """A new index id, its relation, key columns and kind in ``ix_meta`` (the kernels make
+        its table)."""
+        ix = self._index_count
+        self._index_count += 1
         if ix >= len(self.ix_meta):
             self.ix_meta = np.concatenate([self.ix_meta, np.zeros_like(self.ix_meta)])
         while self._columns + len(key) > len(self.ix_cols):
@@ -107,18 +106,12 @@ class NativeStore:
         self.ix_cols[self._columns:self._columns + len(key)] = key
         self.ix_meta[ix, :k.IX_SLOTS] = (rel, self._columns, len(key), 0, 0, int(unique))
         self._columns += len(key)
-        k.append_vector(self.ix_slots, _EMPTY_VECTOR)
-        k.append_vector(self.ix_next, _EMPTY_VECTOR)
-        k.set_slots(self.ix_slots, self.ix_meta, ix, _empty_table(rows))
-        k.set_chains(self.ix_next, self.ix_meta, ix, _EMPTY_VECTOR)
         return ix
 
     def drop_dedup(self, rel: int) -> None:
         """Free ``rel``'s dedup table (its rows will not change any more); the next insert
         into ``rel`` rebuilds it (the kernels catch a dedup table up before inserting)."""
-        ix = self.dedup[rel]
-        k.set_slots(self.ix_slots, self.ix_meta, ix, _empty_table(0))
-        self.ix_meta[ix, k.IX_KEYS] = self.ix_meta[ix, k.IX_DONE] = 0
+        k.add_index(self.ix_slots, self.ix_next, self.ix_meta, self.dedup[rel], _empty_table(0))
 
     # -- kernels' arguments ----------------------------------------------------------------------
 
