@@ -117,17 +117,15 @@ def _from_json(data: dict) -> Measurement:
 
 
 def _load(path: Path) -> tuple[list[Measurement], list[str], list[str], dict[str, str]]:
-    """The measurements, the settings paragraphs (one per invocation that added cells), the
-    workloads and the reference configuration of each workload of an earlier JSON file;
-    nothing when there is none."""
+    """The measurements, the run lines (one per invocation that added cells), the workloads
+    and the reference configuration of each workload of an earlier JSON file; nothing when
+    there is none."""
     if not path.exists():
         return [], [], [], {}
     data = json.loads(path.read_text())
-    settings = data.get("settings", [])
     measurements = [_from_json(item) for item in data["measurements"]]
     workloads = data.get("workloads") or sorted({m.workload for m in measurements})
-    return (measurements, [settings] if isinstance(settings, str) else settings, workloads,
-            data.get("references", {}))
+    return measurements, data.get("runs", []), workloads, data.get("references", {})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,14 +134,20 @@ def _load(path: Path) -> tuple[list[Measurement], list[str], list[str], dict[str
 
 
 def _git_revision() -> str:
-    """The checkout's commit, and whether herbrand/ has uncommitted changes."""
+    """``$HERBRAND_BENCH_REVISION`` (to label a snapshot outside git), else the commit of the
+    checkout that holds the imported ``herbrand`` and whether herbrand/ has uncommitted
+    changes there."""
+    if os.environ.get("HERBRAND_BENCH_REVISION"):
+        return os.environ["HERBRAND_BENCH_REVISION"]
+    import herbrand
+
     def git(*arguments: str) -> str:
         return subprocess.run(["git", *arguments], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, timeout=30).stdout.strip()
+                              cwd=Path(herbrand.__file__).parent, timeout=30).stdout.strip()
 
     try:
         revision = git("rev-parse", "--short", "HEAD") or "?"
-        changed = git("status", "--porcelain", "--", "../herbrand")
+        changed = git("status", "--porcelain", "--", ".")
     except (OSError, subprocess.SubprocessError):
         return "?"
     return revision + (" with uncommitted changes in herbrand/" if changed else "")
@@ -279,27 +283,33 @@ def render(measurements: Iterable[Measurement], configurations: Sequence[str],
     return "\n".join(lines)
 
 
-def settings_text(args: argparse.Namespace, warm: bool | None = None) -> str:
-    """The paragraph above the table. ``warm``: whether in-process figures are shown (default
-    ``args.warm``)."""
-    warm = args.warm if warm is None else warm
+def run_line(args: argparse.Namespace) -> str:
+    """One invocation's conditions: its workloads, date, machine and limits."""
+    heavy = [w for w in args.workloads if w in HEAVY]
+    timeout = f"timeout {args.timeout:.0f} s" + (
+        f" ({args.heavy_timeout:.0f} s for {', '.join(heavy)})"
+        if args.heavy_timeout and heavy else "")
+    return (f"{', '.join(f'`{w}`' for w in args.workloads)}: measured "
+            f"{datetime.date.today().isoformat()} on {machine_line()}; {args.repeat} timed "
+            f"run(s) after {args.warmup} warm-up(s), {timeout}, memory limit "
+            f"{args.memory_limit:,.0f} MB, {args.size} size.")
+
+
+def method_text(long_run: float, warm: bool) -> str:
+    """The paragraph that says what a cell is."""
     return (
-        f"Measured {datetime.date.today().isoformat()} on {machine_line()}.\n\n"
-        f"Each cell: the median wall time of {args.repeat} run(s) after {args.warmup} "
-        f"untimed warm-up(s), from starting the process to its exit (start-up, reading the "
-        f"facts, evaluating, writing the outputs), and the process's peak resident memory "
-        f"(`ru_maxrss` from `os.wait4`), in MB. † one run only: the warm-up took over "
-        f"{args.long_run:.0f} s and counts as the measurement. Every run's output is checked "
-        f"against the known sizes and against herbrand's default configuration (the rows of "
-        f"each output file, in any order; the peers' counts). Timeout {args.timeout:.0f} s"
-        + (f" ({args.heavy_timeout:.0f} s for {', '.join(HEAVY)})" if args.heavy_timeout
-           else "")
-        + f"; a run whose RSS passes {args.memory_limit:,.0f} MB is stopped. Soufflé compiled: "
-        f"`souffle -o` once per program (not timed), one thread like Soufflé's interpreter and "
-        f"herbrand's default; parallel-2: `--backend parallel --workers 2`. Ratios: median over "
-        f"Soufflé compiled's median (above 1: herbrand is slower). Size: {args.size}."
-        + (" In-process: the fastest of herbrand.materialize calls in one process after a "
-           "warm-up call (reading facts, not writing outputs)." if warm else "")
+        "Each cell: the median wall time of the timed runs, from starting the process to its "
+        "exit (start-up, reading the facts, evaluating, writing the outputs), and the largest "
+        "peak resident memory of those runs (`ru_maxrss` from `os.wait4`, taken by "
+        "`bench/launch.py`), in MB. † one run only: the warm-up took over "
+        f"{long_run:.0f} s and counts as the measurement. Every run's output is checked "
+        "against the known sizes and against herbrand's default configuration (the rows of "
+        "each output file, in any order; the peers' counts). Soufflé compiled: `souffle -o` "
+        "once per program (not timed), one thread like Soufflé's interpreter and herbrand's "
+        "default; parallel-2: `--backend parallel --workers 2`. Ratios: median over Soufflé "
+        "compiled's median (above 1: herbrand is slower)."
+        + (" In-process: the fastest `herbrand.materialize` call in one process after a "
+           "warm-up call (reading the facts, not writing the outputs)." if warm else "")
     )
 
 
@@ -345,17 +355,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def save() -> None:
         measurements = list(cells.values())
-        latest = settings_text(args, any(m.warm for m in measurements))
-        paragraphs = earlier + [latest] if kept and len(cells) > len(kept) else (
-            earlier or [latest])
-        if kept and len(cells) > len(kept):
-            paragraphs[-1] = "Cells added by a later run (`--resume`): " + latest
-        json_path.write_text(json.dumps({"settings": paragraphs, "workloads": shown_workloads,
+        added = len(cells) > len(kept) or any(c is not k for c, k in zip(
+            cells.values(), kept, strict=False))
+        runs = earlier + [run_line(args)] if added or not earlier else earlier
+        text = (method_text(args.long_run, any(m.warm for m in measurements)) + "\n\n"
+                + "\n".join(f"- {line}" for line in runs))
+        json_path.write_text(json.dumps({"runs": runs, "workloads": shown_workloads,
                                          "references": references,
                                          "measurements": [_to_json(m) for m in measurements]},
                                         indent=1))
-        output.write_text(render(measurements, shown_configurations, shown_workloads,
-                                 "\n\n".join(paragraphs), reasons, references))
+        output.write_text(render(measurements, shown_configurations, shown_workloads, text,
+                                 reasons, references))
 
     scratch = cache_root() / "scratch"
     for workload in args.workloads:
