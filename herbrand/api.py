@@ -79,6 +79,13 @@ def _program(program: object, function: str) -> Program:
                        "bytes) or a path (os.PathLike)")
 
 
+def default_evaluator(index: str | None) -> str:
+    """The evaluator used when none is named: the native executor, or, when an index backing
+    is chosen, the batch executor (it probes any IndexBacking; the native one its own hash
+    indexes)."""
+    return builtins.DEFAULT_EVALUATOR if index is None else builtins.INDEXED_EVALUATOR
+
+
 def resolve_evaluator(evaluator: str | RuleEvaluator, index: str | None) -> RuleEvaluator:
     """A RuleEvaluator instance from a registered name (with ``index`` if it takes one)."""
     if isinstance(evaluator, RuleEvaluator):
@@ -175,7 +182,7 @@ def materialize_with_stats(
         from herbrand.evaluators.fixpoint import base_instance
 
         return base_instance(program, load_database(program, facts, facts_dir)), []
-    rule_evaluator = resolve_evaluator(evaluator or builtins.DEFAULT_EVALUATOR, index)
+    rule_evaluator = resolve_evaluator(evaluator or default_evaluator(index), index)
     fixpoint_class = FIXPOINTS.get(fixpoint or builtins.DEFAULT_FIXPOINT)
     database = load_database(program, facts, facts_dir)
     result, stats = runner.materialize(
@@ -205,7 +212,8 @@ def materialize(
     stored exactly or rejected, see ``load_database``). ``facts_dir``: read each ``.input``
     relation's file from here, as Soufflé's ``-F``. ``evaluator``/``fixpoint``/``index``/
     ``backend``: registered names (see ``herbrand.framework.registry``; None: the defaults,
-    relational over sorted_vector, semi-naive, local); a backend tagged ``uses_evaluator=False``
+    the native executor, semi-naive, local; with ``index`` given and no evaluator, the batch
+    executor ``relational`` over that index); a backend tagged ``uses_evaluator=False``
     (spark) runs its own plans and refuses an evaluator, fixpoint or index with a UsageError
     rather than ignoring it; ``backend`` may also be a Backend instance, to set its hyperparameters (``ParallelBackend(workers=4)``,
     ``SparkBackend(session=spark)``). ``master``: the master URL of a distributed backend

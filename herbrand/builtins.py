@@ -31,7 +31,8 @@ INCREMENTAL_ENGINES.register(
 INCREMENTAL_ENGINES.register("elastic", "herbrand.evaluators.incremental.elastic:ElasticEngine")
 INCREMENTAL_ENGINES.register("dbsp", "herbrand.evaluators.incremental.dbsp.engine:DbspEngine")
 
-DEFAULT_EVALUATOR = "relational"
+DEFAULT_EVALUATOR = "native"
+INDEXED_EVALUATOR = "relational"  # the default when an index is chosen: it takes any backing
 DEFAULT_FIXPOINT = "seminaive"
 DEFAULT_BACKEND = "local"
 DEFAULT_INCREMENTAL_ENGINE = "dred"

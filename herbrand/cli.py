@@ -65,7 +65,8 @@ def _run_parser(commands) -> None:
                      help="directory for .output files, or - for stdout (default .)")
     run.add_argument("--evaluator", default=None,
                      help=f"rule evaluator: {_names(EVALUATORS)} "
-                          f"(default {builtins.DEFAULT_EVALUATOR})")
+                          f"(default {builtins.DEFAULT_EVALUATOR}; with --index, "
+                          f"{builtins.INDEXED_EVALUATOR})")
     run.add_argument("--fixpoint", default=None,
                      help=f"fixpoint strategy: {_names(FIXPOINTS)} "
                           f"(default {builtins.DEFAULT_FIXPOINT})")
@@ -168,7 +169,7 @@ def _run(args) -> int:
     try:
         database, stats = materialize_with_stats(
             program, facts_dir=args.facts,
-            evaluator=args.evaluator or builtins.DEFAULT_EVALUATOR,
+            evaluator=args.evaluator,
             fixpoint=args.fixpoint or builtins.DEFAULT_FIXPOINT,
             index=args.index, backend=backend, observer=progress,
         )

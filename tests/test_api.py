@@ -5,7 +5,7 @@ import pytest
 
 import herbrand
 from herbrand import builtins
-from herbrand.api import resolve_evaluator
+from herbrand.api import default_evaluator, resolve_evaluator
 from herbrand.framework.errors import (
     ArityError,
     HerbrandSyntaxError,
@@ -47,9 +47,12 @@ def test_index_with_an_evaluator_that_takes_none_is_an_error():
                              index="btree")
 
 
-def test_the_default_is_the_relational_evaluator_over_its_default_index():
-    assert builtins.DEFAULT_EVALUATOR == "relational"
-    assert resolve_evaluator(builtins.DEFAULT_EVALUATOR, None).index == "sorted_vector"
+def test_the_default_is_the_native_executor_and_the_batch_one_with_an_index():
+    assert default_evaluator(None) == builtins.DEFAULT_EVALUATOR == "native"
+    assert resolve_evaluator(default_evaluator(None), None).tags.runs_strata
+    assert default_evaluator("spine") == "relational"
+    assert resolve_evaluator(default_evaluator("spine"), "spine").index == "spine"
+    assert resolve_evaluator("relational", None).index == "sorted_vector"
 
 
 def test_every_fixpoint_gives_the_same_database():

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,14 +59,20 @@ def delta_variants(rule: Rule, recursive_relations: Collection[str]) -> tuple[Ru
     path(x, z) :- @delta:path(z, w), path(x, y), edge(y, z).
     """
     variants = []
-    for position, element in enumerate(rule.body):
-        if (isinstance(element, Literal) and not element.negated
-                and element.atom.relation in recursive_relations):
-            atom = element.atom
-            delta = Literal(Atom(delta_name(atom.relation), atom.terms, atom.location))
-            body = (delta,) + rule.body[:position] + rule.body[position + 1:]
-            variants.append(Rule(rule.head, body, rule.location))
+    for position in delta_positions(rule, recursive_relations):
+        atom = rule.body[position].atom
+        delta = Literal(Atom(delta_name(atom.relation), atom.terms, atom.location))
+        body = (delta,) + rule.body[:position] + rule.body[position + 1:]
+        variants.append(Rule(rule.head, body, rule.location))
     return tuple(variants)
+
+
+def delta_positions(rule: Rule, recursive_relations: Collection[str]) -> tuple[int, ...]:
+    """The body positions of ``rule``'s semi-naive variants, in ``delta_variants``' order: its
+    positive atoms over ``recursive_relations``. O(body length)."""
+    return tuple(position for position, element in enumerate(rule.body)
+                 if isinstance(element, Literal) and not element.negated
+                 and element.atom.relation in recursive_relations)
 
 
 def inline_facts(program: Program, database: Database) -> dict[str, Relation]:
@@ -116,13 +124,26 @@ def serial_step(rule_evaluator: RuleEvaluator) -> Step:
     return step
 
 
+@dataclass(frozen=True)
+class Threads:
+    """Threads a fixpoint may run an iteration's work on: ``workers`` of ``pool``, for
+    iterations with at least ``min_rows`` delta rows (smaller ones cost more in threads than
+    they save). An evaluator that runs whole strata itself (``runs_strata``) reads it."""
+
+    pool: Executor
+    workers: int
+    min_rows: int
+
+
 class _Run:
     """One ``materialize`` call's iterations: applies rules, counts tuples, reports progress."""
 
-    def __init__(self, step: Step, strata: int, observer: ProgressObserver | None):
+    def __init__(self, step: Step, strata: int, observer: ProgressObserver | None,
+                 threads: Threads | None = None):
         self.step = step
         self.strata = strata
         self.observer = observer
+        self.threads = threads
         self.total = 0
         self.iterations = 0
         self.known: dict[str, RowSet] = {}
@@ -168,12 +189,15 @@ class StratifiedFixpoint(FixpointEvaluator):
     """The shared frame: set up the instance, run each stratum, keep the stats.
 
     ``step`` (default: ``serial_step(rule_evaluator)``) is how each iteration's rules run; the
-    parallel backend passes one that runs them on several threads.
+    parallel backend passes one that runs them on several threads, and ``threads`` for an
+    evaluator that runs whole strata itself.
     """
 
-    def __init__(self, rule_evaluator: RuleEvaluator, step: Step | None = None):
+    def __init__(self, rule_evaluator: RuleEvaluator, step: Step | None = None,
+                 threads: Threads | None = None):
         super().__init__(rule_evaluator)
         self.step = step if step is not None else serial_step(rule_evaluator)
+        self.threads = threads
 
     def materialize(
         self, program: Program, database: Database, observer: ProgressObserver | None = None
@@ -187,7 +211,7 @@ class StratifiedFixpoint(FixpointEvaluator):
         strata = analyse(program)
         instance = base_instance(program, database)
         self.stats = []
-        run = _Run(self.step, len(strata), observer)
+        run = _Run(self.step, len(strata), observer, self.threads)
         for stratum in strata:
             start, before = time.perf_counter(), run.total
             run.begin(stratum, instance)

@@ -31,7 +31,13 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import DELTA_PREFIX, Step, StratifiedFixpoint, serial_step
+from herbrand.evaluators.fixpoint import (
+    DELTA_PREFIX,
+    Step,
+    StratifiedFixpoint,
+    Threads,
+    serial_step,
+)
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.contracts import (
     Backend,
@@ -120,6 +126,7 @@ class ParallelBackend(Backend):
         evaluators = [evaluator] + [type(evaluator)(**evaluator.hyperparameters())
                                     for _ in range(self.workers - 1)]
         with ThreadPoolExecutor(self.workers, thread_name_prefix="herbrand") as pool:
-            runner = fixpoint(evaluator, step=parallel_step(pool, evaluators, self.min_rows))
+            runner = fixpoint(evaluator, step=parallel_step(pool, evaluators, self.min_rows),
+                              threads=Threads(pool, self.workers, self.min_rows))
             result = runner.materialize(program, database, observer=observer)
         return result, list(runner.stats)

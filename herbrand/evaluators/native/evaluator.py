@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import delta_variants
+from herbrand.evaluators.fixpoint import Threads, delta_positions, delta_variants
 from herbrand.evaluators.native import kernels as k
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.evaluators.native.store import NativeStore
@@ -37,12 +37,15 @@ from herbrand.framework.errors import ArityError, EvaluationError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 from herbrand.translators.encode_symbols import encode_symbols
-from herbrand.translators.join_ordering import DELTA_PREFIX
-from herbrand.translators.pipeline import translate_rule
+from herbrand.translators.join_ordering import order_joins
+from herbrand.translators.pipeline import DEFAULT_PASSES, translate_rule
 
 PROGRESS_SECONDS = 0.1  # a kernel call runs iterations for about this long between reports
+MAX_BUDGET = 1 << 30  # iterations of one kernel call at most (the budget quadruples per call)
 _OUTPUT_PREFIX = "@out:"
 _NONE = np.zeros(0, dtype=np.int64)
+# a delta variant's alternative plan: the body's own join order, the delta read where it stands
+BODY_ORDER_PASSES = tuple(step for step in DEFAULT_PASSES if step is not order_joins)
 
 
 class NativeEvaluator(RuleEvaluator):
@@ -93,8 +96,9 @@ class NativeEvaluator(RuleEvaluator):
         if native:
             program = Program(native)
             no_range = np.zeros(store.count, dtype=np.int64)
-            k.run(program.arrays, np.arange(len(native), dtype=np.int64), _NONE,
-                  *store.arguments(), no_range, no_range, 0)
+            every = np.arange(len(native), dtype=np.int64)
+            k.run(program.arrays, every, np.full(len(native), -1, dtype=np.int64), _NONE,
+                  *store.arguments(), no_range, no_range, 0, 0)
         return {name: store.relation(rel) for name, rel in outputs.items()}
 
     # -- a whole stratum -------------------------------------------------------------------------
@@ -107,7 +111,8 @@ class NativeEvaluator(RuleEvaluator):
         low = np.zeros(store.count, dtype=np.int64)
         high = np.zeros(store.count, dtype=np.int64)
         before = {rel: store.size(rel) for rel in rules.relations}
-        rules.apply(rules.base, low, high)
+        threads = run.threads if run.threads is not None and run.threads.workers > 1 else None
+        rules.apply(rules.base, low, high, threads)
         self._report(run, stratum, 1, sum(store.size(r) - before[r] for r in rules.relations))
         if stratum.recursive:
             for rel in rules.relations:
@@ -125,20 +130,24 @@ class NativeEvaluator(RuleEvaluator):
         (about ``PROGRESS_SECONDS`` per call) when every variant is native, else one at a time
         with the fallback variants run by the batch executor."""
         relations = np.asarray(rules.relations, dtype=np.int64)
+        threads = run.threads if run.threads is not None and run.threads.workers > 1 else None
+        max_delta = threads.min_rows if threads is not None else np.iinfo(np.int64).max
         budget = 1
         while any(high[rel] > low[rel] for rel in rules.relations):
             start = time.perf_counter()
-            if rules.fallback_variants:
-                iterations, added = 1, rules.apply(rules.variants, low, high)
+            iterations = 0
+            if not rules.fallback_variants:
+                iterations, added = k.run(
+                    rules.program.arrays, rules.variant_ids, rules.alternative_ids, relations,
+                    *rules.store.arguments(), low, high, budget, max_delta)
+            if iterations == 0 and any(high[rel] > low[rel] for rel in rules.relations):
+                # one iteration here: a large delta on threads, or fallback variants
+                iterations, added = 1, rules.apply(rules.variants, low, high, threads)
                 for rel in rules.relations:
                     low[rel], high[rel] = high[rel], rules.store.size(rel)
-            else:
-                iterations, added = k.run(
-                    rules.program.arrays, rules.variant_ids, relations, *rules.store.arguments(),
-                    low, high, budget)
             self._report(run, stratum, int(iterations), int(added))
-            elapsed = time.perf_counter() - start
-            budget = max(1, min(budget * 4, int(budget * PROGRESS_SECONDS / max(elapsed, 1e-6))))
+            per_iteration = max(time.perf_counter() - start, 1e-9) / max(int(iterations), 1)
+            budget = max(1, min(budget * 4, MAX_BUDGET, int(PROGRESS_SECONDS / per_iteration)))
 
     @staticmethod
     def _report(run, stratum: Stratum, iterations: int, added: int) -> None:
@@ -178,27 +187,44 @@ class _StratumRules:
         self.store = store
         self.instance = instance
         self.relations = [self._load(name, instance) for name in stratum.relations]
-        sizes = instance.sizes()
-        variants = (tuple(v for rule in stratum.rules
-                          for v in delta_variants(rule, set(stratum.relations)))
-                    if stratum.recursive else ())
-        native: list[tuple[NativeRule, int, int]] = []
-        self.base, self.variants = [], []
-        self.fallback_variants = False
-        for rule in (*stratum.rules, *variants):
-            plan = encode_symbols(translate_rule(rule, sizes=sizes), instance.symbols)
-            lowered = lower_rule(plan, self._resolve, store.index)
-            head = store.ids[rule.head.relation]
-            target = self.variants if rule.body and _reads_delta(rule) else self.base
-            if lowered is None:
-                target.append(rule)
-                self.fallback_variants |= target is self.variants
-            else:
-                target.append(len(native))
-                native.append((lowered, head, store.dedup[head]))
-        self.program = Program(native)
+        self._sizes = instance.sizes()
+        self._native: list[tuple[NativeRule, int, int]] = []
+        self.base = [self._add(rule, translate_rule(rule, sizes=self._sizes))
+                     for rule in stratum.rules]
+        self.variants: list[int | Rule] = []
+        self.alternatives: dict[int, int] = {}
+        recursive = set(stratum.relations) if stratum.recursive else set()
+        for rule in stratum.rules:
+            positions = delta_positions(rule, recursive)
+            for position, variant in zip(positions, delta_variants(rule, recursive), strict=True):
+                lowered = self._add(variant, translate_rule(variant, sizes=self._sizes))
+                self.variants.append(lowered)
+                if isinstance(lowered, int) and position > 0:
+                    in_place = translate_rule(rule, BODY_ORDER_PASSES, delta={position})
+                    alternative = self._add(variant, in_place)
+                    if isinstance(alternative, int):
+                        self.alternatives[lowered] = alternative
+        self.fallback_variants = any(isinstance(v, Rule) for v in self.variants)
+        self.program = Program(self._native)
         self.variant_ids = np.asarray([v for v in self.variants if isinstance(v, int)],
                                       dtype=np.int64)
+        self.alternative_ids = self.alternatives_of(self.variant_ids)
+
+    def _add(self, rule: Rule, plan) -> int | Rule:
+        """Lower ``plan`` (of ``rule``) into the program: its id, or ``rule`` itself when it
+        falls back to the batch executor."""
+        lowered = lower_rule(encode_symbols(plan, self.instance.symbols), self._resolve,
+                             self.store.index)
+        if lowered is None:
+            return rule
+        head = self.store.ids[rule.head.relation]
+        self._native.append((lowered, head, self.store.dedup[head]))
+        return len(self._native) - 1
+
+    def alternatives_of(self, rules: np.ndarray) -> np.ndarray:
+        """The alternative of each native rule id of ``rules`` (-1: none), for ``kernels.run``."""
+        return np.asarray([self.alternatives.get(r, -1) for r in rules.tolist()],
+                          dtype=np.int64)
 
     def _load(self, name: str, instance: Database) -> int:
         store = self.store
@@ -211,20 +237,56 @@ class _StratumRules:
         _given(self.instance, relation, arity)
         return self._load(relation, self.instance), delta
 
-    def apply(self, rules: list, low: np.ndarray, high: np.ndarray) -> int:
-        """Apply ``rules`` (native rule ids and fallback Rules) once; the new tuples."""
+    def apply(self, rules: list, low: np.ndarray, high: np.ndarray,
+              threads: Threads | None = None) -> int:
+        """Apply ``rules`` (native rule ids and fallback Rules) once; the new tuples. With
+        ``threads``, each native rule's first level is cut into one slice per worker, the
+        slices run at once (reading only), and their staged tuples are inserted after."""
         store = self.store
         native = np.asarray([r for r in rules if isinstance(r, int)], dtype=np.int64)
+        serial = native
         added = 0
-        if len(native):
-            added += int(k.run(self.program.arrays, native, _NONE, *store.arguments(), low, high,
-                               0)[1])
+        if threads is not None:
+            native = np.asarray([k.choose(self.program.arrays, rule, alternative,
+                                          *store.arguments(), low, high)
+                                 for rule, alternative in zip(native.tolist(),
+                                                              self.alternatives_of(native),
+                                                              strict=True)],
+                                dtype=np.int64)
+            ranges = {rule: k.prepare(self.program.arrays, rule, *store.arguments(), low, high)
+                      for rule in native.tolist()}
+            large = {rule for rule, (start, end) in ranges.items()
+                     if end - start >= threads.min_rows}
+            serial = np.asarray([r for r in native.tolist() if r not in large], dtype=np.int64)
+        if len(serial):
+            added += int(k.run(self.program.arrays, serial, self.alternatives_of(serial), _NONE,
+                               *store.arguments(), low, high, 0, 0)[1])
+        for rule in (native.tolist() if threads is not None else ()):
+            if rule in large:
+                added += self._apply_on_threads(rule, ranges[rule], low, high, threads)
         for rule in (r for r in rules if isinstance(r, Rule)):
             view = self._view(rule, low, high)
             batch = self.evaluator._batch.derive([rule], view).get(rule.head.relation)
             if batch is not None:
                 added += store.insert(store.ids[rule.head.relation], batch)
         return added
+
+    def _apply_on_threads(self, rule: int, first_level: tuple[int, int], low: np.ndarray,
+                          high: np.ndarray, threads: Threads) -> int:
+        """Native rule ``rule`` once, the range of its first level cut among ``threads``; its
+        indexes were caught up (``kernels.prepare``). O(derivations / workers) on each thread,
+        then O(staged tuples) to insert them."""
+        store = self.store
+        arrays = self.program.arrays
+        start, end = first_level
+        bounds = np.linspace(start, end, threads.workers + 1).astype(np.int64)
+        rel_meta, ix_meta, ix_cols = store.rel_meta, store.ix_meta, store.ix_cols
+        tasks = [threads.pool.submit(k.stage, arrays, rule, rel_meta, ix_meta, ix_cols, low,
+                                     high, bounds[i], bounds[i + 1])
+                 for i in range(threads.workers) if bounds[i + 1] > bounds[i]]
+        head, dedup = int(arrays[k.P_RULE_HEAD][rule]), int(arrays[k.P_RULE_DEDUP][rule])
+        return sum(int(k.insert_staged(*store.arguments(), head, dedup, task.result()))
+                   for task in tasks)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the
@@ -247,10 +309,6 @@ def _given(instance: Database, name: str, arity: int) -> Relation:
     if relation.arity != arity:
         raise ArityError(f"{name} has arity {relation.arity}, used with arity {arity}")
     return relation
-
-
-def _reads_delta(rule: Rule) -> bool:
-    return any(name.startswith(DELTA_PREFIX) for name in _body_relations(rule))
 
 
 def _body_relations(rule: Rule) -> set[str]:

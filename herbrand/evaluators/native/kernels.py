@@ -675,17 +675,27 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
 
 
 # the state of a rule's run between calls of ``_resume``: depth, a head waiting for room,
-# tuples added so far
+# tuples added (or staged) so far
 S_DEPTH, S_WAITING, S_ADDED = range(3)
 DONE, NEEDS_ROOM = 0, 1
 
 
+@njit(inline="always")
+def _stage(staged, at, values, width, h):
+    for c in range(width):
+        staged[at, c] = values[c]
+    staged[at, width] = np.int64(h)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values, cursor,
-            stop, key, stack, state):
-    """Run rule ``rule`` from ``state`` until it is done (DONE) or its head relation needs
-    room (NEEDS_ROOM, with the head tuple waiting in ``values``). Takes no typed list, so the
-    loop touches nothing reference-counted: the cost is per derivation, O(1) per level."""
+            stop, key, stack, state, staged):
+    """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEEDS_ROOM,
+    with the head tuple waiting in ``values``). Head tuples are inserted into the head
+    relation, or, when ``staged`` has rows (a parallel task), only read against its dedup table
+    and those it lacks written to ``staged`` (rows: the tuple, then its hash), which then needs
+    room when full. Takes no typed list, so the loop touches nothing reference-counted: the
+    cost is per derivation, O(1) per level."""
     level_bounds = program[P_RULE_LEVELS]
     first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
     kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
@@ -697,11 +707,15 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
     head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
     head_first = program[P_RULE_HEAD_SOURCES][2 * rule]
     head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
+    staging = staged.shape[0] > 0
     depth = state[S_DEPTH]
     added = state[S_ADDED]
     if state[S_WAITING] == 1:
         state[S_WAITING] = 0
-        if _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
+        if staging:
+            _stage(staged, added, values, head_width, _hash_key(values, head_width))
+            added += 1
+        elif _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
             added += 1
     while depth >= 0:
         level = first_level + depth
@@ -713,7 +727,13 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
             while cursor[depth] != EMPTY:
                 candidate = cursor[depth]
                 cursor[depth] = _next(ix_meta, ix, candidate)
-                if ranged[level] == 0 or (low[rel] <= candidate < high[rel]):
+                if ranged[level] == 0:
+                    row = candidate
+                    break
+                if candidate < low[rel]:  # a chain runs newest row first: the delta is passed
+                    cursor[depth] = EMPTY
+                    break
+                if candidate < high[rel]:
                     row = candidate
                     break
         elif cursor[depth] < stop[depth]:
@@ -734,6 +754,17 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
             continue
         if depth == levels - 1:
             _fill_key(sources, constants, head_first, head_width, registers, values)
+            if staging:
+                h = _hash_key(values, head_width)
+                if _slot(ix_meta, dedup, _find_key(ix_meta, dedup, rel_meta, ix_cols, values,
+                                                   h)) != EMPTY:
+                    continue
+                if added == staged.shape[0]:
+                    state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+                    return NEEDS_ROOM
+                _stage(staged, added, values, head_width, h)
+                added += 1
+                continue
             if _full(rel_meta, ix_meta, head_rel, dedup):
                 state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                 return NEEDS_ROOM
@@ -751,18 +782,65 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
     return DONE
 
 
+@njit(inline="always")
+def _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols):
+    """Catch up the indexes rule ``rule`` probes and its head's dedup table."""
+    indexes = program[P_RULE_INDEXES]
+    index_list = program[P_RULE_INDEX_LIST]
+    for j in range(indexes[rule], indexes[rule + 1]):
+        catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, index_list[j])
+    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, program[P_RULE_DEDUP][rule])
+
+
+@njit(inline="always")
+def _estimate(program, rule, rel_meta, ix_meta, low, high):
+    """The expected work of rule ``rule`` over the current relations: the sum over its levels
+    of the times each is opened and the rows it yields, a probe yielding its relation's (or
+    delta's) rows per distinct key of its index (caught up). O(levels)."""
+    first_level = program[P_RULE_LEVELS][rule]
+    kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
+    level_index = program[P_LEVEL_INDEX]
+    rows = 1.0
+    work = 0.0
+    for level in range(first_level, program[P_RULE_LEVELS][rule + 1]):
+        kind, rel = kinds[level], rels[level]
+        if kind == UNIT:
+            continue
+        n = float(high[rel] - low[rel] if ranged[level] == 1 else rel_meta[rel, R_SIZE])
+        if kind == PROBE:
+            n /= max(ix_meta[level_index[level], IX_KEYS], 1)
+        work += rows
+        rows *= n
+        work += rows
+    return work
+
+
+@njit(cache=True, nogil=True)
+def choose(program, rule, alternative, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
+           low, high):
+    """Of rule ``rule`` and its ``alternative`` (another join order of the same delta variant;
+    -1: none), the one expected to do less work now (``_estimate``, over indexes caught up
+    first). A delta-first order is cheap while the delta is small against the relations it
+    probes; the body's own order (Soufflé's) when a small base relation leads and the delta
+    is probed last. O(levels) plus the catching up."""
+    if alternative < 0:
+        return rule
+    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
+    _catch_up_rule(program, alternative, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
+    if (_estimate(program, alternative, rel_meta, ix_meta, low, high)
+            < _estimate(program, rule, rel_meta, ix_meta, low, high)):
+        return alternative
+    return rule
+
+
 @njit(cache=True, nogil=True)
 def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low, high):
     """Apply rule ``rule`` of ``program`` once: every derivation from the current relations
     (a ranged level reads only rows ``low[rel] <= row < high[rel]``, the delta), each head
     tuple inserted into the head relation when new. Returns the number of new tuples. Cost:
     per derivation, O(1) expected per level; the indexes it probes are caught up first."""
-    indexes = program[P_RULE_INDEXES]
-    index_list = program[P_RULE_INDEX_LIST]
     head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
-    for j in range(indexes[rule], indexes[rule + 1]):
-        catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, index_list[j])
-    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, dedup)
+    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
     first_level = program[P_RULE_LEVELS][rule]
     levels = program[P_RULE_LEVELS][rule + 1] - first_level
     registers = np.zeros(max(1, program[P_RULE_REGISTERS][rule]), dtype=np.int64)
@@ -772,6 +850,7 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
     key = np.empty(MAX_STACK, dtype=np.int64)
     stack = np.empty(MAX_STACK, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
+    no_staging = np.empty((0, 1), dtype=np.int64)
     keys = program[P_LEVEL_KEYS]
     cursor[0], stop[0] = _open(program[P_LEVEL_KIND][first_level],
                                program[P_LEVEL_REL][first_level],
@@ -781,31 +860,84 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
                                program[P_CONSTANTS], registers, key, rel_meta, ix_meta,
                                ix_cols, low, high)
     while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state) == NEEDS_ROOM:
+                  cursor, stop, key, stack, state, no_staging) == NEEDS_ROOM:
         make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, head_rel, dedup)
     return state[S_ADDED]
 
 
 @njit(cache=True, nogil=True)
-def run(program, rules, relations, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low,
-        high, budget):
-    """Apply ``rules`` of ``program``. With ``budget`` 0: once (a pass), returning (1, new
+def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
+    """A parallel task: rule ``rule`` of ``program`` with its first level's rows limited to
+    ``start <= row < end`` (a slice of its range; the rule's indexes caught up beforehand),
+    changing nothing: the head tuples its relation's dedup table lacks, as rows (the tuple,
+    then its hash; repeats possible). Threads may run tasks of one iteration at once. Cost:
+    per derivation, as ``run_rule``."""
+    first_level = program[P_RULE_LEVELS][rule]
+    levels = program[P_RULE_LEVELS][rule + 1] - first_level
+    head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
+    registers = np.zeros(max(1, program[P_RULE_REGISTERS][rule]), dtype=np.int64)
+    values = np.empty(max(1, head_width), dtype=np.int64)
+    cursor = np.empty(levels, dtype=np.int64)
+    stop = np.empty(levels, dtype=np.int64)
+    key = np.empty(MAX_STACK, dtype=np.int64)
+    stack = np.empty(MAX_STACK, dtype=np.int64)
+    state = np.zeros(3, dtype=np.int64)
+    staged = np.empty((1024, head_width + 1), dtype=np.int64)
+    cursor[0], stop[0] = start, end
+    while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
+                  cursor, stop, key, stack, state, staged) == NEEDS_ROOM:
+        grown = np.empty((2 * staged.shape[0], staged.shape[1]), dtype=np.int64)
+        grown[:staged.shape[0]] = staged
+        staged = grown
+    return staged[:state[S_ADDED]]
+
+
+@njit(cache=True, nogil=True)
+def prepare(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low, high):
+    """Before parallel tasks of rule ``rule``: catch up the indexes it reads and its head's
+    dedup table; the range of its first level (a unit gives (0, 1))."""
+    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
+    level = program[P_RULE_LEVELS][rule]
+    rel = program[P_LEVEL_REL][level]
+    if program[P_LEVEL_KIND][level] == UNIT:
+        return 0, 1
+    if program[P_LEVEL_RANGE][level] == 1:
+        return low[rel], high[rel]
+    return 0, rel_meta[rel, R_SIZE]
+
+
+@njit(cache=True, nogil=True)
+def insert_staged(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup, staged):
+    """Insert a task's staged rows (tuple, then hash) into relation ``rel``; the new ones."""
+    arity = staged.shape[1] - 1
+    return insert_block(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup,
+                        np.ascontiguousarray(staged[:, :arity].T))
+
+
+@njit(cache=True, nogil=True)
+def run(program, rules, alternatives, relations, rows, ix_slots, ix_next, rel_meta, ix_meta,
+        ix_cols, low, high, budget, max_delta):
+    """Apply ``rules`` of ``program``, each rule or its alternative (``alternatives``, aligned
+    with ``rules``, -1 for none), whichever ``choose`` expects cheaper at each iteration.
+    With ``budget`` 0: once (a pass), returning (1, new
     tuples). Otherwise semi-naive iterations of a recursive stratum: while ``relations`` grew in
-    the last iteration (their delta is ``[low, high)``) and at most ``budget`` times, apply the
-    delta variants ``rules``, then make the rows they appended the next delta; returns
-    (iterations run, tuples added). The stratum is at its fixpoint when the last delta is empty
-    (``low == high`` for every relation). Cost per iteration: O(1) plus its derivations."""
+    the last iteration (their delta is ``[low, high)``, at most ``max_delta`` rows in all: a
+    larger one is left to parallel tasks) and at most ``budget`` times, apply the delta variants
+    ``rules``, then make the rows they appended the next delta; returns (iterations run, tuples
+    added). The stratum is at its fixpoint when the last delta is empty (``low == high`` for
+    every relation). Cost per iteration: O(1) plus its derivations."""
     iterations = 0
     added = 0
     while iterations < max(budget, 1):
         if budget > 0:
-            pending = False
+            delta = 0
             for rel in relations:
-                if high[rel] > low[rel]:
-                    pending = True
-            if not pending:
+                delta += high[rel] - low[rel]
+            if delta == 0 or delta > max_delta:
                 break
-        for rule in rules:
+        for i in range(len(rules)):
+            rule = choose(program, rules[i], alternatives[i], rows, ix_slots, ix_next, rel_meta,
+                          ix_meta, ix_cols, low, high)
             added += run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta,
                               ix_cols, low, high)
         if budget > 0:

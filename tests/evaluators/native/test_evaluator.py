@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 import herbrand
 from herbrand.framework.contracts import Progress
 
@@ -39,6 +41,22 @@ def test_progress_reports_iterations_and_the_exact_total():
     assert len(database["path"]) == 300 * 301 // 2
     assert events and events[-1].total == len(database["path"]) == stats[0].derived
     assert stats[0].iterations == events[-1].iteration >= 300
+
+
+def test_a_chain_of_two_thousand_edges_closes_in_two_thousand_kernel_iterations():
+    """Deep recursion, once out of CI's reach (O(n) Python and copying per iteration): every
+    pair i < j of the chain, found once."""
+    n = 2000
+    edges = np.stack([np.arange(n), np.arange(1, n + 1)], axis=1)
+    database, stats = herbrand.materialize_with_stats(
+        ".decl edge(x: number, y: number)\n.decl path(x: number, y: number)\n"
+        "path(x, y) :- edge(x, y).\npath(x, z) :- path(x, y), edge(y, z).\n",
+        {"edge": edges}, evaluator="native")
+    rows = database["path"].rows
+    assert len(rows) == n * (n + 1) // 2 == stats[0].derived
+    assert (rows[:, 0] < rows[:, 1]).all()
+    assert len(np.unique(rows[:, 0] * (n + 1) + rows[:, 1])) == len(rows)
+    assert stats[0].iterations == n
 
 
 def test_later_strata_read_what_earlier_ones_derived():
@@ -86,3 +104,61 @@ def test_a_join_with_a_huge_intermediate_stays_in_bounded_memory():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=600, check=True)
     assert int(result.stdout.split()[-1]) < 100, result.stdout  # MB above the warm process
+
+
+ANDERSEN = """
+.decl addressOf(p: number, o: number)
+.decl assign(p: number, q: number)
+.decl load(p: number, q: number)
+.decl store(p: number, q: number)
+.decl pointsTo(p: number, o: number)
+pointsTo(p, o) :- addressOf(p, o).
+pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
+pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
+pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
+"""
+
+
+def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_cheaper():
+    """Andersen's load rule with the delta on pointsTo(r, o): delta first, each delta row
+    meets every q pointing to r (a large fan-in) before load keeps a few; in the body's order
+    the few loads lead and the delta is probed last. Both orders give the reference's rows,
+    and at a one-row delta the kernel picks the body's."""
+    from herbrand.evaluators.native import kernels as k
+    from herbrand.evaluators.native.evaluator import NativeEvaluator, _StratumRules
+    from herbrand.evaluators.native.store import NativeStore
+    from herbrand.framework.analysis import analyse
+
+    generator = np.random.default_rng(7)
+    variables, objects = 300, 20
+    facts = {
+        "addressOf": np.stack([np.arange(variables),
+                               generator.integers(0, objects, variables)], axis=1),
+        "assign": generator.integers(0, variables, (variables // 2, 2)),
+        "load": generator.integers(0, variables, (variables // 20, 2)),
+        "store": generator.integers(0, variables, (variables // 20, 2)),
+    }
+    native, reference = _both(ANDERSEN, facts)
+    assert native["pointsTo"] == reference["pointsTo"]
+    assert native["pointsTo"] == herbrand.materialize(ANDERSEN, facts,
+                                                      evaluator="relational")["pointsTo"]
+
+    stratum = next(s for s in analyse(herbrand.parse(ANDERSEN)) if s.recursive)
+    store = NativeStore()
+    rules = _StratumRules(NativeEvaluator(), store, stratum, native)
+    points_to = store.ids["pointsTo"]
+    high = np.asarray([store.size(r) for r in range(store.count)], dtype=np.int64)
+
+    def chosen(variant: int, delta: int) -> bool:
+        """Whether variant ``variant`` (body order: assign 1, load 1, load 2, store 1, store
+        2) runs in the body's order when the delta is the last ``delta`` rows."""
+        rule = rules.variants[variant]
+        low = high.copy()
+        low[points_to] -= delta
+        return k.choose(rules.program.arrays, rule, rules.alternatives[rule],
+                        *store.arguments(), low, high) == rules.alternatives[rule]
+
+    assert chosen(2, 1) and chosen(2, high[points_to])  # 15 loads lead, whatever the delta
+    # store(p, q), pointsTo(p, r), @delta(q, o): one delta row probes store directly; with
+    # every row a delta, the 15 stores lead
+    assert not chosen(4, 1) and chosen(4, high[points_to])
