@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from herbrand.evaluators.arithmetic import evaluate_ground_term
+from herbrand.evaluators.morsels import in_morsels
 from herbrand.framework.analysis import Stratum, analyse
 from herbrand.framework.contracts import (
     FixpointEvaluator,
@@ -188,15 +189,16 @@ class _Run:
 class StratifiedFixpoint(FixpointEvaluator):
     """The shared frame: set up the instance, run each stratum, keep the stats.
 
-    ``step`` (default: ``serial_step(rule_evaluator)``) is how each iteration's rules run; the
-    parallel backend passes one that runs them on several threads, and ``threads`` for an
-    evaluator that runs whole strata itself.
+    ``step`` (default: ``serial_step(rule_evaluator)`` over bounded morsels of each
+    iteration's deltas, ``morsels.in_morsels``) is how each iteration's rules run; the parallel
+    backend passes one that runs them on several threads, and ``threads`` for an evaluator that
+    runs whole strata itself.
     """
 
     def __init__(self, rule_evaluator: RuleEvaluator, step: Step | None = None,
                  threads: Threads | None = None):
         super().__init__(rule_evaluator)
-        self.step = step if step is not None else serial_step(rule_evaluator)
+        self.step = step if step is not None else in_morsels(serial_step(rule_evaluator))
         self.threads = threads
 
     def materialize(

@@ -32,12 +32,12 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 import numpy as np
 
 from herbrand.evaluators.fixpoint import (
-    DELTA_PREFIX,
     Step,
     StratifiedFixpoint,
     Threads,
     serial_step,
 )
+from herbrand.evaluators.morsels import in_morsels, split_work
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.contracts import (
     Backend,
@@ -48,33 +48,13 @@ from herbrand.framework.contracts import (
     StratumStats,
 )
 from herbrand.framework.errors import EvaluationError, UsageError
-from herbrand.framework.storage import Database, Relation
+from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program, Rule
-
-Task = tuple[Sequence[Rule], Database]
-
-
-def split_work(rules: Sequence[Rule], reads: Database, parts: int, min_rows: int) -> list[Task]:
-    """The (rules, reads) tasks of one iteration: delta slices when the deltas are large,
-    else the rules dealt round-robin. At most ``parts`` tasks, none empty. O(parts) views."""
-    deltas = {name: reads[name] for name in reads if name.startswith(DELTA_PREFIX)}
-    if parts > 1 and sum(map(len, deltas.values())) >= min_rows:
-        bounds = {name: np.linspace(0, len(r), parts + 1).astype(np.int64)
-                  for name, r in deltas.items()}
-        return [
-            (rules, reads.with_relations({
-                name: Relation(r.columns[:, bounds[name][i]:bounds[name][i + 1]], unique=True)
-                for name, r in deltas.items()
-            }))
-            for i in range(parts)
-        ]
-    groups = [list(rules[i::parts]) for i in range(min(parts, len(rules)))]
-    return [(group, reads) for group in groups if group]
 
 
 def parallel_step(pool: Executor, evaluators: Sequence[RuleEvaluator], min_rows: int) -> Step:
     """A fixpoint step running ``split_work``'s tasks on ``pool``, task i on ``evaluators[i]``."""
-    steps = [serial_step(evaluator) for evaluator in evaluators]
+    steps = [in_morsels(serial_step(evaluator)) for evaluator in evaluators]
 
     def unseen(i: int, rules: Sequence[Rule], reads: Database,
                known: Mapping[str, RowSet]) -> dict[str, np.ndarray]:

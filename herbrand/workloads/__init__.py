@@ -6,7 +6,15 @@ in ``shared/workloads`` (``shared``).
     [[0, 1], [1, 2]]
 """
 
-from herbrand.workloads.generators import andersen, chain, gnp, random_tree, rdfs_ontology, rmat
+from herbrand.workloads.generators import (
+    ANDERSEN_PROGRAM,
+    andersen,
+    chain,
+    gnp,
+    random_tree,
+    rdfs_ontology,
+    rmat,
+)
 from herbrand.workloads.shared import (
     SouffleCase,
     dyre_edges,
@@ -19,6 +27,7 @@ from herbrand.workloads.shared import (
 )
 
 __all__ = [
+    "ANDERSEN_PROGRAM",
     "SouffleCase",
     "andersen",
     "chain",

@@ -172,15 +172,25 @@ def rdfs_ontology(
     return _sorted_unique(np.concatenate(blocks))
 
 
+ANDERSEN_PROGRAM = """\
+.decl addressOf(p: number, o: number)
+.decl assign(p: number, q: number)
+.decl load(p: number, q: number)
+.decl store(p: number, q: number)
+.decl pointsTo(p: number, o: number)
+pointsTo(p, o) :- addressOf(p, o).
+pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
+pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
+pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
+"""
+"""Andersen's points-to analysis (inclusion-based), the program ``andersen``'s relations are
+the inputs of."""
+
+
 def andersen(variables: int, seed: int = 0) -> dict[str, np.ndarray]:
     """The input relations of Andersen's points-to analysis over ``variables`` variables:
     ``{"addressOf", "assign", "load", "store"}``, each an (n, 2) int64 array of distinct rows
-    in lexicographic order, for the program
-
-        pointsTo(p, o) :- addressOf(p, o).
-        pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
-        pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
-        pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
+    in lexicographic order, for ``ANDERSEN_PROGRAM``.
 
     Variables are 0 .. variables - 1 and objects 0 .. variables // 4 - 1, in the same id
     space (an object is also a location that can hold pointers, as a heap cell is). Each

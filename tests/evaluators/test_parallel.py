@@ -1,13 +1,11 @@
-import numpy as np
 import pytest
 
 import herbrand
-from herbrand.evaluators.fixpoint import DELTA_PREFIX
-from herbrand.evaluators.parallel import ParallelBackend, split_work
+from herbrand.evaluators.parallel import ParallelBackend
 from herbrand.framework.contracts import FixpointEvaluator
 from herbrand.framework.errors import EvaluationError, UsageError
 from herbrand.framework.registry import BACKENDS
-from herbrand.framework.storage import Database, Relation
+from herbrand.framework.storage import Database
 from herbrand.framework.symbols import SymbolTable
 from herbrand.workloads import gnp
 
@@ -17,30 +15,6 @@ TC = """
 tc(x, y) :- e(x, y).
 tc(x, z) :- tc(x, y), e(y, z).
 """
-
-
-def _reads(delta_rows: int) -> Database:
-    columns = np.arange(2 * delta_rows, dtype=np.int64).reshape(2, delta_rows)
-    return Database({"e": Relation(columns), DELTA_PREFIX + "tc": Relation(columns)},
-                    SymbolTable(), {})
-
-
-def test_large_deltas_are_cut_into_one_slice_per_worker():
-    rules = herbrand.parse(TC).rules
-    tasks = split_work(rules, _reads(10), parts=3, min_rows=5)
-    assert len(tasks) == 3
-    slices = [reads[DELTA_PREFIX + "tc"] for _, reads in tasks]
-    assert sum(map(len, slices)) == 10
-    assert Relation(np.concatenate([s.columns for s in slices], axis=1)) == \
-        tasks[0][1]["e"]  # the slices partition the delta; the full relations are shared
-    assert all(task_rules == rules for task_rules, _ in tasks)
-
-
-def test_small_deltas_deal_the_rules_round_robin():
-    rules = herbrand.parse(TC).rules
-    tasks = split_work(rules, _reads(10), parts=3, min_rows=100)
-    assert [len(task_rules) for task_rules, _ in tasks] == [1, 1]
-    assert {r for task_rules, _ in tasks for r in task_rules} == set(rules)
 
 
 @pytest.mark.parametrize("workers", [1, 2, 4])

@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 
 from herbrand.workloads import generators
-from herbrand.workloads.generators import andersen, chain, gnp, random_tree, rdfs_ontology, rmat
+from herbrand.workloads.generators import (
+    ANDERSEN_PROGRAM,
+    andersen,
+    chain,
+    gnp,
+    random_tree,
+    rdfs_ontology,
+    rmat,
+)
 
 GENERATORS = {
     "rmat": lambda seed: rmat(1000, 5000, seed=seed),
@@ -96,17 +104,6 @@ def test_rdfs_ontology_layout():
     assert len(rows) <= classes + 3 * properties - 2 + 3 * instances
 
 
-ANDERSEN_PROGRAM = """
-.decl addressOf(p: number, o: number)
-.decl assign(p: number, q: number)
-.decl load(p: number, q: number)
-.decl store(p: number, q: number)
-.decl pointsTo(p: number, o: number)
-pointsTo(p, o) :- addressOf(p, o).
-pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
-pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
-pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
-"""
 
 
 def andersen_closure(relations: dict[str, np.ndarray]) -> set[tuple[int, int]]:

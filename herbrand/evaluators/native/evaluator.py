@@ -284,9 +284,9 @@ class _StratumRules:
         tasks = [threads.pool.submit(k.stage, arrays, rule, rel_meta, ix_meta, ix_cols, low,
                                      high, bounds[i], bounds[i + 1])
                  for i in range(threads.workers) if bounds[i + 1] > bounds[i]]
+        staged = [task.result() for task in tasks]  # no insertion while a task still reads
         head, dedup = int(arrays[k.P_RULE_HEAD][rule]), int(arrays[k.P_RULE_DEDUP][rule])
-        return sum(int(k.insert_staged(*store.arguments(), head, dedup, task.result()))
-                   for task in tasks)
+        return sum(int(k.insert_staged(*store.arguments(), head, dedup, rows)) for rows in staged)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

@@ -10,6 +10,7 @@ import numpy as np
 
 import herbrand
 from herbrand.framework.contracts import Progress
+from herbrand.workloads import ANDERSEN_PROGRAM
 
 RECURSIVE_AGGREGATE = """
 .decl e(x: number, y: number)
@@ -106,17 +107,6 @@ def test_a_join_with_a_huge_intermediate_stays_in_bounded_memory():
     assert int(result.stdout.split()[-1]) < 100, result.stdout  # MB above the warm process
 
 
-ANDERSEN = """
-.decl addressOf(p: number, o: number)
-.decl assign(p: number, q: number)
-.decl load(p: number, q: number)
-.decl store(p: number, q: number)
-.decl pointsTo(p: number, o: number)
-pointsTo(p, o) :- addressOf(p, o).
-pointsTo(p, o) :- assign(p, q), pointsTo(q, o).
-pointsTo(p, o) :- load(p, q), pointsTo(q, r), pointsTo(r, o).
-pointsTo(r, o) :- store(p, q), pointsTo(p, r), pointsTo(q, o).
-"""
 
 
 def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_cheaper():
@@ -130,7 +120,7 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
     from herbrand.framework.analysis import analyse
 
     generator = np.random.default_rng(7)
-    variables, objects = 300, 20
+    variables, objects = 300, 20  # few objects: each is pointed to by many variables
     facts = {
         "addressOf": np.stack([np.arange(variables),
                                generator.integers(0, objects, variables)], axis=1),
@@ -138,12 +128,12 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
         "load": generator.integers(0, variables, (variables // 20, 2)),
         "store": generator.integers(0, variables, (variables // 20, 2)),
     }
-    native, reference = _both(ANDERSEN, facts)
+    native, reference = _both(ANDERSEN_PROGRAM, facts)
     assert native["pointsTo"] == reference["pointsTo"]
-    assert native["pointsTo"] == herbrand.materialize(ANDERSEN, facts,
+    assert native["pointsTo"] == herbrand.materialize(ANDERSEN_PROGRAM, facts,
                                                       evaluator="relational")["pointsTo"]
 
-    stratum = next(s for s in analyse(herbrand.parse(ANDERSEN)) if s.recursive)
+    stratum = next(s for s in analyse(herbrand.parse(ANDERSEN_PROGRAM)) if s.recursive)
     store = NativeStore()
     rules = _StratumRules(NativeEvaluator(), store, stratum, native)
     points_to = store.ids["pointsTo"]
