@@ -152,3 +152,47 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
     # store(p, q), pointsTo(p, r), @delta(q, o): one delta row probes store directly; with
     # every row a delta, the 15 stores lead
     assert not chosen(4, 1) and chosen(4, high[points_to])
+
+
+def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monkeypatch):
+    """On the parallel backend an iteration's first level is cut among threads that read the
+    relations; an insertion may move a relation's buffer, so none starts before every task has
+    returned (a pool that records the order says so), and the rows equal one thread's."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from herbrand.evaluators.native import kernels as k
+    from herbrand.evaluators.parallel import ParallelBackend
+    from herbrand.workloads import rmat
+
+    pending = [0]  # tasks submitted whose result the evaluator has not taken yet
+    inserts = []  # the pending count at each insertion
+
+    class RecordingPool(ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            inner = super().submit(fn, *args, **kwargs)
+            pending[0] += 1
+            future: Future = Future()
+
+            def result(timeout=None):
+                value = inner.result(timeout)
+                pending[0] -= 1
+                return value
+
+            future.result = result
+            return future
+
+    insert_staged = k.insert_staged
+
+    def recorded_insert(*args):
+        inserts.append(pending[0])
+        return insert_staged(*args)
+
+    monkeypatch.setattr(k, "insert_staged", recorded_insert)
+    monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
+    program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
+               "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n")
+    facts = {"e": rmat(512, 4000, seed=1)}
+    two = herbrand.materialize(program, facts, evaluator="native",
+                               backend=ParallelBackend(workers=2, min_rows=0))
+    assert two["tc"] == herbrand.materialize(program, facts, evaluator="native")["tc"]
+    assert len(inserts) > 10 and not any(inserts)
