@@ -41,6 +41,9 @@ from herbrand.translators.join_ordering import order_joins
 from herbrand.translators.pipeline import DEFAULT_PASSES, translate_rule
 
 PROGRESS_SECONDS = 0.1  # a kernel call runs iterations for about this long between reports
+# slices of a parallel iteration per thread: rows' derivations vary (skewed degrees), so
+# threads take the next slice when done rather than one fixed share each
+TASKS_PER_WORKER = 8
 MAX_BUDGET = 1 << 30  # iterations of one kernel call at most (the budget quadruples per call)
 _OUTPUT_PREFIX = "@out:"
 _NONE = np.zeros(0, dtype=np.int64)
@@ -142,7 +145,10 @@ class NativeEvaluator(RuleEvaluator):
                     *rules.store.arguments(), low, high, budget, max_delta)
             if iterations == 0 and any(high[rel] > low[rel] for rel in rules.relations):
                 # one iteration here: a large delta on threads, or fallback variants
-                iterations, added = 1, rules.apply(rules.variants, low, high, threads)
+                # (a delta this large: every rule's first level cut, whatever its own size,
+                # since a small base relation may lead, each row with much work behind it)
+                iterations, added = 1, rules.apply(rules.variants, low, high, threads,
+                                                   split_from=2)
                 for rel in rules.relations:
                     low[rel], high[rel] = high[rel], rules.store.size(rel)
             self._report(run, stratum, int(iterations), int(added))
@@ -238,10 +244,12 @@ class _StratumRules:
         return self._load(relation, self.instance), delta
 
     def apply(self, rules: list, low: np.ndarray, high: np.ndarray,
-              threads: Threads | None = None) -> int:
+              threads: Threads | None = None, split_from: int | None = None) -> int:
         """Apply ``rules`` (native rule ids and fallback Rules) once; the new tuples. With
-        ``threads``, each native rule's first level is cut into one slice per worker, the
-        slices run at once (reading only), and their staged tuples are inserted after."""
+        ``threads``, the first level of each native rule with at least ``split_from`` rows
+        there (default ``threads.min_rows``) is cut into ``TASKS_PER_WORKER`` slices per
+        worker, the slices run at once (reading only), and their staged tuples are inserted
+        after; the other rules run first, in this thread."""
         store = self.store
         native = np.asarray([r for r in rules if isinstance(r, int)], dtype=np.int64)
         serial = native
@@ -255,8 +263,8 @@ class _StratumRules:
                                 dtype=np.int64)
             ranges = {rule: k.prepare(self.program.arrays, rule, *store.arguments(), low, high)
                       for rule in native.tolist()}
-            large = {rule for rule, (start, end) in ranges.items()
-                     if end - start >= threads.min_rows}
+            split_from = threads.min_rows if split_from is None else split_from
+            large = {rule for rule, (start, end) in ranges.items() if end - start >= split_from}
             serial = np.asarray([r for r in native.tolist() if r not in large], dtype=np.int64)
         if len(serial):
             added += int(k.run(self.program.arrays, serial, self.alternatives_of(serial), _NONE,
@@ -273,17 +281,19 @@ class _StratumRules:
 
     def _apply_on_threads(self, rule: int, first_level: tuple[int, int], low: np.ndarray,
                           high: np.ndarray, threads: Threads) -> int:
-        """Native rule ``rule`` once, the range of its first level cut among ``threads``; its
-        indexes were caught up (``kernels.prepare``). O(derivations / workers) on each thread,
-        then O(staged tuples) to insert them."""
+        """Native rule ``rule`` once, the range of its first level cut into slices that the
+        threads take in turn, each staging its new tuples once (``kernels.stage``); its indexes
+        were caught up (``kernels.prepare``). O(derivations / workers) on each thread, then
+        O(staged tuples) to insert them in this one."""
         store = self.store
         arrays = self.program.arrays
         start, end = first_level
-        bounds = np.linspace(start, end, threads.workers + 1).astype(np.int64)
+        parts = TASKS_PER_WORKER * threads.workers
+        bounds = np.linspace(start, end, parts + 1).astype(np.int64)
         rel_meta, ix_meta, ix_cols = store.rel_meta, store.ix_meta, store.ix_cols
         tasks = [threads.pool.submit(k.stage, arrays, rule, rel_meta, ix_meta, ix_cols, low,
                                      high, bounds[i], bounds[i + 1])
-                 for i in range(threads.workers) if bounds[i + 1] > bounds[i]]
+                 for i in range(parts) if bounds[i + 1] > bounds[i]]
         staged = [task.result() for task in tasks]  # no insertion while a task still reads
         head, dedup = int(arrays[k.P_RULE_HEAD][rule]), int(arrays[k.P_RULE_DEDUP][rule])
         return sum(int(k.insert_staged(*store.arguments(), head, dedup, rows)) for rows in staged)

@@ -681,20 +681,43 @@ DONE, NEEDS_ROOM = 0, 1
 
 
 @njit(inline="always")
-def _stage(staged, at, values, width, h):
+def _stage(staged, seen, s, at, values, width, h):
+    """Stage ``values`` (hash ``h``) as row ``at`` of ``staged``, at slot ``s`` of ``seen``."""
     for c in range(width):
         staged[at, c] = values[c]
     staged[at, width] = np.int64(h)
+    seen[s] = at
+
+
+@njit(inline="always")
+def _seen_slot(staged, seen, values, width, h):
+    """The slot of ``seen`` (open addressing over the rows of ``staged``, a power of two at
+    least twice their number) holding the staged row equal to ``values``, or the empty slot
+    for it. O(1) expected."""
+    mask = seen.shape[0] - 1
+    s = np.int64(np.uint64(h) & np.uint64(mask))
+    while seen[s] != EMPTY:
+        r = seen[s]
+        if staged[r, width] == np.int64(h):
+            same = True
+            for c in range(width):
+                if staged[r, c] != values[c]:
+                    same = False
+                    break
+            if same:
+                return s
+        s = (s + 1) & mask
+    return s
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values, cursor,
-            stop, key, stack, state, staged):
+            stop, key, stack, state, staged, seen):
     """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEEDS_ROOM,
     with the head tuple waiting in ``values``). Head tuples are inserted into the head
     relation, or, when ``staged`` has rows (a parallel task), only read against its dedup table
-    and those it lacks written to ``staged`` (rows: the tuple, then its hash), which then needs
-    room when full. Takes no typed list, so the loop touches nothing reference-counted: the
+    and those it lacks written once to ``staged`` (rows: the tuple, then its hash; ``seen``
+    finds the rows staged before), which then needs room when full. Takes no typed list, so the loop touches nothing reference-counted: the
     cost is per derivation, O(1) per level."""
     level_bounds = program[P_RULE_LEVELS]
     first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
@@ -713,7 +736,9 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
     if state[S_WAITING] == 1:
         state[S_WAITING] = 0
         if staging:
-            _stage(staged, added, values, head_width, _hash_key(values, head_width))
+            h = _hash_key(values, head_width)
+            _stage(staged, seen, _seen_slot(staged, seen, values, head_width, h), added, values,
+                   head_width, h)
             added += 1
         elif _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
             added += 1
@@ -759,10 +784,13 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
                 if _slot(ix_meta, dedup, _find_key(ix_meta, dedup, rel_meta, ix_cols, values,
                                                    h)) != EMPTY:
                     continue
+                s = _seen_slot(staged, seen, values, head_width, h)
+                if seen[s] != EMPTY:  # staged before by this task
+                    continue
                 if added == staged.shape[0]:
                     state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                     return NEEDS_ROOM
-                _stage(staged, added, values, head_width, h)
+                _stage(staged, seen, s, added, values, head_width, h)
                 added += 1
                 continue
             if _full(rel_meta, ix_meta, head_rel, dedup):
@@ -851,6 +879,7 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
     stack = np.empty(MAX_STACK, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
     no_staging = np.empty((0, 1), dtype=np.int64)
+    no_seen = np.empty(0, dtype=np.int64)
     keys = program[P_LEVEL_KEYS]
     cursor[0], stop[0] = _open(program[P_LEVEL_KIND][first_level],
                                program[P_LEVEL_REL][first_level],
@@ -860,7 +889,7 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
                                program[P_CONSTANTS], registers, key, rel_meta, ix_meta,
                                ix_cols, low, high)
     while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state, no_staging) == NEEDS_ROOM:
+                  cursor, stop, key, stack, state, no_staging, no_seen) == NEEDS_ROOM:
         make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, head_rel, dedup)
     return state[S_ADDED]
 
@@ -869,9 +898,10 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
 def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
     """A parallel task: rule ``rule`` of ``program`` with its first level's rows limited to
     ``start <= row < end`` (a slice of its range; the rule's indexes caught up beforehand),
-    changing nothing: the head tuples its relation's dedup table lacks, as rows (the tuple,
-    then its hash; repeats possible). Threads may run tasks of one iteration at once. Cost:
-    per derivation, as ``run_rule``."""
+    changing nothing: the head tuples its relation's dedup table lacks, each once, as rows (the
+    tuple, then its hash; another task may stage the same). Threads may run tasks of one
+    iteration at once. Cost: per derivation, as ``run_rule``; memory: three words per staged
+    tuple beside it."""
     first_level = program[P_RULE_LEVELS][rule]
     levels = program[P_RULE_LEVELS][rule + 1] - first_level
     head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
@@ -883,12 +913,17 @@ def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
     stack = np.empty(MAX_STACK, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
     staged = np.empty((1024, head_width + 1), dtype=np.int64)
+    seen = np.full(2 * staged.shape[0], EMPTY, dtype=np.int64)
     cursor[0], stop[0] = start, end
     while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state, staged) == NEEDS_ROOM:
+                  cursor, stop, key, stack, state, staged, seen) == NEEDS_ROOM:
         grown = np.empty((2 * staged.shape[0], staged.shape[1]), dtype=np.int64)
         grown[:staged.shape[0]] = staged
         staged = grown
+        seen = np.full(2 * staged.shape[0], EMPTY, dtype=np.int64)
+        for row in range(state[S_ADDED]):
+            seen[_seen_slot(staged, seen, staged[row, :head_width], head_width,
+                            np.uint64(staged[row, head_width]))] = row
     return staged[:state[S_ADDED]]
 
 

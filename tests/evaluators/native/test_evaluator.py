@@ -157,7 +157,8 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
 def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monkeypatch):
     """On the parallel backend an iteration's first level is cut among threads that read the
     relations; an insertion may move a relation's buffer, so none starts before every task has
-    returned (a pool that records the order says so), and the rows equal one thread's."""
+    returned (a pool that records the order says so); each task stages a tuple once; the rows
+    equal one thread's."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from herbrand.evaluators.native import kernels as k
@@ -185,6 +186,8 @@ def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monk
 
     def recorded_insert(*args):
         inserts.append(pending[0])
+        staged = args[-1][:, :-1]  # a task stages each tuple once
+        assert len(np.unique(staged, axis=0)) == len(staged)
         return insert_staged(*args)
 
     monkeypatch.setattr(k, "insert_staged", recorded_insert)
