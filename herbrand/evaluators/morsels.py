@@ -49,18 +49,23 @@ def split_work(rules: Sequence[Rule], reads: Database, parts: int, min_rows: int
     return [(group, reads) for group in groups if group]
 
 
-def in_morsels(step: Step, rows: int = MORSEL_ROWS) -> Step:
+def in_morsels(step: Step, rows: int = MORSEL_ROWS, *, drop_known: bool = False) -> Step:
     """``step`` run over morsels: an iteration whose deltas hold more than ``rows`` rows in all
     is cut into ceil(delta / rows) delta slices, run one after another, each slice's derived
     rows that are already known dropped (``RowSet.unseen``) before the next runs. Same rows as
     ``step`` (repeats across morsels are left to the fixpoint's insertion); the first pass and
-    iterations without deltas run whole. Cost: ``step``'s, plus its fixed cost per morsel."""
+    iterations without deltas run whole, their known rows dropped only with ``drop_known``
+    (a parallel task's, so that the calling thread inserts less). Cost: ``step``'s, plus its
+    fixed cost per morsel, plus O(m) expected per m rows whose known ones are dropped."""
 
     def run(rules: Sequence[Rule], reads: Database,
             known: Mapping[str, RowSet]) -> dict[str, np.ndarray]:
         delta = sum(len(reads[name]) for name in reads if name.startswith(DELTA_PREFIX))
         if delta <= rows:
-            return step(rules, reads, known)
+            derived = step(rules, reads, known)
+            if not drop_known:
+                return derived
+            return {name: known[name].unseen(block) for name, block in derived.items()}
         parts: dict[str, list[np.ndarray]] = {}
         for task in split_work(rules, reads, -(-delta // rows), 0):
             for name, derived in step(*task, known).items():

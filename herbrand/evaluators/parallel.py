@@ -54,19 +54,15 @@ from herbrand.framework.syntax import Program, Rule
 
 def parallel_step(pool: Executor, evaluators: Sequence[RuleEvaluator], min_rows: int) -> Step:
     """A fixpoint step running ``split_work``'s tasks on ``pool``, task i on ``evaluators[i]``."""
-    steps = [in_morsels(serial_step(evaluator)) for evaluator in evaluators]
-
-    def unseen(i: int, rules: Sequence[Rule], reads: Database,
-               known: Mapping[str, RowSet]) -> dict[str, np.ndarray]:
-        return {name: known[name].unseen(rows)
-                for name, rows in steps[i](rules, reads, known).items()}
+    alone = in_morsels(serial_step(evaluators[0]))  # one task: the fixpoint drops known rows
+    steps = [in_morsels(serial_step(evaluator), drop_known=True) for evaluator in evaluators]
 
     def step(rules: Sequence[Rule], reads: Database,
              known: Mapping[str, RowSet]) -> dict[str, np.ndarray]:
         tasks = split_work(rules, reads, len(steps), min_rows)
         if len(tasks) == 1:
-            return steps[0](*tasks[0], known)
-        futures = [pool.submit(unseen, i, task_rules, task_reads, known)
+            return alone(*tasks[0], known)
+        futures = [pool.submit(steps[i], task_rules, task_reads, known)
                    for i, (task_rules, task_reads) in enumerate(tasks)]
         results = [future.result() for future in futures]
         names = {name for result in results for name in result}

@@ -71,3 +71,19 @@ def test_the_fixpoint_runs_in_morsels_and_agrees_with_one_piece():
     program = herbrand.parse(TC)
     database = herbrand.load_database(program, {"e": edges})
     assert pieces.materialize(program, database)["tc"] == whole.materialize(program, database)["tc"]
+
+
+def test_a_whole_iteration_keeps_its_known_rows_unless_asked_to_drop_them():
+    rules = herbrand.parse(TC).rules[1:]
+    variant = herbrand.evaluators.fixpoint.delta_variants(rules[0], {"tc"})
+    edges = gnp(50, 0.1, seed=2).T.astype(np.int64)
+    reads = Database({"e": Relation(edges), "tc": Relation(edges),
+                      DELTA_PREFIX + "tc": Relation(edges)}, SymbolTable(), {})
+    derived = serial_step(RelationalEvaluator())(variant, reads, {})["tc"]
+    known = {"tc": RowSet(derived[:, : derived.shape[1] // 2])}
+    kept = in_morsels(serial_step(RelationalEvaluator()))(variant, reads, known)["tc"]
+    dropped = in_morsels(serial_step(RelationalEvaluator()), drop_known=True)(
+        variant, reads, known)["tc"]
+    assert Relation(kept) == Relation(derived)
+    assert Relation(dropped) == Relation(known["tc"].unseen(derived))
+    assert dropped.shape[1] < kept.shape[1]

@@ -36,6 +36,13 @@ are the next iteration's delta).
 Arithmetic is ``herbrand.evaluators.arithmetic``'s: 64-bit wrap-around, ``/`` truncating toward
 zero, ``%`` with the dividend's sign, division by zero and negative exponents failing the
 derivation, shift counts modulo 64.
+
+One module on purpose, though long: numba's disk cache (``cache=True``) is invalidated only by
+changes to the file of the cached function itself, not to the files of functions it calls or
+inlines (numba pull requests 8396 and 9563, unmerged). With the storage or arithmetic helpers
+in a module of their own, editing one would leave stale machine code in the cache of every
+kernel that inlines it. The sections below (entry points, raw memory, relations and hash
+indexes, arithmetic, the interpreter) are the split this file would take without that.
 """
 
 from __future__ import annotations
