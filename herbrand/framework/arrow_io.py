@@ -54,10 +54,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.symbols import ENCODING, SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL
 
-_ENCODING = ("utf-8", "surrogateescape")
 BOM = b"\xef\xbb\xbf"
 
 BLOCK_SIZE = 1 << 20
@@ -88,7 +87,7 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
     block's numbers into the result and one hash pass per symbol column (``SymbolTable.
     intern_arrow``). Extra memory: a few blocks, the symbols' bytes until they are interned,
     and for a ``.gz`` file the whole decompressed file."""
-    separator = delimiter.encode(*_ENCODING)
+    separator = delimiter.encode(*ENCODING)
     if len(separator) != 1 or separator[0] >= 0x80 or separator == b"\r":
         return None
     numbers_only = SYMBOL not in types
@@ -267,7 +266,7 @@ class Formatter:
     column's values ending in ``\\n``: a symbol column's dictionary holds them so)."""
 
     def __init__(self, dictionaries: list[list[str] | None], delimiter: str):
-        self._csv = (len(delimiter.encode(*_ENCODING)) == 1 and delimiter.isascii()
+        self._csv = (len(delimiter.encode(*ENCODING)) == 1 and delimiter.isascii()
                      and delimiter not in _STRUCTURAL
                      and all(_csv_safe(strings, delimiter)
                              for strings in dictionaries if strings is not None))
@@ -283,12 +282,12 @@ class Formatter:
         last = len(dictionaries) - 1
         self._dictionaries = [
             None if strings is None
-            else binary_array([text.encode(*_ENCODING) + (b"\n" if index == last else b"")
+            else binary_array([text.encode(*ENCODING) + (b"\n" if index == last else b"")
                                for text in strings])
             for index, strings in enumerate(dictionaries)
         ]
         self._separator, self._empty, self._newline = binary_array(
-            [delimiter.encode(*_ENCODING), b"", b"\n"])
+            [delimiter.encode(*ENCODING), b"", b"\n"])
 
     def __call__(self, values: list[np.ndarray]) -> pa.Buffer | memoryview:
         if self._csv:

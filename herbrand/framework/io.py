@@ -29,7 +29,8 @@
   ``path:LINE: relation R: expected N fields separated by '\\t', found M`` or
   ``path:LINE: relation R: column C expects a number, got '<field>'`` (``, out of the 64-bit
   range`` appended to a number beyond int64; the field shown with ``errors.quoted``).
-- ``.csv`` out (``write_csv``, ``write_relation``, ``write_outputs``): tab-separated, no header,
+- ``.csv`` out (``write_outputs``; ``write_csv``, ``write_relation`` and the formatting are
+  ``csv_writer``'s, the row sorting ``packed_keys``'): tab-separated, no header,
   one ``\\n``-terminated row per line, rows sorted by column (numbers numerically, symbols by
   their UTF-8 bytes, as Spark sorts them); a true nullary relation is the line ``()``, a false
   one an empty file. To stdout, a relation prints between Soufflé's banner lines, and
@@ -55,29 +56,34 @@ messages and the same bytes (tests/framework/test_arrow_io.py checks them agains
 from __future__ import annotations
 
 import gzip
-import math
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from os import PathLike
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
+from herbrand.framework.csv_writer import (
+    relation_chunks,
+    relation_lines,
+    row_sort_key,
+    write_chunks,
+    write_csv,
+    write_relation,
+)
 from herbrand.framework.errors import FactsError, UndeclaredRelationError, quoted
+from herbrand.framework.packed_keys import distinct_rows
 from herbrand.framework.storage import Database, Relation
-from herbrand.framework.symbols import SymbolTable
-from herbrand.framework.syntax import NUMBER, SYMBOL, Directive, Program
-
-_ENCODING = ("utf-8", "surrogateescape")
+from herbrand.framework.symbols import ENCODING, SymbolTable
+from herbrand.framework.syntax import SYMBOL, Directive, Program
 
 ARROW = True
 """Whether facts are read and outputs written through pyarrow (``arrow_io``) when it is
 installed; False takes the exact numpy/Python path always (the results are the same)."""
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_KEY_LIMIT = _INT64_MAX  # the largest packed key (``_packed_key``)
 _IO_PARAMS = ("IO", "filename", "delimiter")
 BANNER_DASHES = "-" * 15
 BANNER_EQUALS = "=" * 15
@@ -90,7 +96,7 @@ BANNER_EQUALS = "=" * 15
 _ARROW_MISSING = False
 
 
-def _arrow_io():
+def arrow_io_module():
     """The ``arrow_io`` module (importing pyarrow on first use), or None when ``ARROW`` is false
     or pyarrow is not installed."""
     global _ARROW_MISSING
@@ -195,7 +201,7 @@ def _fields_per_line(text: bytes, delimiter: str) -> np.ndarray:
 
     O(bytes) vectorised for a one-byte delimiter, O(lines) Python calls otherwise (occurrences
     counted left to right without overlap, as ``str.split`` splits)."""
-    encoded = delimiter.encode(*_ENCODING)
+    encoded = delimiter.encode(*ENCODING)
     if len(encoded) != 1:
         return np.fromiter((line.count(encoded) + 1 for line in text.split(b"\n")),
                            dtype=np.int64)
@@ -212,7 +218,7 @@ def _split_fields(text: bytes, delimiter: str, lines: int) -> list[str]:
         return []
     if lines <= text.count(b"\n"):  # not every line
         text = b"\n".join(text.split(b"\n", lines)[:lines])
-    decoded = text.decode(*_ENCODING)
+    decoded = text.decode(*ENCODING)
     if len(delimiter) == 1:
         return decoded.replace("\n", delimiter).split(delimiter)
     return [field for line in decoded.split("\n") for field in line.split(delimiter)]
@@ -225,7 +231,7 @@ def _plain_numbers(text: bytes, types: tuple[str, ...], delimiter: str) -> bool:
     """Whether ``text`` holds numbers only (every column a number) written with ASCII digits
     and signs alone, besides one-byte delimiters and line ends: then Python's ``int``, which
     numpy's conversion applies, accepts exactly ``NUMBER_SYNTAX``. One C pass over the bytes."""
-    encoded = delimiter.encode(*_ENCODING)
+    encoded = delimiter.encode(*ENCODING)
     return (SYMBOL not in types and len(encoded) == 1
             and not text.translate(None, _DIGITS_AND_SIGNS + encoded + b"\n"))
 
@@ -283,83 +289,12 @@ def read_facts(
     path = Path(path)
     name = relation or path.name
     check_delimiter(path, name, delimiter)
-    fast = _arrow_io() if types else None
+    fast = arrow_io_module() if types else None
     if fast is not None:
         columns = fast.read_facts(path, types, symbols, delimiter)
         if columns is not None:
-            return _distinct_rows(columns)
+            return distinct_rows(columns)
     return _read_facts_exact(path, types, symbols, delimiter, name)
-
-
-_BLOCK_ROWS = 1 << 20  # rows per block of in-place work: no temporary array of n
-
-
-def _distinct_rows(columns: np.ndarray) -> Relation:
-    """``Relation(columns)`` (the distinct rows of an (arity, n) C-contiguous int64 array, first
-    occurrences kept in their order), which may overwrite ``columns``: the caller gives it up.
-
-    When the columns' value ranges times n fit in 63 bits: one numpy sort of one packed
-    (row, position) key per row, then the first occurrences compacted in place, block by block.
-    O(n log n) with a small constant; extra memory one int64 and one bool per row (and a copy
-    of the result when more than half the rows are duplicates). Otherwise Relation's own dedup.
-    """
-    arity, count = columns.shape
-    if arity == 0 or count < 2:
-        return Relation(columns)
-    ranges = [_value_range(column) for column in columns]
-    if math.prod(span for _, span in ranges) * count > _KEY_LIMIT:
-        return Relation(columns)
-    key = _packed_key(list(columns), ranges, list(range(arity)))
-    key *= count
-    step = _BLOCK_ROWS
-    for start in range(0, count, step):
-        key[start:start + step] += np.arange(start, min(start + step, count), dtype=np.int64)
-    key.sort()
-    first = np.empty(count, dtype=bool)
-    first[0] = True
-    for start in range(1, count, step):
-        stop = min(start + step, count)
-        np.not_equal(key[start:stop] // count, key[start - 1:stop - 1] // count,
-                     out=first[start:stop])
-    if first.all():
-        return Relation(columns, unique=True)
-    kept = _compact(key, first)  # the keys of first occurrences, a prefix of key
-    del first
-    positions = key[:kept]
-    positions %= count
-    positions.sort()
-    for row in columns:  # row[i] = row[positions[i]], positions[i] >= i: forward is safe
-        for start in range(0, kept, step):
-            stop = min(start + step, kept)
-            row[start:stop] = row[positions[start:stop]]
-    del key, positions
-    flat = columns.reshape(-1)
-    for index in range(1, arity):  # each row's prefix moves down to index * kept
-        for start in range(0, kept, step):
-            stop = min(start + step, kept)
-            flat[index * kept + start:index * kept + stop] = \
-                flat[index * count + start:index * count + stop]
-    distinct = flat[:arity * kept].reshape(arity, kept)
-    if 2 * kept < count:  # do not keep twice the result alive
-        distinct = distinct.copy()
-    return Relation(distinct, unique=True)
-
-
-def _compact(values: np.ndarray, keep: np.ndarray) -> int:
-    """Move ``values[keep]`` to the front of ``values`` in place (block by block) and return how
-    many there are."""
-    kept = 0
-    for start in range(0, len(values), _BLOCK_ROWS):
-        block = values[start:start + _BLOCK_ROWS][keep[start:start + _BLOCK_ROWS]]
-        values[kept:kept + len(block)] = block
-        kept += len(block)
-    return kept
-
-
-def _value_range(column: np.ndarray) -> tuple[int, int]:
-    """(lowest value, number of values from lowest to highest) of a non-empty int64 column."""
-    lowest = int(column.min())
-    return lowest, int(column.max()) - lowest + 1
 
 
 def _read_facts_exact(path: Path, types: tuple[str, ...], symbols: SymbolTable, delimiter: str,
@@ -390,269 +325,8 @@ def _read_facts_exact(path: Path, types: tuple[str, ...], symbols: SymbolTable, 
         if column == 0:
             raise field_count_error(path, line + 1, name, arity, delimiter, counts[line])
         raise number_error(path, line + 1, name, column, fields[line * arity + column - 1])
-    return _distinct_rows(np.vstack([symbols.intern_many(values) if type_ == SYMBOL else values
+    return distinct_rows(np.vstack([symbols.intern_many(values) if type_ == SYMBOL else values
                                     for values, type_ in zip(columns, types, strict=True)]))
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing .csv
-# ---------------------------------------------------------------------------------------------
-
-
-def row_sort_key(row: tuple[int | str, ...]) -> tuple:
-    """Sort key of a decoded row: by column, numbers numerically before symbols, symbols by
-    the bytes of their UTF-8 encoding (code point order for valid text; an undecodable byte
-    kept by ``surrogateescape`` sorts as that byte, as Spark sorts it)."""
-    return tuple((True, value.encode(*_ENCODING)) if isinstance(value, str) else (False, value)
-                 for value in row)
-
-
-def _join_columns(columns: list[list[str]], delimiter: str) -> list[str]:
-    return list(map(delimiter.join, zip(*columns, strict=True)))
-
-
-def relation_lines(
-    relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t"
-) -> list[str]:
-    """The lines Soufflé writes for ``relation`` (without ``\\n``), sorted by column: numbers
-    numerically, symbols by their UTF-8 bytes (``row_sort_key``). O(n log n) vectorised, plus
-    O(n) string joins."""
-    if not len(relation):
-        return []
-    if relation.arity == 0:
-        return ["()"]
-    decoded, keys = [], []
-    for column, type_ in zip(relation.columns, types, strict=True):
-        if type_ == SYMBOL:
-            strings, ranks = _symbols_in_order(column, symbols)
-            decoded.append(strings)
-            keys.append(ranks)
-        else:
-            decoded.append(column.astype(str))
-            keys.append(column)
-    order = np.lexsort(keys[::-1])
-    return _join_columns([c[order].tolist() for c in decoded], delimiter)
-
-
-def _symbols_in_order(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of a column of symbol ids and their ranks in the order of ``row_sort_key``
-    (by UTF-8 bytes). O(n log n) on the ids, then O(u log u) on the u distinct strings, encoded
-    to bytes only when one of them is not ASCII (where code point and byte order agree)."""
-    ids, inverse = np.unique(column, return_inverse=True)
-    strings = symbols.decode_many(ids)
-    if not all(map(str.isascii, strings)):
-        strings_as_bytes = np.array([text.encode(*_ENCODING) for text in strings], dtype=object)
-        order = np.argsort(strings_as_bytes, kind="stable")
-    else:
-        order = np.argsort(strings, kind="stable")
-    ranks = np.empty(len(ids), dtype=np.int64)
-    ranks[order] = np.arange(len(ids))
-    inverse = inverse.reshape(-1)
-    return strings[inverse], ranks[inverse]
-
-
-WRITE_CHUNK_VALUES = 1 << 21
-"""Values (rows times arity) formatted at a time when a relation is written: the text of one
-chunk is the writer's only memory per row (about 15 MB for two columns of 6-digit numbers)."""
-
-
-def relation_chunks(
-    relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t",
-) -> Iterator[bytes | memoryview]:
-    """The bytes Soufflé writes for ``relation`` (``relation_lines``, each line ended by
-    ``\\n``, encoded as UTF-8 with ``surrogateescape``), in consecutive chunks of at most
-    ``WRITE_CHUNK_VALUES`` values: their concatenation is the file.
-
-    The rows are sorted before this returns (so a bad symbol id fails before anything is
-    written): one numpy sort of one int64 key per row when the columns' value ranges (a symbol
-    column's: its number of distinct symbols, ranked by UTF-8 bytes) pack into 63 bits, else
-    a lexsort over as few packed keys as fit. Each chunk is then formatted by pyarrow (``arrow_io.
-    Formatter``) when it is installed and ``ARROW`` is true, else by Python string joins, with
-    the same bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory
-    O(n) int64s for the sort and one chunk of text."""
-    if not len(relation):
-        return iter(())
-    if relation.arity == 0:
-        return iter((b"()\n",))
-    values, dictionaries, ranges = [], [], []
-    for column, type_ in zip(relation.columns, types, strict=True):
-        if type_ == SYMBOL:
-            ranks, strings = _symbol_ranks(column, symbols)
-            values.append(ranks)
-            dictionaries.append(strings)
-            ranges.append((0, len(strings)))
-        else:
-            values.append(column)
-            dictionaries.append(None)
-            ranges.append(_value_range(column))
-    fast = _arrow_io()
-    if fast is not None:
-        format_chunk = fast.Formatter(dictionaries, delimiter)
-    else:
-        format_chunk = _PythonFormatter(dictionaries, delimiter)
-    blocks = _sorted_blocks(values, ranges, max(1, WRITE_CHUNK_VALUES // relation.arity))
-    return map(format_chunk, blocks)
-
-
-def _symbol_ranks(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, list[str]]:
-    """(the rank of each id of a symbol column among its distinct symbols sorted by UTF-8
-    bytes, those symbols in rank order). O(n + table) through a mask over the table when the
-    column is not much smaller than the table, else O(n log n); O(u log u) on the u distinct."""
-    if len(symbols) <= 4 * len(column):
-        present = np.zeros(len(symbols), dtype=bool)
-        present[column] = True
-        ids = np.flatnonzero(present)
-        inverse = None
-    else:
-        ids, inverse = np.unique(column, return_inverse=True)
-    strings = symbols.decode_many(ids).tolist()
-    if all(map(str.isascii, strings)):  # code point and byte order agree
-        order = sorted(range(len(strings)), key=strings.__getitem__)
-    else:
-        encoded = [text.encode(*_ENCODING) for text in strings]
-        order = sorted(range(len(strings)), key=encoded.__getitem__)
-    order = np.array(order, dtype=np.int64)
-    if inverse is None:
-        rank_of = np.zeros(len(symbols), dtype=np.int64)
-        rank_of[ids[order]] = np.arange(len(ids))
-        ranks = rank_of[column]
-    else:
-        rank_of = np.empty(len(ids), dtype=np.int64)
-        rank_of[order] = np.arange(len(ids))
-        ranks = rank_of[inverse.reshape(-1)]
-    return ranks, [strings[index] for index in order]
-
-
-def _key_groups(ranges: list[tuple[int, int]]) -> list[list[int]]:
-    """Consecutive columns grouped so that each group's values pack into one non-negative
-    int64 (``(lowest, span)`` per column; the product of a group's spans at most 2**63 - 1)."""
-    groups: list[list[int]] = []
-    product = _KEY_LIMIT + 1
-    for index, (_, span) in enumerate(ranges):
-        if product * span <= _KEY_LIMIT:
-            groups[-1].append(index)
-            product *= span
-        else:
-            groups.append([index])
-            product = span
-    return groups
-
-
-def _packed_key(values: list[np.ndarray], ranges: list[tuple[int, int]],
-                group: list[int]) -> np.ndarray:
-    """A new int64 array: per row, the values of the columns ``group`` packed in mixed radix,
-    ``sum((v - lowest) * weight)`` (the product of their spans at most 2**63 - 1), so that keys
-    compare as the rows do column by column. Horner's rule in place, wrapping modulo 2**64:
-    ``sum(v * weight) - sum(lowest * weight)`` wraps back to the key, which is below 2**63."""
-    key = values[group[0]].copy()
-    offset = ranges[group[0]][0]
-    for index in group[1:]:
-        lowest, span = ranges[index]
-        key *= span
-        key += values[index]
-        offset = offset * span + lowest
-    key -= np.int64((offset + 2**63) % 2**64 - 2**63)  # the offset as a wrapped int64
-    return key
-
-
-def _sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
-                   rows_per_block: int) -> Iterator[list[np.ndarray]]:
-    """The columns ``values`` (distinct rows, compared column by column as int64) sorted, in
-    blocks of ``rows_per_block`` rows: each block a list of int64 arrays, one per column. The
-    sort is done before this returns; a block is unpacked only when it is asked for."""
-    groups = _key_groups(ranges)
-    keys = [values[group[0]] if len(group) == 1 else _packed_key(values, ranges, group)
-            for group in groups]
-    if len(keys) == 1:
-        if len(groups[0]) == 1:
-            keys[0] = np.sort(keys[0])  # a copy: the key is a column of the relation
-        else:
-            keys[0].sort()
-        order = None
-    else:
-        order = np.lexsort(keys[::-1])
-    return _blocks(keys, order, groups, ranges, rows_per_block)
-
-
-def _blocks(keys: list[np.ndarray], order: np.ndarray | None, groups: list[list[int]],
-            ranges: list[tuple[int, int]], rows_per_block: int) -> Iterator[list[np.ndarray]]:
-    count = len(keys[0])
-    for start in range(0, count, rows_per_block):
-        stop = min(start + rows_per_block, count)
-        block: list[np.ndarray] = []
-        for key, group in zip(keys, groups, strict=True):
-            part = key[start:stop] if order is None else key[order[start:stop]]
-            if len(group) == 1:
-                block.append(part)
-                continue
-            unpacked = []
-            for index in reversed(group):
-                lowest, span = ranges[index]
-                unpacked.append(part % span + np.int64(lowest))
-                part = part // span
-            block.extend(reversed(unpacked))
-        yield block
-
-
-class _PythonFormatter:
-    """The text of a block of sorted rows by Python string joins (without pyarrow)."""
-
-    def __init__(self, dictionaries: list[list[str] | None], delimiter: str):
-        self._dictionaries = [None if strings is None else np.array(strings, dtype=object)
-                              for strings in dictionaries]
-        self._delimiter = delimiter
-
-    def __call__(self, values: list[np.ndarray]) -> bytes:
-        columns = [column.astype(str).tolist() if dictionary is None
-                   else dictionary[column].tolist()
-                   for column, dictionary in zip(values, self._dictionaries, strict=True)]
-        lines = _join_columns(columns, self._delimiter)
-        lines.append("")
-        return "\n".join(lines).encode(*_ENCODING)
-
-
-def _write_chunks(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
-    """Write ``chunks`` to ``path`` (gzipped when it ends in ``.gz``), creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wb") as stream:
-        for chunk in chunks:
-            stream.write(chunk)
-
-
-def _write_lines(path: Path, lines: list[str]) -> None:
-    _write_chunks(path, ["".join(line + "\n" for line in lines).encode(*_ENCODING)])
-
-
-def write_csv(
-    path: str | PathLike, rows: np.ndarray | Iterable[tuple[int | str, ...]], delimiter: str = "\t"
-) -> None:
-    """Write rows in Soufflé's output layout: ``rows`` is an (n, arity) integer array (its
-    distinct rows are written) or an iterable of decoded tuples (int and str). Rows are sorted (``row_sort_key``) and written one
-    per line; a nullary row is ``()``. ``.gz`` paths are gzipped; parent folders are created.
-    O(n log n); vectorised for arrays (``relation_chunks``), one Python tuple per row
-    otherwise."""
-    if isinstance(rows, np.ndarray):
-        relation = Relation.from_rows(rows.reshape(rows.shape[0], -1))
-        chunks = relation_chunks(relation, (NUMBER,) * relation.arity, SymbolTable(), delimiter)
-        _write_chunks(Path(path), chunks)
-        return
-    ordered = sorted(rows, key=row_sort_key)
-    if ordered and not ordered[0]:
-        lines = ["()"]
-    else:
-        lines = [delimiter.join(map(str, row)) for row in ordered]
-    _write_lines(Path(path), lines)
-
-
-def write_relation(
-    path: str | PathLike, database: Database, name: str, delimiter: str = "\t"
-) -> None:
-    """Write ``database[name]`` (decoded with the database's symbols and column types) in
-    Soufflé's output layout. O(n log n) vectorised (``relation_chunks``)."""
-    chunks = relation_chunks(database[name], database.column_types(name), database.symbols,
-                             delimiter)
-    _write_chunks(Path(path), chunks)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -746,7 +420,7 @@ def _write_stdout_chunks(name: str, chunks: Iterable[bytes | memoryview], stdout
     """``write_stdout`` of the text of ``relation_chunks`` (decoded with surrogateescape)."""
     stdout.write(f"{BANNER_DASHES}\n{name}\n{BANNER_EQUALS}\n")
     for chunk in chunks:
-        stdout.write(str(chunk, *_ENCODING))
+        stdout.write(str(chunk, *ENCODING))
     stdout.write(f"{BANNER_EQUALS}\n")
 
 
@@ -782,7 +456,7 @@ def write_outputs(
         if kind == "stdout" or str(out_dir) == "-":
             _write_stdout_chunks(name, chunks, stdout)
         else:
-            _write_chunks(Path(out_dir) / filename, chunks)
+            write_chunks(Path(out_dir) / filename, chunks)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -814,7 +488,7 @@ def read_ntriples(path: str | PathLike) -> list[tuple[str, str, str]]:
     FactsError ``path:LINE: ...``. O(bytes), one regular-expression match per line.
     """
     path = Path(path)
-    text = _read_bytes(path, "N-Triples file").decode(*_ENCODING)
+    text = _read_bytes(path, "N-Triples file").decode(*ENCODING)
     triples = []
     match = _TRIPLE.fullmatch
     for number, line in enumerate(text.split("\n"), start=1):

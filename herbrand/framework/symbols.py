@@ -17,7 +17,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-_ENCODING = ("utf-8", "surrogateescape")
+ENCODING = ("utf-8", "surrogateescape")
+"""How symbols are bytes: UTF-8, undecodable bytes kept (``surrogateescape``)."""
 
 
 class SymbolTable:
@@ -96,7 +97,7 @@ class SymbolTable:
         dictionary = chunks[-1].dictionary
         values = dictionary.to_pylist()
         if pa.types.is_binary(dictionary.type) or pa.types.is_large_binary(dictionary.type):
-            values = [value.decode(*_ENCODING) for value in values]
+            values = [value.decode(*ENCODING) for value in values]
         ids = self.intern_many(values)
         start = 0
         for chunk in chunks:

@@ -61,12 +61,12 @@ from pyspark.sql import functions as F
 
 from herbrand.framework import io
 from herbrand.framework.errors import FactsError
+from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
 
 OUTPUT_FORMATS = ("csv", "parquet")
-_ENCODING = ("utf-8", "surrogateescape")
 _BOM = b"\xef\xbb\xbf"
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NUMBER_PATTERN = rf"\A(?:{io.NUMBER_SYNTAX})\z"
@@ -176,7 +176,7 @@ def _fields(lines: DataFrame, arity: int, delimiter: str) -> DataFrame:
     with another count than ``arity``. A delimiter of several bytes is first replaced by
     ``\\n``, which no line holds, so that ``substring_index`` (which finds overlapping
     occurrences) only ever looks for one byte."""
-    encoded = delimiter.encode(*_ENCODING)
+    encoded = delimiter.encode(*ENCODING)
     line = F.col(_LINE)
     separator = delimiter if len(encoded) == 1 else "\n"
     if len(encoded) != 1:
@@ -215,7 +215,7 @@ def _raise_first_error(fields: DataFrame, path: str, name: str, types: tuple[str
         raise io.field_count_error(path, line, name, len(types), delimiter, first[1])
     column, field = next((i, raw) for i, (ok, raw) in zip(numbers, first[2:], strict=True)
                          if not ok)
-    raise io.number_error(path, line, name, column + 1, bytes(field).decode(*_ENCODING))
+    raise io.number_error(path, line, name, column + 1, bytes(field).decode(*ENCODING))
 
 
 def read_relation(session: SparkSession, path: str, name: str, types: tuple[str, ...],

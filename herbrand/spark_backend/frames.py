@@ -19,11 +19,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from herbrand.framework.storage import Relation
-from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.symbols import ENCODING, SymbolTable
 from herbrand.framework.syntax import SYMBOL
 from herbrand.spark_backend.expressions import column_name
-
-_ENCODING = ("utf-8", "surrogateescape")
 
 
 def frame_schema(types: tuple[str, ...]) -> StructType:
@@ -53,7 +51,7 @@ def _symbol_array(symbols: list[str]) -> pa.Array:
     try:
         return pa.array(symbols, type=pa.string())
     except UnicodeEncodeError:
-        binary = pa.array([symbol.encode(*_ENCODING) for symbol in symbols], type=pa.binary())
+        binary = pa.array([symbol.encode(*ENCODING) for symbol in symbols], type=pa.binary())
         return pa.Array.from_buffers(pa.string(), len(binary), binary.buffers())
 
 
@@ -63,7 +61,7 @@ def _symbol_list(column: pa.ChunkedArray) -> list[str]:
     try:
         return column.to_pylist()
     except UnicodeDecodeError:
-        return [value.decode(*_ENCODING) for value in column.cast(pa.binary()).to_pylist()]
+        return [value.decode(*ENCODING) for value in column.cast(pa.binary()).to_pylist()]
 
 
 def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, ...],

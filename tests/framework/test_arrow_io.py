@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework import io
+from herbrand.framework import csv_writer, io
 from herbrand.framework.errors import FactsError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -208,33 +208,6 @@ def test_the_exact_path_is_taken_when_arrow_is_off(tmp_path, exact_path, monkeyp
     assert io.read_facts(path, (N, N), SymbolTable()).to_set() == {(1, 2)}
 
 
-# -- distinct rows -------------------------------------------------------------------------------
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 4), st.integers(0, 60), st.sampled_from([3, 100, 2**40, 2**63]),
-       st.data())
-def test_distinct_rows_is_relations_own_dedup(arity, count, bound, data):
-    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
-                                max_size=arity * count))
-    columns = np.array(values, dtype=np.int64).reshape(arity, count)
-    expected = Relation(columns.copy())
-    got = io._distinct_rows(columns.copy())
-    assert got.columns.tolist() == expected.columns.tolist()
-    assert got.columns.flags.c_contiguous
-
-
-def test_distinct_rows_in_blocks(monkeypatch):
-    monkeypatch.setattr(io, "_BLOCK_ROWS", 7)
-    rng = np.random.default_rng(5)
-    for duplicates in (0.0, 0.3, 0.9):
-        columns = rng.integers(0, 1000, size=(3, 500))
-        repeat = rng.random(500) < duplicates
-        columns[:, repeat] = columns[:, :1]
-        assert (io._distinct_rows(columns.copy()).columns.tolist()
-                == Relation(columns).columns.tolist())
-
-
 # -- interning Arrow columns ---------------------------------------------------------------------
 
 
@@ -314,7 +287,7 @@ def chunk_bytes(relation, types, symbols, delimiter, arrow) -> bytes:
        st.sampled_from([1, 3, 10, 1 << 21]))
 def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk):
     relation, types, symbols = case
-    monkeypatch.setattr(io, "WRITE_CHUNK_VALUES", chunk)
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", chunk)
     expected = reference_bytes(relation, types, symbols, delimiter)
     assert chunk_bytes(relation, types, symbols, delimiter, arrow=True) == expected
     assert chunk_bytes(relation, types, symbols, delimiter, arrow=False) == expected
@@ -334,12 +307,6 @@ def test_sorting_packs_what_fits_and_lexsorts_the_rest(spans):
     assert chunk_bytes(relation, types, SymbolTable(), "\t", arrow=False) == expected
 
 
-def test_key_groups():
-    assert io._key_groups([(0, 10), (0, 10), (0, 10)]) == [[0, 1, 2]]
-    assert io._key_groups([(0, 2**40), (0, 2**40), (0, 2**20)]) == [[0], [1, 2]]
-    assert io._key_groups([(0, 2**64), (0, 1), (0, 2**64)]) == [[0], [1], [2]]
-
-
 def _outputs_program(filename: str, params=()) -> Program:
     declaration = Declaration("r", (Column("a", N), Column("b", S)))
     directive = Directive("output", "r", (("filename", filename), *params))
@@ -355,7 +322,7 @@ def _outputs_database() -> Database:
 @pytest.mark.parametrize("arrow", [True, False])
 def test_write_outputs_files_gzip_stdout_and_observer(tmp_path, monkeypatch, arrow):
     monkeypatch.setattr(io, "ARROW", arrow)
-    monkeypatch.setattr(io, "WRITE_CHUNK_VALUES", 4)
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 4)
     database = _outputs_database()
     expected = b"-1\ta\n3\ta\n3\tb\n3\t\xff\n9223372036854775807\tx\ty\n"
     told = []
@@ -410,7 +377,7 @@ def test_reading_and_writing_without_pyarrow(tmp_path):
         sys.modules["pyarrow"] = None  # import pyarrow raises ImportError
         from pathlib import Path
         import numpy as np
-        from herbrand.framework import io
+        from herbrand.framework import csv_writer, io
         from herbrand.framework.symbols import SymbolTable
         from herbrand.framework.storage import Database
         facts = Path({str(tmp_path)!r}) / "r.facts"
@@ -441,7 +408,7 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         assert cli.main(["run", {str(tmp_path / "p.dl")!r}, "-D", {str(tmp_path)!r},
                          "--no-progress"]) == 0
         print("after a run without files:", "pyarrow" in sys.modules)
-        from herbrand.framework import io
+        from herbrand.framework import csv_writer, io
         from herbrand.framework.symbols import SymbolTable
         from pathlib import Path
         facts = Path({str(tmp_path)!r}) / "e.facts"

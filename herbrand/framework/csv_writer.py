@@ -1,0 +1,207 @@
+"""Relations written in Soufflé's output layout (``io.write_outputs`` chooses the files):
+tab-separated, no header, one ``\\n``-terminated row per line, rows sorted by column (numbers
+numerically, symbols by their UTF-8 bytes, as Spark sorts them); a true nullary relation is the
+line ``()``, a false one an empty file. Formatted in chunks by pyarrow (``arrow_io``) when
+``io.ARROW`` allows, else by Python string joins, with the same bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable, Iterator
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+
+from herbrand.framework.packed_keys import sorted_blocks, value_range
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.symbols import ENCODING, SymbolTable
+from herbrand.framework.syntax import NUMBER, SYMBOL
+
+
+def row_sort_key(row: tuple[int | str, ...]) -> tuple:
+    """Sort key of a decoded row: by column, numbers numerically before symbols, symbols by
+    the bytes of their UTF-8 encoding (code point order for valid text; an undecodable byte
+    kept by ``surrogateescape`` sorts as that byte, as Spark sorts it)."""
+    return tuple((True, value.encode(*ENCODING)) if isinstance(value, str) else (False, value)
+                 for value in row)
+
+
+def _join_columns(columns: list[list[str]], delimiter: str) -> list[str]:
+    return list(map(delimiter.join, zip(*columns, strict=True)))
+
+
+def relation_lines(
+    relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t"
+) -> list[str]:
+    """The lines Soufflé writes for ``relation`` (without ``\\n``), sorted by column: numbers
+    numerically, symbols by their UTF-8 bytes (``row_sort_key``). O(n log n) vectorised, plus
+    O(n) string joins."""
+    if not len(relation):
+        return []
+    if relation.arity == 0:
+        return ["()"]
+    decoded, keys = [], []
+    for column, type_ in zip(relation.columns, types, strict=True):
+        if type_ == SYMBOL:
+            strings, ranks = _symbols_in_order(column, symbols)
+            decoded.append(strings)
+            keys.append(ranks)
+        else:
+            decoded.append(column.astype(str))
+            keys.append(column)
+    order = np.lexsort(keys[::-1])
+    return _join_columns([c[order].tolist() for c in decoded], delimiter)
+
+
+def _symbols_in_order(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, np.ndarray]:
+    """The strings of a column of symbol ids and their ranks in the order of ``row_sort_key``
+    (by UTF-8 bytes). O(n log n) on the ids, then O(u log u) on the u distinct strings, encoded
+    to bytes only when one of them is not ASCII (where code point and byte order agree)."""
+    ids, inverse = np.unique(column, return_inverse=True)
+    strings = symbols.decode_many(ids)
+    if not all(map(str.isascii, strings)):
+        strings_as_bytes = np.array([text.encode(*ENCODING) for text in strings], dtype=object)
+        order = np.argsort(strings_as_bytes, kind="stable")
+    else:
+        order = np.argsort(strings, kind="stable")
+    ranks = np.empty(len(ids), dtype=np.int64)
+    ranks[order] = np.arange(len(ids))
+    inverse = inverse.reshape(-1)
+    return strings[inverse], ranks[inverse]
+
+
+WRITE_CHUNK_VALUES = 1 << 21
+"""Values (rows times arity) formatted at a time when a relation is written: the text of one
+chunk is the writer's only memory per row (about 15 MB for two columns of 6-digit numbers)."""
+
+
+def relation_chunks(
+    relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t",
+) -> Iterator[bytes | memoryview]:
+    """The bytes Soufflé writes for ``relation`` (``relation_lines``, each line ended by
+    ``\\n``, encoded as UTF-8 with ``surrogateescape``), in consecutive chunks of at most
+    ``WRITE_CHUNK_VALUES`` values: their concatenation is the file.
+
+    The rows are sorted before this returns (so a bad symbol id fails before anything is
+    written): one numpy sort of one int64 key per row when the columns' value ranges (a symbol
+    column's: its number of distinct symbols, ranked by UTF-8 bytes) pack into 63 bits, else
+    a lexsort over as few packed keys as fit. Each chunk is then formatted by pyarrow (``arrow_io.
+    Formatter``) when it is installed and ``ARROW`` is true, else by Python string joins, with
+    the same bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory
+    O(n) int64s for the sort and one chunk of text."""
+    if not len(relation):
+        return iter(())
+    if relation.arity == 0:
+        return iter((b"()\n",))
+    values, dictionaries, ranges = [], [], []
+    for column, type_ in zip(relation.columns, types, strict=True):
+        if type_ == SYMBOL:
+            ranks, strings = _symbol_ranks(column, symbols)
+            values.append(ranks)
+            dictionaries.append(strings)
+            ranges.append((0, len(strings)))
+        else:
+            values.append(column)
+            dictionaries.append(None)
+            ranges.append(value_range(column))
+    from herbrand.framework.io import arrow_io_module  # the ARROW switch lives there
+
+    fast = arrow_io_module()
+    if fast is not None:
+        format_chunk = fast.Formatter(dictionaries, delimiter)
+    else:
+        format_chunk = _PythonFormatter(dictionaries, delimiter)
+    blocks = sorted_blocks(values, ranges, max(1, WRITE_CHUNK_VALUES // relation.arity))
+    return map(format_chunk, blocks)
+
+
+def _symbol_ranks(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, list[str]]:
+    """(the rank of each id of a symbol column among its distinct symbols sorted by UTF-8
+    bytes, those symbols in rank order). O(n + table) through a mask over the table when the
+    column is not much smaller than the table, else O(n log n); O(u log u) on the u distinct."""
+    if len(symbols) <= 4 * len(column):
+        present = np.zeros(len(symbols), dtype=bool)
+        present[column] = True
+        ids = np.flatnonzero(present)
+        inverse = None
+    else:
+        ids, inverse = np.unique(column, return_inverse=True)
+    strings = symbols.decode_many(ids).tolist()
+    if all(map(str.isascii, strings)):  # code point and byte order agree
+        order = sorted(range(len(strings)), key=strings.__getitem__)
+    else:
+        encoded = [text.encode(*ENCODING) for text in strings]
+        order = sorted(range(len(strings)), key=encoded.__getitem__)
+    order = np.array(order, dtype=np.int64)
+    if inverse is None:
+        rank_of = np.zeros(len(symbols), dtype=np.int64)
+        rank_of[ids[order]] = np.arange(len(ids))
+        ranks = rank_of[column]
+    else:
+        rank_of = np.empty(len(ids), dtype=np.int64)
+        rank_of[order] = np.arange(len(ids))
+        ranks = rank_of[inverse.reshape(-1)]
+    return ranks, [strings[index] for index in order]
+
+
+class _PythonFormatter:
+    """The text of a block of sorted rows by Python string joins (without pyarrow)."""
+
+    def __init__(self, dictionaries: list[list[str] | None], delimiter: str):
+        self._dictionaries = [None if strings is None else np.array(strings, dtype=object)
+                              for strings in dictionaries]
+        self._delimiter = delimiter
+
+    def __call__(self, values: list[np.ndarray]) -> bytes:
+        columns = [column.astype(str).tolist() if dictionary is None
+                   else dictionary[column].tolist()
+                   for column, dictionary in zip(values, self._dictionaries, strict=True)]
+        lines = _join_columns(columns, self._delimiter)
+        lines.append("")
+        return "\n".join(lines).encode(*ENCODING)
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
+    """Write ``chunks`` to ``path`` (gzipped when it ends in ``.gz``), creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wb") as stream:
+        for chunk in chunks:
+            stream.write(chunk)
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    write_chunks(path, ["".join(line + "\n" for line in lines).encode(*ENCODING)])
+
+
+def write_csv(
+    path: str | PathLike, rows: np.ndarray | Iterable[tuple[int | str, ...]], delimiter: str = "\t"
+) -> None:
+    """Write rows in Soufflé's output layout: ``rows`` is an (n, arity) integer array (its
+    distinct rows are written) or an iterable of decoded tuples (int and str). Rows are sorted (``row_sort_key``) and written one
+    per line; a nullary row is ``()``. ``.gz`` paths are gzipped; parent folders are created.
+    O(n log n); vectorised for arrays (``relation_chunks``), one Python tuple per row
+    otherwise."""
+    if isinstance(rows, np.ndarray):
+        relation = Relation.from_rows(rows.reshape(rows.shape[0], -1))
+        chunks = relation_chunks(relation, (NUMBER,) * relation.arity, SymbolTable(), delimiter)
+        write_chunks(Path(path), chunks)
+        return
+    ordered = sorted(rows, key=row_sort_key)
+    if ordered and not ordered[0]:
+        lines = ["()"]
+    else:
+        lines = [delimiter.join(map(str, row)) for row in ordered]
+    _write_lines(Path(path), lines)
+
+
+def write_relation(
+    path: str | PathLike, database: Database, name: str, delimiter: str = "\t"
+) -> None:
+    """Write ``database[name]`` (decoded with the database's symbols and column types) in
+    Soufflé's output layout. O(n log n) vectorised (``relation_chunks``)."""
+    chunks = relation_chunks(database[name], database.column_types(name), database.symbols,
+                             delimiter)
+    write_chunks(Path(path), chunks)

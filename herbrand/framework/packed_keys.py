@@ -1,0 +1,160 @@
+"""Rows as packed int64 keys: distinct rows (``distinct_rows``, for the facts readers) and
+rows sorted in blocks (``sorted_blocks``, for the writers).
+
+The values of consecutive columns pack into one non-negative int64 in mixed radix over each
+column's value range (``(lowest, span)``, ``value_range``), so that one numpy sort of one key
+per row orders or deduplicates rows column by column; columns whose spans multiply past 2**63
+take several keys (``key_groups``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from herbrand.framework.storage import Relation
+
+KEY_LIMIT = 2**63 - 1  # the largest packed key (``packed_key``)
+
+_BLOCK_ROWS = 1 << 20  # rows per block of in-place work: no temporary array of n
+
+
+def distinct_rows(columns: np.ndarray) -> Relation:
+    """``Relation(columns)`` (the distinct rows of an (arity, n) C-contiguous int64 array, first
+    occurrences kept in their order), which may overwrite ``columns``: the caller gives it up.
+
+    When the columns' value ranges times n fit in 63 bits: one numpy sort of one packed
+    (row, position) key per row, then the first occurrences compacted in place, block by block.
+    O(n log n) with a small constant; extra memory one int64 and one bool per row (and a copy
+    of the result when more than half the rows are duplicates). Otherwise Relation's own dedup.
+    """
+    arity, count = columns.shape
+    if arity == 0 or count < 2:
+        return Relation(columns)
+    ranges = [value_range(column) for column in columns]
+    if math.prod(span for _, span in ranges) * count > KEY_LIMIT:
+        return Relation(columns)
+    key = packed_key(list(columns), ranges, list(range(arity)))
+    key *= count
+    step = _BLOCK_ROWS
+    for start in range(0, count, step):
+        key[start:start + step] += np.arange(start, min(start + step, count), dtype=np.int64)
+    key.sort()
+    first = np.empty(count, dtype=bool)
+    first[0] = True
+    for start in range(1, count, step):
+        stop = min(start + step, count)
+        np.not_equal(key[start:stop] // count, key[start - 1:stop - 1] // count,
+                     out=first[start:stop])
+    if first.all():
+        return Relation(columns, unique=True)
+    kept = _compact(key, first)  # the keys of first occurrences, a prefix of key
+    del first
+    positions = key[:kept]
+    positions %= count
+    positions.sort()
+    for row in columns:  # row[i] = row[positions[i]], positions[i] >= i: forward is safe
+        for start in range(0, kept, step):
+            stop = min(start + step, kept)
+            row[start:stop] = row[positions[start:stop]]
+    del key, positions
+    flat = columns.reshape(-1)
+    for index in range(1, arity):  # each row's prefix moves down to index * kept
+        for start in range(0, kept, step):
+            stop = min(start + step, kept)
+            flat[index * kept + start:index * kept + stop] = \
+                flat[index * count + start:index * count + stop]
+    distinct = flat[:arity * kept].reshape(arity, kept)
+    if 2 * kept < count:  # do not keep twice the result alive
+        distinct = distinct.copy()
+    return Relation(distinct, unique=True)
+
+
+def _compact(values: np.ndarray, keep: np.ndarray) -> int:
+    """Move ``values[keep]`` to the front of ``values`` in place (block by block) and return how
+    many there are."""
+    kept = 0
+    for start in range(0, len(values), _BLOCK_ROWS):
+        block = values[start:start + _BLOCK_ROWS][keep[start:start + _BLOCK_ROWS]]
+        values[kept:kept + len(block)] = block
+        kept += len(block)
+    return kept
+
+
+def value_range(column: np.ndarray) -> tuple[int, int]:
+    """(lowest value, number of values from lowest to highest) of a non-empty int64 column."""
+    lowest = int(column.min())
+    return lowest, int(column.max()) - lowest + 1
+
+
+def key_groups(ranges: list[tuple[int, int]]) -> list[list[int]]:
+    """Consecutive columns grouped so that each group's values pack into one non-negative
+    int64 (``(lowest, span)`` per column; the product of a group's spans at most 2**63 - 1)."""
+    groups: list[list[int]] = []
+    product = KEY_LIMIT + 1
+    for index, (_, span) in enumerate(ranges):
+        if product * span <= KEY_LIMIT:
+            groups[-1].append(index)
+            product *= span
+        else:
+            groups.append([index])
+            product = span
+    return groups
+
+
+def packed_key(values: list[np.ndarray], ranges: list[tuple[int, int]],
+                group: list[int]) -> np.ndarray:
+    """A new int64 array: per row, the values of the columns ``group`` packed in mixed radix,
+    ``sum((v - lowest) * weight)`` (the product of their spans at most 2**63 - 1), so that keys
+    compare as the rows do column by column. Horner's rule in place, wrapping modulo 2**64:
+    ``sum(v * weight) - sum(lowest * weight)`` wraps back to the key, which is below 2**63."""
+    key = values[group[0]].copy()
+    offset = ranges[group[0]][0]
+    for index in group[1:]:
+        lowest, span = ranges[index]
+        key *= span
+        key += values[index]
+        offset = offset * span + lowest
+    key -= np.int64((offset + 2**63) % 2**64 - 2**63)  # the offset as a wrapped int64
+    return key
+
+
+def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
+                   rows_per_block: int) -> Iterator[list[np.ndarray]]:
+    """The columns ``values`` (distinct rows, compared column by column as int64) sorted, in
+    blocks of ``rows_per_block`` rows: each block a list of int64 arrays, one per column. The
+    sort is done before this returns; a block is unpacked only when it is asked for."""
+    groups = key_groups(ranges)
+    keys = [values[group[0]] if len(group) == 1 else packed_key(values, ranges, group)
+            for group in groups]
+    if len(keys) == 1:
+        if len(groups[0]) == 1:
+            keys[0] = np.sort(keys[0])  # a copy: the key is a column of the relation
+        else:
+            keys[0].sort()
+        order = None
+    else:
+        order = np.lexsort(keys[::-1])
+    return _blocks(keys, order, groups, ranges, rows_per_block)
+
+
+def _blocks(keys: list[np.ndarray], order: np.ndarray | None, groups: list[list[int]],
+            ranges: list[tuple[int, int]], rows_per_block: int) -> Iterator[list[np.ndarray]]:
+    count = len(keys[0])
+    for start in range(0, count, rows_per_block):
+        stop = min(start + rows_per_block, count)
+        block: list[np.ndarray] = []
+        for key, group in zip(keys, groups, strict=True):
+            part = key[start:stop] if order is None else key[order[start:stop]]
+            if len(group) == 1:
+                block.append(part)
+                continue
+            unpacked = []
+            for index in reversed(group):
+                lowest, span = ranges[index]
+                unpacked.append(part % span + np.int64(lowest))
+                part = part // span
+            block.extend(reversed(unpacked))
+        yield block

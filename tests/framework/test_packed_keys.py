@@ -1,0 +1,41 @@
+"""Rows as packed int64 keys: distinct rows and key groups."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.framework import packed_keys
+from herbrand.framework.storage import Relation
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 60), st.sampled_from([3, 100, 2**40, 2**63]),
+       st.data())
+def test_distinct_rows_is_relations_own_dedup(arity, count, bound, data):
+    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
+                                max_size=arity * count))
+    columns = np.array(values, dtype=np.int64).reshape(arity, count)
+    expected = Relation(columns.copy())
+    got = packed_keys.distinct_rows(columns.copy())
+    assert got.columns.tolist() == expected.columns.tolist()
+    assert got.columns.flags.c_contiguous
+
+
+def test_distinct_rows_in_blocks(monkeypatch):
+    monkeypatch.setattr(packed_keys, "_BLOCK_ROWS", 7)
+    rng = np.random.default_rng(5)
+    for duplicates in (0.0, 0.3, 0.9):
+        columns = rng.integers(0, 1000, size=(3, 500))
+        repeat = rng.random(500) < duplicates
+        columns[:, repeat] = columns[:, :1]
+        assert (packed_keys.distinct_rows(columns.copy()).columns.tolist()
+                == Relation(columns).columns.tolist())
+
+
+
+def test_key_groups():
+    assert packed_keys.key_groups([(0, 10), (0, 10), (0, 10)]) == [[0, 1, 2]]
+    assert packed_keys.key_groups([(0, 2**40), (0, 2**40), (0, 2**20)]) == [[0], [1, 2]]
+    assert packed_keys.key_groups([(0, 2**64), (0, 1), (0, 2**64)]) == [[0], [1], [2]]
