@@ -12,6 +12,7 @@ EXAMPLES := $(wildcard examples/*.dl)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[all]'
+	$(BIN)/python -m herbrand.evaluators.native.compiled
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -1,4 +1,5 @@
-"""Shared fixtures: the workloads folder and one SparkSession for every test that needs Spark."""
+"""Shared fixtures: the native kernels built before any test, the workloads folder, and one
+SparkSession for every test that needs Spark."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ SPARK_TEST_CONF = {
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "4",
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def native_kernels():
+    """The native kernels, built (once per version of their sources) before any test runs, so
+    that no test's own process prints the build's message or spends its minute."""
+    from herbrand.evaluators.native.compiled import kernels
+
+    return kernels()
 
 
 @pytest.fixture(scope="session")

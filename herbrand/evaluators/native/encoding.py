@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from herbrand.evaluators.native import kernels as k
+from herbrand.evaluators.native import layout as L
 from herbrand.framework.syntax import Arith, Const
 from herbrand.translators import ir
 from herbrand.translators.join_ordering import DELTA_PREFIX
@@ -48,7 +48,7 @@ IndexOf = Callable[[int, tuple[int, ...]], int]
 class Level:
     """One loop of a rule: a unit pass, a scan of a relation (its delta range when ``ranged``)
     or a probe of ``index`` with the values ``key``; ``binds`` (column, register) pairs; then
-    ``code`` (operations of ``kernels``, operands as encoded ints and sources)."""
+    ``code`` (operations of ``layout``, operands as encoded ints and sources)."""
 
     kind: int
     relation: int = -1
@@ -69,9 +69,9 @@ class NativeRule:
 
     def indexes(self) -> tuple[int, ...]:
         """Every index the rule probes (its levels and its negations), once each."""
-        found = [level.index for level in self.levels if level.kind == k.PROBE]
+        found = [level.index for level in self.levels if level.kind == L.PROBE]
         for level in self.levels:
-            found += [operation[1] for operation in level.code if operation[0] == k.OP_ABSENT]
+            found += [operation[1] for operation in level.code if operation[0] == L.OP_ABSENT]
         return tuple(dict.fromkeys(found))
 
 
@@ -116,27 +116,27 @@ def lower_rule(plan: ir.Plan, resolve: Resolve, index_of: IndexOf) -> NativeRule
 def _lower(node: ir.Plan, b: _Builder) -> list[Source]:
     """Lower ``node``; the sources of its output columns."""
     if isinstance(node, ir.Unit):
-        b.levels.append(Level(k.UNIT))
+        b.levels.append(Level(L.UNIT))
         return []
     if isinstance(node, ir.Scan) or _atom(node) is not None and not b.levels:
         return _first_atom(node, b)
     if isinstance(node, ir.SelectByValue):
         layout = _lower(node.child, b)
-        b.add_code(k.OP_EQUAL, layout[node.column], ("constant", node.value))
+        b.add_code(L.OP_EQUAL, layout[node.column], ("constant", node.value))
         return layout
     if isinstance(node, ir.SelectByColumns):
         layout = _lower(node.child, b)
-        b.add_code(k.OP_EQUAL, layout[node.left], layout[node.right])
+        b.add_code(L.OP_EQUAL, layout[node.left], layout[node.right])
         return layout
     if isinstance(node, ir.Filter):
         layout = _lower(node.child, b)
-        b.add_code(k.OP_COMPARE, k.COMPARISON_CODES[node.op], _expression(node.left, layout),
+        b.add_code(L.OP_COMPARE, L.COMPARISON_CODES[node.op], _expression(node.left, layout),
                    _expression(node.right, layout))
         return layout
     if isinstance(node, ir.Map):
         layout = _lower(node.child, b)
         target = b.register()
-        b.add_code(k.OP_MAP, target, _expression(node.expression, layout))
+        b.add_code(L.OP_MAP, target, _expression(node.expression, layout))
         return layout + [("register", target)]
     if isinstance(node, ir.Project):
         layout = _lower(node.child, b)
@@ -167,11 +167,11 @@ def _atom(node: ir.Plan) -> tuple[ir.Scan, list[ir.Selection]] | None:
 def _select(selection: ir.Selection, layout: list[Source], b: _Builder) -> None:
     """The code testing a selection over an atom's columns (``layout``)."""
     if isinstance(selection, ir.SelectByValue):
-        b.add_code(k.OP_EQUAL, layout[selection.column], ("constant", selection.value))
+        b.add_code(L.OP_EQUAL, layout[selection.column], ("constant", selection.value))
     elif isinstance(selection, ir.SelectByColumns):
-        b.add_code(k.OP_EQUAL, layout[selection.left], layout[selection.right])
+        b.add_code(L.OP_EQUAL, layout[selection.left], layout[selection.right])
     else:
-        b.add_code(k.OP_COMPARE, k.COMPARISON_CODES[selection.op],
+        b.add_code(L.OP_COMPARE, L.COMPARISON_CODES[selection.op],
                    _expression(selection.left, layout), _expression(selection.right, layout))
 
 
@@ -184,7 +184,7 @@ def _first_atom(node: ir.Plan, b: _Builder) -> list[Source]:
     scan, selections = _atom(node)
     rel, ranged = _relation(scan, b)
     registers = [b.register() for _ in range(scan.arity)]
-    b.levels.append(Level(k.SCAN, rel, ranged=ranged,
+    b.levels.append(Level(L.SCAN, rel, ranged=ranged,
                           binds=tuple((c, r) for c, r in enumerate(registers))))
     layout: list[Source] = [("register", r) for r in registers]
     for selection in reversed(selections):
@@ -228,14 +228,14 @@ def _probe(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
             binds.append((column, register))
             layout[column] = ("register", register)
     if columns:
-        level = Level(k.PROBE, rel, b.index_of(rel, tuple(columns)), ranged, tuple(key),
+        level = Level(L.PROBE, rel, b.index_of(rel, tuple(columns)), ranged, tuple(key),
                       tuple(binds))
     else:
-        level = Level(k.SCAN, rel, ranged=ranged, binds=tuple(binds))
+        level = Level(L.SCAN, rel, ranged=ranged, binds=tuple(binds))
     b.levels.append(level)
     for column, value in zip(columns, key, strict=True):
         if layout[column] != value:  # a column that is a key twice: both values must agree
-            b.add_code(k.OP_EQUAL, layout[column], value)
+            b.add_code(L.OP_EQUAL, layout[column], value)
     for selection in others:
         _select(selection, layout, b)
     return layout
@@ -248,9 +248,9 @@ def _absent(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
     if others or ranged:
         raise NotLowered("a negated atom with repeated variables or over a delta")
     if columns:
-        b.add_code(k.OP_ABSENT, b.index_of(rel, tuple(columns)), tuple(key))
+        b.add_code(L.OP_ABSENT, b.index_of(rel, tuple(columns)), tuple(key))
     else:
-        b.add_code(k.OP_EMPTY, rel)
+        b.add_code(L.OP_EMPTY, rel)
 
 
 def _expression(expression: ir.Expr, layout: list[Source]) -> tuple:
@@ -260,12 +260,12 @@ def _expression(expression: ir.Expr, layout: list[Source]) -> tuple:
     if isinstance(expression, Const):
         return (("source", ("constant", expression.value)),)
     if isinstance(expression, Arith):
-        if expression.op not in k.OPERATOR_CODES:
+        if expression.op not in L.OPERATOR_CODES:
             raise NotLowered(f"operator {expression.op}")
         tokens: tuple = ()
         for argument in expression.args:
             tokens += _expression(argument, layout)
-        return tokens + (("operator", k.OPERATOR_CODES[expression.op], len(expression.args)),)
+        return tokens + (("operator", L.OPERATOR_CODES[expression.op], len(expression.args)),)
     raise NotLowered(f"expression {expression}")
 
 
@@ -276,35 +276,44 @@ def _expression(expression: ir.Expr, layout: list[Source]) -> tuple:
 
 class Program:
     """NativeRules with their head relations, encoded as the tuple of int64 arrays that the
-    kernels take (``kernels.P_*`` fields). Rule i of the program is ``rules[i]``."""
+    kernels take (``layout.P_*`` fields). Rule i of the program is ``rules[i]``."""
 
     def __init__(self, rules: list[tuple[NativeRule, int, int]]):
         """``rules``: (rule, head relation id, id of the head relation's dedup index)."""
         self.rules = rules
         self._sources: list[int] = []
         self._constants: dict[int, int] = {}
-        fields: dict[int, list[int]] = {f: [] for f in range(k.PROGRAM_FIELDS)}
-        fields[k.P_RULE_LEVELS].append(0)
-        fields[k.P_RULE_INDEXES].append(0)
+        fields: dict[int, list[int]] = {f: [] for f in range(L.PROGRAM_FIELDS)}
+        fields[L.P_RULE_LEVELS].append(0)
+        fields[L.P_RULE_INDEXES].append(0)
         for rule, head, dedup in rules:
-            fields[k.P_RULE_HEAD].append(head)
-            fields[k.P_RULE_DEDUP].append(dedup)
-            fields[k.P_RULE_HEAD_SOURCES] += [len(self._sources), len(rule.head)]
+            fields[L.P_RULE_HEAD].append(head)
+            fields[L.P_RULE_DEDUP].append(dedup)
+            fields[L.P_RULE_HEAD_SOURCES] += [len(self._sources), len(rule.head)]
             self._sources += [self._source(s) for s in rule.head]
-            fields[k.P_RULE_REGISTERS].append(rule.registers)
+            fields[L.P_RULE_REGISTERS].append(rule.registers)
             indexes = rule.indexes()
-            fields[k.P_RULE_INDEX_LIST] += indexes
-            fields[k.P_RULE_INDEXES].append(len(fields[k.P_RULE_INDEX_LIST]))
+            fields[L.P_RULE_INDEX_LIST] += indexes
+            fields[L.P_RULE_INDEXES].append(len(fields[L.P_RULE_INDEX_LIST]))
             for level in rule.levels:
                 self._level(level, fields)
-            fields[k.P_RULE_LEVELS].append(len(fields[k.P_LEVEL_KIND]))
-        fields[k.P_SOURCES] = self._sources
+            fields[L.P_RULE_LEVELS].append(len(fields[L.P_LEVEL_KIND]))
+        fields[L.P_SOURCES] = self._sources
         constants = [0] * len(self._constants)
         for value, position in self._constants.items():
             constants[position] = value
-        fields[k.P_CONSTANTS] = constants
+        fields[L.P_CONSTANTS] = constants
         self.arrays = tuple(np.asarray(fields[f] or [0], dtype=np.int64)
-                            for f in range(k.PROGRAM_FIELDS))
+                            for f in range(L.PROGRAM_FIELDS))
+        levels = int(np.diff(self.arrays[L.P_RULE_LEVELS]).max(initial=0))
+        self._scratch = (max(fields[L.P_RULE_REGISTERS], default=0),  # registers
+                         max(fields[L.P_RULE_HEAD_SOURCES][1::2], default=0),  # head values
+                         levels, levels, L.MAX_STACK, L.MAX_STACK)  # cursors, stops, key, stack
+
+    def scratch(self) -> tuple[np.ndarray, ...]:
+        """New scratch arrays for ``kernels.run``, each sized for the program's largest rule:
+        registers, head values, cursors and stops (one per level), a key, an expression stack."""
+        return tuple(np.zeros(max(1, n), dtype=np.int64) for n in self._scratch)
 
     def _source(self, source: Source) -> int:
         kind, value = source
@@ -320,49 +329,49 @@ class Program:
         return offset, len(sources)
 
     def _level(self, level: Level, fields: dict[int, list[int]]) -> None:
-        fields[k.P_LEVEL_KIND].append(level.kind)
-        fields[k.P_LEVEL_REL].append(level.relation)
-        fields[k.P_LEVEL_INDEX].append(level.index)
-        fields[k.P_LEVEL_RANGE].append(int(level.ranged))
-        fields[k.P_LEVEL_KEYS] += self._sources_of(level.key)
-        fields[k.P_LEVEL_BINDS] += [len(fields[k.P_BIND_COLUMN]), len(level.binds)]
+        fields[L.P_LEVEL_KIND].append(level.kind)
+        fields[L.P_LEVEL_REL].append(level.relation)
+        fields[L.P_LEVEL_INDEX].append(level.index)
+        fields[L.P_LEVEL_RANGE].append(int(level.ranged))
+        fields[L.P_LEVEL_KEYS] += self._sources_of(level.key)
+        fields[L.P_LEVEL_BINDS] += [len(fields[L.P_BIND_COLUMN]), len(level.binds)]
         for column, register in level.binds:
-            fields[k.P_BIND_COLUMN].append(column)
-            fields[k.P_BIND_REGISTER].append(register)
-        code = fields[k.P_CODE]
+            fields[L.P_BIND_COLUMN].append(column)
+            fields[L.P_BIND_REGISTER].append(register)
+        code = fields[L.P_CODE]
         start = len(code)
         for operation in level.code:
             code += self._operation(operation, fields)
-        fields[k.P_LEVEL_CODE] += [start, len(code) - start]
+        fields[L.P_LEVEL_CODE] += [start, len(code) - start]
 
     def _operation(self, operation: tuple, fields: dict[int, list[int]]) -> list[int]:
         op = operation[0]
-        if op == k.OP_EQUAL:
+        if op == L.OP_EQUAL:
             return [op, self._sources_of((operation[1],))[0],
                     self._sources_of((operation[2],))[0]]
-        if op == k.OP_COMPARE and len(operation[2]) == len(operation[3]) == 1:
+        if op == L.OP_COMPARE and len(operation[2]) == len(operation[3]) == 1:
             # both sides a plain value: compared without the expression stack
-            return [k.OP_COMPARE_SOURCES, operation[1],
+            return [L.OP_COMPARE_SOURCES, operation[1],
                     self._sources_of((operation[2][0][1],))[0],
                     self._sources_of((operation[3][0][1],))[0]]
-        if op == k.OP_COMPARE:
+        if op == L.OP_COMPARE:
             return [op, operation[1], self._expression(operation[2], fields),
                     self._expression(operation[3], fields)]
-        if op == k.OP_MAP:
+        if op == L.OP_MAP:
             return [op, operation[1], self._expression(operation[2], fields)]
-        if op == k.OP_ABSENT:
+        if op == L.OP_ABSENT:
             return [op, operation[1], *self._sources_of(operation[2])]
         return list(operation)  # OP_EMPTY, OP_FAIL
 
     def _expression(self, tokens: tuple, fields: dict[int, list[int]]) -> int:
-        expressions = fields[k.P_EXPRESSIONS]
+        expressions = fields[L.P_EXPRESSIONS]
         start = len(expressions)
         for token in tokens:
             if token[0] == "source":
-                expressions += [k.E_SOURCE, self._sources_of((token[1],))[0]]
+                expressions += [L.E_SOURCE, self._sources_of((token[1],))[0]]
             else:
-                expressions += [k.E_OPERATOR, token[1], token[2]]
-        expressions.append(k.E_END)
+                expressions += [L.E_OPERATOR, token[1], token[2]]
+        expressions.append(L.E_END)
         return start
 
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.fixpoint import Threads, delta_positions, delta_variants
-from herbrand.evaluators.native import kernels as k
+from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -63,9 +63,17 @@ class NativeEvaluator(RuleEvaluator):
                          runs_strata=True)
 
     def __init__(self) -> None:
-        self._batch = RelationalEvaluator()
+        self._fallback: RelationalEvaluator | None = None
         self._store: NativeStore | None = None
         self._symbols = None
+
+    @property
+    def batch(self) -> RelationalEvaluator:
+        """The batch executor that runs the rules the interpreter does not (made when first
+        needed: its indexes load numba)."""
+        if self._fallback is None:
+            self._fallback = RelationalEvaluator()
+        return self._fallback
 
     # -- one application (the RuleEvaluator contract) --------------------------------------------
 
@@ -91,7 +99,7 @@ class NativeEvaluator(RuleEvaluator):
             lowered = lower_rule(plan, resolve, store.index)
             head = outputs[rule.head.relation]
             if lowered is None:
-                batch = self._batch.derive([rule], instance).get(rule.head.relation)
+                batch = self.batch.derive([rule], instance).get(rule.head.relation)
                 if batch is not None:
                     store.insert(head, batch)
             else:
@@ -100,8 +108,8 @@ class NativeEvaluator(RuleEvaluator):
             program = Program(native)
             no_range = np.zeros(store.count, dtype=np.int64)
             every = np.arange(len(native), dtype=np.int64)
-            k.run(program.arrays, every, np.full(len(native), -1, dtype=np.int64), _NONE,
-                  *store.arguments(), no_range, no_range, 0, 0)
+            store.run(program, every, np.full(len(native), -1, dtype=np.int64), _NONE, no_range,
+                      no_range, 0, 0)
         return {name: store.relation(rel) for name, rel in outputs.items()}
 
     # -- a whole stratum -------------------------------------------------------------------------
@@ -140,9 +148,9 @@ class NativeEvaluator(RuleEvaluator):
             start = time.perf_counter()
             iterations = 0
             if not rules.fallback_variants:
-                iterations, added = k.run(
-                    rules.program.arrays, rules.variant_ids, rules.alternative_ids, relations,
-                    *rules.store.arguments(), low, high, budget, max_delta)
+                iterations, added = rules.store.run(
+                    rules.program, rules.variant_ids, rules.alternative_ids, relations, low, high,
+                    budget, max_delta)
             if iterations == 0 and any(high[rel] > low[rel] for rel in rules.relations):
                 # one iteration here: a large delta on threads, or fallback variants
                 # (a delta this large: every rule's first level cut, whatever its own size,
@@ -179,7 +187,8 @@ class NativeEvaluator(RuleEvaluator):
         """Drop the kept store and the batch executor's caches."""
         self._store = None
         self._symbols = None
-        self._batch.clear()
+        if self._fallback is not None:
+            self._fallback.clear()
 
 
 class _StratumRules:
@@ -255,26 +264,27 @@ class _StratumRules:
         serial = native
         added = 0
         if threads is not None:
-            native = np.asarray([k.choose(self.program.arrays, rule, alternative,
-                                          *store.arguments(), low, high)
+            native = np.asarray([store.choose(self.program, rule, alternative, low, high)
                                  for rule, alternative in zip(native.tolist(),
                                                               self.alternatives_of(native),
                                                               strict=True)],
                                 dtype=np.int64)
-            ranges = {rule: k.prepare(self.program.arrays, rule, *store.arguments(), low, high)
-                      for rule in native.tolist()}
+            ranges = {}
+            for rule in native.tolist():
+                store.catch_up_rule(self.program, rule)
+                ranges[rule] = store.first_level_range(self.program, rule, low, high)
             split_from = threads.min_rows if split_from is None else split_from
             large = {rule for rule, (start, end) in ranges.items() if end - start >= split_from}
             serial = np.asarray([r for r in native.tolist() if r not in large], dtype=np.int64)
         if len(serial):
-            added += int(k.run(self.program.arrays, serial, self.alternatives_of(serial), _NONE,
-                               *store.arguments(), low, high, 0, 0)[1])
+            added += store.run(self.program, serial, self.alternatives_of(serial), _NONE, low,
+                               high, 0, 0)[1]
         for rule in (native.tolist() if threads is not None else ()):
             if rule in large:
                 added += self._apply_on_threads(rule, ranges[rule], low, high, threads)
         for rule in (r for r in rules if isinstance(r, Rule)):
             view = self._view(rule, low, high)
-            batch = self.evaluator._batch.derive([rule], view).get(rule.head.relation)
+            batch = self.evaluator.batch.derive([rule], view).get(rule.head.relation)
             if batch is not None:
                 added += store.insert(store.ids[rule.head.relation], batch)
         return added
@@ -283,20 +293,18 @@ class _StratumRules:
                           high: np.ndarray, threads: Threads) -> int:
         """Native rule ``rule`` once, the range of its first level cut into slices that the
         threads take in turn, each staging its new tuples once (``kernels.stage``); its indexes
-        were caught up (``kernels.prepare``). O(derivations / workers) on each thread, then
+        were caught up. O(derivations / workers) on each thread, then
         O(staged tuples) to insert them in this one."""
         store = self.store
-        arrays = self.program.arrays
         start, end = first_level
         parts = TASKS_PER_WORKER * threads.workers
-        bounds = np.linspace(start, end, parts + 1).astype(np.int64)
-        rel_meta, ix_meta, ix_cols = store.rel_meta, store.ix_meta, store.ix_cols
-        tasks = [threads.pool.submit(k.stage, arrays, rule, rel_meta, ix_meta, ix_cols, low,
-                                     high, bounds[i], bounds[i + 1])
+        bounds = np.linspace(start, end, parts + 1).astype(np.int64).tolist()
+        tasks = [threads.pool.submit(store.stage, self.program, rule, low, high, bounds[i],
+                                     bounds[i + 1])
                  for i in range(parts) if bounds[i + 1] > bounds[i]]
         staged = [task.result() for task in tasks]  # no insertion while a task still reads
-        head, dedup = int(arrays[k.P_RULE_HEAD][rule]), int(arrays[k.P_RULE_DEDUP][rule])
-        return sum(int(k.insert_staged(*store.arguments(), head, dedup, rows)) for rows in staged)
+        head = int(self.program.arrays[L.P_RULE_HEAD][rule])
+        return sum(store.insert_staged(head, rows) for rows in staged)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

@@ -1,31 +1,39 @@
-"""The numba kernels of the native executor: growing relations, hash indexes, the interpreter.
+"""The native executor's kernels: relations and hash indexes, arithmetic, the interpreter.
 
-Storage (``NativeStore`` holds it; every kernel takes it as these arguments):
+These are numba functions compiled ahead of time into one extension module (``compiled``
+builds and loads it; its entry points are ``compiled.ENTRY_POINTS``): a run imports neither
+numba nor LLVM. They allocate nothing that outlives a call: every buffer and table is a numpy
+array that ``store.NativeStore`` owns, and a kernel that needs one grown returns a request
+(``layout.NEED_*``, saying which in its ``need`` array) after saving where it was, and is
+called again once the store has grown it. Layout constants are ``layout``'s.
 
-- ``rows``: a typed List of (capacity, arity) int64 arrays, one per relation, row-major (a
-  dedup probe or a key comparison touches one cache line, where columns would touch one per
-  column), described by ``rel_meta[r]`` = (address, capacity, rows in use, arity). A relation
-  grows in place by doubling its capacity (amortised O(1) per row), so an iteration costs
-  O(delta), never O(n).
-- indexes, each on one relation and a tuple of key columns: ``ix_meta[i]`` = (relation, offset
-  of its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
-  unique flag); ``ix_slots[i]`` an open-addressing table (linear probing, at most half full) of
-  row numbers, the first row of each distinct key; ``ix_next[i]`` chains the other rows with the
-  same key (``next[row]``). A unique index (every column a key column) is a relation's dedup
-  table and has no chains. Hashes are a murmur-style finaliser per value: a weak hash makes
-  probe sequences cluster (3-20x slower, measured). A slot also holds its key's fingerprint
-  (the hash's top 32 bits, which are also where probing starts), so probing reads a row only
-  when fingerprints match and growing a table reads no row at all: each row read is a cache
-  miss, and chain TC (no duplicates) spent most of its time in them.
+Storage, read and written through the addresses in the metadata arrays (a load costs about a
+nanosecond; fetching an array from a container, about a hundred):
 
-The loops that run per row or per derivation (``_resume``, ``_index_rows``, ``_append_rows``)
-allocate nothing and are compiled without numba's reference counting (``_nrt=False``): with
-it, every inlined helper taking arrays counted references on each call, which measured about
-140 ns per call against under 2 ns without; their callers own every array.
+- relation ``r``: a (capacity, arity) int64 buffer, row-major (a dedup probe or a key
+  comparison touches one cache line, where columns would touch one per column), described by
+  ``rel_meta[r]`` = (address, capacity, rows in use, arity). It grows by doubling (amortised
+  O(1) per row), so an iteration costs O(delta), never O(n).
+- index ``i`` on one relation and a tuple of key columns: ``ix_meta[i]`` = (relation, offset of
+  its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
+  unique flag, table address, mask, chains address, chains length, shift); its table is an
+  open-addressing array (linear probing, at most half full) of row numbers, the first row of
+  each distinct key; its chains link the other rows with the same key (``next[row]``). A
+  unique index (every column a key column) is a relation's dedup table and has no chains.
+  Hashes are a murmur-style finaliser per value: a weak hash makes probe sequences cluster
+  (3-20x slower, measured). A slot also holds its key's fingerprint (the hash's top 32 bits,
+  which are also where probing starts), so probing reads a row only when fingerprints match
+  and growing a table reads no row at all: each row read is a cache miss, and chain TC (no
+  duplicates) spent most of its time in them.
 
-The interpreter runs a rule compiled by ``encoding`` into arrays (``Program``): nested loops
-over *levels*, each a scan of a relation (all of it, or the rows of its delta range) or a probe
-of an index with a key taken from registers and constants, binding matched columns to
+The loops that run per row or per derivation (``_resume``, ``_index_rows``, ``append_rows``)
+are compiled without numba's reference counting (``_nrt=False``): with it, every inlined helper
+taking arrays counted references on each call, which measured about 140 ns per call against
+under 2 ns without; their callers own every array.
+
+The interpreter runs a rule compiled by ``encoding`` into arrays (``encoding.Program``): nested
+loops over *levels*, each a scan of a relation (all of it, or the rows of its delta range) or a
+probe of an index with a key taken from registers and constants, binding matched columns to
 registers, then running the level's code (selections, comparisons, arithmetic into registers,
 negation as a probe that must miss); the innermost level computes the head tuple and inserts it
 into the head relation's dedup table, appending it when new. Nothing between the first level and
@@ -36,13 +44,6 @@ are the next iteration's delta).
 Arithmetic is ``herbrand.evaluators.arithmetic``'s: 64-bit wrap-around, ``/`` truncating toward
 zero, ``%`` with the dividend's sign, division by zero and negative exponents failing the
 derivation, shift counts modulo 64.
-
-One module on purpose, though long: numba's disk cache (``cache=True``) is invalidated only by
-changes to the file of the cached function itself, not to the files of functions it calls or
-inlines (numba pull requests 8396 and 9563, unmerged). With the storage or arithmetic helpers
-in a module of their own, editing one would leave stale machine code in the cache of every
-kernel that inlines it. The sections below (entry points, raw memory, relations and hash
-indexes, arithmetic, the interpreter) are the split this file would take without that.
 """
 
 from __future__ import annotations
@@ -50,116 +51,79 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
-from numba.typed import List
 
-EMPTY = -1
-MIX = np.uint64(0xFF51AFD7ED558CCD)
-SEED = np.uint64(0x9E3779B97F4A7C15)
-SHIFT = np.uint64(33)
-
-# rel_meta columns: the buffer's address and capacity, rows in use, arity
-R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
-REL_FIELDS = 4
-# ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
-# rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
-# address and length, 64 - log2(table length)
-IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
-IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
-IX_FIELDS = 11
-# a slot holds the key's hash's top 32 bits (its fingerprint) above a row number (< 2^32)
-FINGERPRINT = np.uint64(0xFFFFFFFF00000000)
-ROW = np.int64(0xFFFFFFFF)
-
-# level kinds
-UNIT, SCAN, PROBE = 0, 1, 2
-
-# code operations (a level's code, after binding): operands follow the opcode
-OP_EQUAL = 1  # a, b: sources that must be equal
-OP_COMPARE = 2  # comparison, left expression offset, right expression offset
-OP_MAP = 3  # register, expression offset: register := value (fails with the expression)
-OP_ABSENT = 4  # index, key offset, key width: the key must not be in the index (negation)
-OP_EMPTY = 5  # relation: must be empty (negation without keys)
-OP_FAIL = 6  # never holds (a selection between two different constants)
-OP_COMPARE_SOURCES = 7  # comparison, a, b: sources compared (no arithmetic to evaluate)
-
-# expression tokens (postfix): a source, an operator with its argument count, the end
-E_END, E_SOURCE, E_OPERATOR = 0, 1, 2
-
-# operators and comparisons, by code
-OPERATOR_CODES = {
-    "+": 1, "-": 2, "*": 3, "/": 4, "%": 5, "^": 6, "band": 7, "bor": 8, "bxor": 9,
-    "bshl": 10, "bshr": 11, "bshru": 12, "land": 13, "lor": 14, "lxor": 15, "neg": 16,
-    "bnot": 17, "lnot": 18, "min": 19, "max": 20, "abs": 21,
-}
-COMPARISON_CODES = {"=": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
-
-# Program fields (a tuple of int64 arrays; see encoding.Program)
-(P_RULE_LEVELS, P_RULE_HEAD, P_RULE_DEDUP, P_RULE_HEAD_SOURCES, P_RULE_REGISTERS,
- P_RULE_INDEXES, P_RULE_INDEX_LIST, P_LEVEL_KIND, P_LEVEL_REL, P_LEVEL_INDEX, P_LEVEL_KEYS,
- P_LEVEL_BINDS, P_LEVEL_CODE, P_LEVEL_RANGE, P_SOURCES, P_CONSTANTS, P_BIND_COLUMN,
- P_BIND_REGISTER, P_CODE, P_EXPRESSIONS) = range(20)
-PROGRAM_FIELDS = 20
-MAX_STACK = 64
-
-
-# ---------------------------------------------------------------------------------------------
-# The store's entry points. Each kernel loaded from numba's cache costs 20-30 ms at start-up,
-# and typed-list methods called from Python compile in every process, so the store is made,
-# grown and read through these few kernels only.
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def new_store():
-    """Empty typed lists of relation buffers, index tables and index chains."""
-    rows = List()
-    rows.append(np.empty((1, 1), dtype=np.int64))
-    rows.pop()
-    slots = List()
-    slots.append(np.empty(1, dtype=np.int64))
-    slots.pop()
-    chains = List()
-    chains.append(np.empty(1, dtype=np.int64))
-    chains.pop()
-    return rows, slots, chains
-
-
-@njit(cache=True)
-def add_relation(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, buffer, size,
-                 dedup, table):
-    """Relation ``rel`` stored in ``buffer`` (capacity, arity) with ``size`` rows, and its
-    dedup index ``dedup`` (described in ``ix_meta`` already) over ``table``, built. O(size)."""
-    rows.append(buffer)
-    set_relation(rows, rel_meta, rel, buffer)
-    rel_meta[rel, R_SIZE] = size
-    rel_meta[rel, R_ARITY] = buffer.shape[1]
-    add_index(ix_slots, ix_next, ix_meta, dedup, table)
-    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, dedup)
-
-
-@njit(cache=True)
-def add_index(ix_slots, ix_next, ix_meta, ix, table):
-    """Index ``ix`` (described in ``ix_meta``) over the empty ``table``, or a new table for an
-    existing index (dropping its contents)."""
-    chains = np.empty(0, dtype=np.int64)
-    if ix == len(ix_slots):
-        ix_slots.append(table)
-        ix_next.append(chains)
-    set_slots(ix_slots, ix_meta, ix, table)
-    set_chains(ix_next, ix_meta, ix, chains)
-    ix_meta[ix, IX_KEYS] = 0
-    ix_meta[ix, IX_DONE] = 0
-
-
-@njit(cache=True)
-def relation_rows(rows, rel):
-    """Relation ``rel``'s buffer (capacity, arity)."""
-    return rows[rel]
-
+from herbrand.evaluators.native.layout import (
+    DONE,
+    E_END,
+    E_SOURCE,
+    EMPTY,
+    FINGERPRINT,
+    IX_COLS,
+    IX_DONE,
+    IX_KEYS,
+    IX_MASK,
+    IX_NEXT,
+    IX_NEXT_CAPACITY,
+    IX_REL,
+    IX_SHIFT,
+    IX_SLOTS,
+    IX_UNIQUE,
+    IX_WIDTH,
+    MAX_STACK,
+    MIX,
+    NEED_INDEX,
+    NEED_ROW,
+    OP_ABSENT,
+    OP_COMPARE,
+    OP_COMPARE_SOURCES,
+    OP_EMPTY,
+    OP_EQUAL,
+    OP_MAP,
+    P_BIND_COLUMN,
+    P_BIND_REGISTER,
+    P_CODE,
+    P_CONSTANTS,
+    P_EXPRESSIONS,
+    P_LEVEL_BINDS,
+    P_LEVEL_CODE,
+    P_LEVEL_INDEX,
+    P_LEVEL_KEYS,
+    P_LEVEL_KIND,
+    P_LEVEL_RANGE,
+    P_LEVEL_REL,
+    P_RULE_DEDUP,
+    P_RULE_HEAD,
+    P_RULE_HEAD_SOURCES,
+    P_RULE_INDEX_LIST,
+    P_RULE_INDEXES,
+    P_RULE_LEVELS,
+    P_RULE_REGISTERS,
+    P_SOURCES,
+    PHASE_CHOOSE,
+    PHASE_RUN,
+    PHASE_START,
+    PROBE,
+    R_ADDRESS,
+    R_ARITY,
+    R_CAPACITY,
+    R_SIZE,
+    ROW,
+    RUN_ADDED,
+    RUN_ITERATIONS,
+    RUN_PHASE,
+    RUN_POSITION,
+    RUN_RULE,
+    S_ADDED,
+    S_DEPTH,
+    S_WAITING,
+    SCAN,
+    SEED,
+    SHIFT,
+    UNIT,
+)
 
 # ---------------------------------------------------------------------------------------------
-# Raw memory: the hot loops read storage through the arrays' addresses (a typed-list item costs
-# about 100 ns to fetch; a load, about 1 ns); the typed lists only keep the arrays alive.
+# Raw memory: storage read and written through the addresses in the metadata arrays
 # ---------------------------------------------------------------------------------------------
 
 
@@ -171,7 +135,6 @@ def _load(typingctx, address):
         return builder.load(pointer)
     return types.int64(types.int64), codegen
 
-
 @intrinsic
 def _store(typingctx, address, value):
     """Write the int64 ``value`` at ``address``."""
@@ -181,27 +144,22 @@ def _store(typingctx, address, value):
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
 
-
 @njit(inline="always")
 def _cell(rel_meta, rel, column, row):
     """The value at (column, row) of relation ``rel``."""
     return _load(rel_meta[rel, R_ADDRESS] + 8 * (row * rel_meta[rel, R_ARITY] + column))
 
-
 @njit(inline="always")
 def _slot(ix_meta, ix, s):
     return _load(ix_meta[ix, IX_SLOTS] + 8 * s)
-
 
 @njit(inline="always")
 def _set_slot(ix_meta, ix, s, row):
     _store(ix_meta[ix, IX_SLOTS] + 8 * s, row)
 
-
 @njit(inline="always")
 def _next(ix_meta, ix, row):
     return _load(ix_meta[ix, IX_NEXT] + 8 * row)
-
 
 # ---------------------------------------------------------------------------------------------
 # Relations and the hash index
@@ -214,48 +172,12 @@ def _mix(h, value):
     h *= MIX
     return h ^ (h >> SHIFT)
 
-
-@njit(cache=True, nogil=True)
-def set_relation(rows, rel_meta, rel, buffer):
-    """Make ``buffer`` (capacity, arity) relation ``rel``'s storage."""
-    rows[rel] = buffer
-    rel_meta[rel, R_ADDRESS] = buffer.ctypes.data
-    rel_meta[rel, R_CAPACITY] = buffer.shape[0]
-
-
-@njit(cache=True, nogil=True)
-def set_slots(ix_slots, ix_meta, ix, slots):
-    """Make ``slots`` (a power of two long) index ``ix``'s table."""
-    ix_slots[ix] = slots
-    ix_meta[ix, IX_SLOTS] = slots.ctypes.data
-    ix_meta[ix, IX_MASK] = len(slots) - 1
-    ix_meta[ix, IX_SHIFT] = 64 - _bits(len(slots))
-
-
-@njit(cache=True, nogil=True)
-def set_chains(ix_next, ix_meta, ix, chains):
-    ix_next[ix] = chains
-    ix_meta[ix, IX_NEXT] = chains.ctypes.data
-    ix_meta[ix, IX_NEXT_CAPACITY] = len(chains)
-
-
-@njit(cache=True, nogil=True)
-def _grow(rows, rel_meta, rel):
-    """Double relation ``rel``'s capacity (at least 16 rows). O(n), amortised O(1)."""
-    size = rel_meta[rel, R_SIZE]
-    old = rows[rel]
-    grown = np.empty((max(16, 2 * old.shape[0]), old.shape[1]), dtype=np.int64)
-    grown[:size] = old[:size]
-    set_relation(rows, rel_meta, rel, grown)
-
-
 @njit(inline="always")
 def _hash_key(key, width):
     h = SEED
     for j in range(width):
         h = _mix(h, key[j])
     return h
-
 
 @njit(inline="always")
 def _hash_row(ix_meta, ix, rel_meta, ix_cols, row):
@@ -265,19 +187,16 @@ def _hash_row(ix_meta, ix, rel_meta, ix_cols, row):
         h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
     return h
 
-
 @njit(inline="always")
 def _packed(h, row):
     """A slot's value: the hash's top 32 bits (its fingerprint) above the row number."""
     return np.int64(h & FINGERPRINT) | row
-
 
 @njit(inline="always")
 def _start(ix_meta, ix, h):
     """The first slot to probe: the top bits of the hash (so that the fingerprint alone gives
     a key's slot in a table of any size up to 2^32)."""
     return np.int64(h >> np.uint64(ix_meta[ix, IX_SHIFT]))
-
 
 @njit(inline="always")
 def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
@@ -301,7 +220,6 @@ def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
             if same:
                 return s
         s = (s + 1) & mask
-
 
 @njit(inline="always")
 def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
@@ -328,14 +246,17 @@ def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
         s = (s + 1) & mask
 
 
-@njit(cache=True, nogil=True)
-def _rehash(ix_slots, ix_meta, ix, capacity):
-    """Move index ``ix``'s table to one of ``capacity`` slots (a power of two up to 2^32;
-    its keys are distinct). The fingerprints give the new positions: no row is read."""
-    old = ix_slots[ix]
-    slots = np.full(capacity, EMPTY, dtype=np.int64)
-    mask = capacity - 1
-    shift = np.uint64(64 - _bits(capacity))
+@njit(nogil=True, _nrt=False)
+def rehash(old, slots):
+    """Move the entries of table ``old`` into the empty table ``slots`` (a power of two long,
+    up to 2^32; the keys are distinct). The fingerprints give the new positions: no row is
+    read. O(len(old) + len(slots))."""
+    mask = slots.shape[0] - 1
+    shift = np.uint64(64)
+    length = slots.shape[0]
+    while length > 1:
+        length >>= 1
+        shift -= np.uint64(1)
     for value in old:
         if value == EMPTY:
             continue
@@ -343,18 +264,9 @@ def _rehash(ix_slots, ix_meta, ix, capacity):
         while slots[s] != EMPTY:
             s = (s + 1) & mask
         slots[s] = value
-    set_slots(ix_slots, ix_meta, ix, slots)
 
 
-@njit(inline="always")
-def _bits(capacity):
-    bits = 0
-    while (1 << bits) < capacity:
-        bits += 1
-    return bits
-
-
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(nogil=True, _nrt=False)
 def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
     """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
     until the table needs to grow; the next row to index."""
@@ -379,21 +291,25 @@ def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
     return row
 
 
-@njit(cache=True, nogil=True)
-def catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, ix):
-    """Index the rows of index ``ix``'s relation appended since it was last caught up.
-    O(new rows) expected, plus amortised growth."""
-    rel = ix_meta[ix, IX_REL]
-    size = rel_meta[rel, R_SIZE]
-    done = ix_meta[ix, IX_DONE]
-    if done >= size:
-        return
-    if ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size:
-        chains = np.empty(max(16, rel_meta[rel, R_CAPACITY]), dtype=np.int64)
-        chains[:done] = ix_next[ix][:done]
-        set_chains(ix_next, ix_meta, ix, chains)
-    while _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size:
-        _rehash(ix_slots, ix_meta, ix, 2 * (ix_meta[ix, IX_MASK] + 1))
+@njit(inline="always")
+def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
+    """Index the rows of index ``ix``'s relation appended since it was last caught up: DONE,
+    or NEED_INDEX (``need[0] = ix``) when its chains or table must grow first (the rows indexed
+    so far stay indexed). O(new rows) expected."""
+    size = rel_meta[ix_meta[ix, IX_REL], R_SIZE]
+    if ix_meta[ix, IX_DONE] >= size:
+        return DONE
+    if ((ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size)
+            or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size):
+        need[0] = ix
+        return NEED_INDEX
+    return DONE
+
+
+@njit(nogil=True, _nrt=False)
+def catch_up(rel_meta, ix_meta, ix_cols, ix, need):
+    """``_catch_up`` of index ``ix``, from Python."""
+    return _catch_up(rel_meta, ix_meta, ix_cols, ix, need)
 
 
 @njit(inline="always")
@@ -402,16 +318,6 @@ def _full(rel_meta, ix_meta, rel, dedup):
     its dedup table would pass half full)."""
     return (rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]
             or 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1)
-
-
-@njit(cache=True, nogil=True)
-def make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, rel, dedup):
-    """Grow ``rel``'s buffer and its dedup table so that one more row fits. Amortised O(1)."""
-    if rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]:
-        _grow(rows, rel_meta, rel)
-    if 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1:
-        _rehash(ix_slots, ix_meta, dedup, 2 * (ix_meta[dedup, IX_MASK] + 1))
-
 
 @njit(inline="always")
 def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
@@ -432,9 +338,8 @@ def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
     ix_meta[dedup, IX_DONE] = size + 1
     return True
 
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
+@njit(nogil=True, _nrt=False)
+def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
     """Insert rows ``start``, ... of ``block`` until it ends or ``rel`` needs room; (the next
     row, the number of new rows)."""
     added = 0
@@ -446,23 +351,6 @@ def _append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
             added += 1
         i += 1
     return i, added
-
-
-@njit(cache=True, nogil=True)
-def insert_block(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup, block):
-    """Insert the rows of an (arity, m) block into relation ``rel`` (deduplicated through its
-    index ``dedup``); the number that were new. O(m) expected."""
-    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, dedup)
-    values = np.empty(max(1, block.shape[0]), dtype=np.int64)
-    added = 0
-    i = 0
-    while True:
-        i, new = _append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, i, values)
-        added += new
-        if i == block.shape[1]:
-            return added
-        make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, rel, dedup)
-
 
 # ---------------------------------------------------------------------------------------------
 # Arithmetic
@@ -478,13 +366,11 @@ def _truncating_divide(a, b):
         q += 1
     return q
 
-
 @njit(inline="always")
 def _remainder(a, b):
     if b == -1:
         return 0
     return a - _truncating_divide(a, b) * b
-
 
 @njit(inline="always")
 def _power(a, b):
@@ -496,7 +382,6 @@ def _power(a, b):
         base *= base
         b >>= 1
     return result
-
 
 @njit(inline="always")
 def _apply(op, stack, top, count):
@@ -563,12 +448,10 @@ def _apply(op, stack, top, count):
     stack[top - 1] = r
     return top, True
 
-
 @njit(inline="always")
 def _source(sources, constants, registers, s):
     code = sources[s]
     return registers[code] if code >= 0 else constants[-code - 1]
-
 
 @njit(inline="always")
 def _evaluate(expressions, start, sources, constants, registers, stack):
@@ -589,7 +472,6 @@ def _evaluate(expressions, start, sources, constants, registers, stack):
                 return 0, False
             i += 3
 
-
 @njit(inline="always")
 def _compare(comparison, a, b):
     if comparison == 0:
@@ -604,7 +486,6 @@ def _compare(comparison, a, b):
         return a > b
     return a >= b
 
-
 # ---------------------------------------------------------------------------------------------
 # The interpreter
 # ---------------------------------------------------------------------------------------------
@@ -614,7 +495,6 @@ def _compare(comparison, a, b):
 def _fill_key(sources, constants, first, width, registers, key):
     for j in range(width):
         key[j] = _source(sources, constants, registers, first + j)
-
 
 @njit(inline="always")
 def _run_code(code, i, end, sources, constants, expressions, registers, stack, key, rel_meta,
@@ -663,7 +543,6 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
             return False
     return True
 
-
 @njit(inline="always")
 def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, registers, key,
           rel_meta, ix_meta, ix_cols, low, high):
@@ -680,13 +559,6 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
                                          _hash_key(key, key_width)))
     return (EMPTY if value == EMPTY else value & ROW), 0
 
-
-# the state of a rule's run between calls of ``_resume``: depth, a head waiting for room,
-# tuples added (or staged) so far
-S_DEPTH, S_WAITING, S_ADDED = range(3)
-DONE, NEEDS_ROOM = 0, 1
-
-
 @njit(inline="always")
 def _stage(staged, seen, s, at, values, width, h):
     """Stage ``values`` (hash ``h``) as row ``at`` of ``staged``, at slot ``s`` of ``seen``."""
@@ -694,7 +566,6 @@ def _stage(staged, seen, s, at, values, width, h):
         staged[at, c] = values[c]
     staged[at, width] = np.int64(h)
     seen[s] = at
-
 
 @njit(inline="always")
 def _seen_slot(staged, seen, values, width, h):
@@ -716,16 +587,15 @@ def _seen_slot(staged, seen, values, width, h):
         s = (s + 1) & mask
     return s
 
-
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values, cursor,
             stop, key, stack, state, staged, seen):
-    """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEEDS_ROOM,
+    """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
     with the head tuple waiting in ``values``). Head tuples are inserted into the head
     relation, or, when ``staged`` has rows (a parallel task), only read against its dedup table
     and those it lacks written once to ``staged`` (rows: the tuple, then its hash; ``seen``
-    finds the rows staged before), which then needs room when full. Takes no typed list, so the loop touches nothing reference-counted: the
-    cost is per derivation, O(1) per level."""
+    finds the rows staged before), which then needs room when full. Touches nothing
+    reference-counted: the cost is per derivation, O(1) per level."""
     level_bounds = program[P_RULE_LEVELS]
     first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
     kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
@@ -796,13 +666,13 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
                     continue
                 if added == staged.shape[0]:
                     state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                    return NEEDS_ROOM
+                    return NEED_ROW
                 _stage(staged, seen, s, added, values, head_width, h)
                 added += 1
                 continue
             if _full(rel_meta, ix_meta, head_rel, dedup):
                 state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                return NEEDS_ROOM
+                return NEED_ROW
             if _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
                 added += 1
             continue
@@ -818,13 +688,22 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
 
 
 @njit(inline="always")
-def _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols):
-    """Catch up the indexes rule ``rule`` probes and its head's dedup table."""
+def _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):
+    """Catch up the indexes rule ``rule`` probes and its head's dedup table: DONE, or the
+    request of the first that must grow."""
     indexes = program[P_RULE_INDEXES]
     index_list = program[P_RULE_INDEX_LIST]
     for j in range(indexes[rule], indexes[rule + 1]):
-        catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, index_list[j])
-    catch_up(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, program[P_RULE_DEDUP][rule])
+        code = _catch_up(rel_meta, ix_meta, ix_cols, index_list[j], need)
+        if code != DONE:
+            return code
+    return _catch_up(rel_meta, ix_meta, ix_cols, program[P_RULE_DEDUP][rule], need)
+
+
+@njit(nogil=True)
+def catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):
+    """``_catch_up_rule``, from Python."""
+    return _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need)
 
 
 @njit(inline="always")
@@ -850,44 +729,34 @@ def _estimate(program, rule, rel_meta, ix_meta, low, high):
     return work
 
 
-@njit(cache=True, nogil=True)
-def choose(program, rule, alternative, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
-           low, high):
+@njit(inline="always")
+def _choose(program, rule, alternative, rel_meta, ix_meta, low, high):
     """Of rule ``rule`` and its ``alternative`` (another join order of the same delta variant;
-    -1: none), the one expected to do less work now (``_estimate``, over indexes caught up
-    first). A delta-first order is cheap while the delta is small against the relations it
-    probes; the body's own order (Soufflé's) when a small base relation leads and the delta
-    is probed last. O(levels) plus the catching up."""
-    if alternative < 0:
-        return rule
-    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
-    _catch_up_rule(program, alternative, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
-    if (_estimate(program, alternative, rel_meta, ix_meta, low, high)
-            < _estimate(program, rule, rel_meta, ix_meta, low, high)):
+    -1: none), the one expected to do less work now (``_estimate``; both caught up). A
+    delta-first order is cheap while the delta is small against the relations it probes; the
+    body's own order (Soufflé's) when a small base relation leads and the delta is probed last.
+    O(levels)."""
+    if alternative >= 0 and (_estimate(program, alternative, rel_meta, ix_meta, low, high)
+                             < _estimate(program, rule, rel_meta, ix_meta, low, high)):
         return alternative
     return rule
 
 
-@njit(cache=True, nogil=True)
-def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low, high):
-    """Apply rule ``rule`` of ``program`` once: every derivation from the current relations
-    (a ranged level reads only rows ``low[rel] <= row < high[rel]``, the delta), each head
-    tuple inserted into the head relation when new. Returns the number of new tuples. Cost:
-    per derivation, O(1) expected per level; the indexes it probes are caught up first."""
-    head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
-    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
+@njit(nogil=True)
+def choose(program, rule, alternative, rel_meta, ix_meta, low, high):
+    """``_choose``, from Python."""
+    return _choose(program, rule, alternative, rel_meta, ix_meta, low, high)
+
+
+@njit(inline="always")
+def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, key, cursor,
+                stop, state):
+    """Make ``state`` and the cursors those of rule ``rule`` about to run: its first level
+    opened, nothing added."""
     first_level = program[P_RULE_LEVELS][rule]
-    levels = program[P_RULE_LEVELS][rule + 1] - first_level
-    registers = np.zeros(max(1, program[P_RULE_REGISTERS][rule]), dtype=np.int64)
-    values = np.empty(max(1, program[P_RULE_HEAD_SOURCES][2 * rule + 1]), dtype=np.int64)
-    cursor = np.empty(levels, dtype=np.int64)
-    stop = np.empty(levels, dtype=np.int64)
-    key = np.empty(MAX_STACK, dtype=np.int64)
-    stack = np.empty(MAX_STACK, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
-    no_staging = np.empty((0, 1), dtype=np.int64)
-    no_seen = np.empty(0, dtype=np.int64)
     keys = program[P_LEVEL_KEYS]
+    registers[:] = 0
+    state[:] = 0
     cursor[0], stop[0] = _open(program[P_LEVEL_KIND][first_level],
                                program[P_LEVEL_REL][first_level],
                                program[P_LEVEL_RANGE][first_level],
@@ -895,19 +764,77 @@ def run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols,
                                keys[2 * first_level + 1], program[P_SOURCES],
                                program[P_CONSTANTS], registers, key, rel_meta, ix_meta,
                                ix_cols, low, high)
-    while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state, no_staging, no_seen) == NEEDS_ROOM:
-        make_room(rows, ix_slots, rel_meta, ix_meta, ix_cols, head_rel, dedup)
-    return state[S_ADDED]
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
+def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low, high, budget,
+        max_delta, registers, values, cursor, stop, key, stack, progress, state, need):
+    """Apply ``rules`` of ``program``, each rule or its alternative (``alternatives``, aligned
+    with ``rules``, -1 for none), whichever ``_choose`` expects cheaper at each iteration, each
+    head tuple inserted into its relation when new. With ``budget`` 0: once (a pass). Otherwise
+    semi-naive iterations of a recursive stratum: while ``relations`` grew in the last iteration
+    (their delta is ``[low, high)``, at most ``max_delta`` rows in all: a larger one is left to
+    parallel tasks) and at most ``budget`` times, apply the delta variants ``rules``, then make
+    the rows they appended the next delta. The stratum is at its fixpoint when the last delta is
+    empty (``low == high`` for every relation).
+
+    Returns DONE, with ``progress`` holding the iterations run and the tuples added, or a
+    request for room (``need``): the caller grows the storage and calls again with the same
+    arguments (``progress``, ``state`` and the scratch arrays carry where it was; the scratch
+    arrays are sized for the program's largest rule, ``progress`` zeroed before the first
+    call). Cost per iteration: O(1) plus its derivations, O(1) expected per level."""
+    no_staging = np.empty((0, 1), dtype=np.int64)
+    no_seen = np.empty(0, dtype=np.int64)
+    while progress[RUN_ITERATIONS] < max(budget, 1):
+        if progress[RUN_PHASE] == PHASE_START:
+            if budget > 0:
+                delta = 0
+                for rel in relations:
+                    delta += high[rel] - low[rel]
+                if delta == 0 or delta > max_delta:
+                    return DONE
+            progress[RUN_PHASE] = PHASE_CHOOSE
+        while progress[RUN_POSITION] < len(rules):
+            i = progress[RUN_POSITION]
+            if progress[RUN_PHASE] == PHASE_CHOOSE:
+                rule, alternative = rules[i], alternatives[i]
+                code = _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need)
+                if code == DONE and alternative >= 0:
+                    code = _catch_up_rule(program, alternative, rel_meta, ix_meta, ix_cols,
+                                          need)
+                if code != DONE:
+                    return code
+                rule = _choose(program, rule, alternative, rel_meta, ix_meta, low, high)
+                _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers,
+                            key, cursor, stop, state)
+                progress[RUN_RULE] = rule
+                progress[RUN_PHASE] = PHASE_RUN
+            rule = progress[RUN_RULE]
+            if _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
+                       cursor, stop, key, stack, state, no_staging, no_seen) == NEED_ROW:
+                need[0], need[1] = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
+                return NEED_ROW
+            progress[RUN_ADDED] += state[S_ADDED]
+            progress[RUN_POSITION] += 1
+            progress[RUN_PHASE] = PHASE_CHOOSE
+        if budget > 0:
+            for rel in relations:
+                low[rel] = high[rel]
+                high[rel] = rel_meta[rel, R_SIZE]
+        progress[RUN_ITERATIONS] += 1
+        progress[RUN_POSITION] = 0
+        progress[RUN_PHASE] = PHASE_START
+    return DONE
+
+
+@njit(nogil=True)
 def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
     """A parallel task: rule ``rule`` of ``program`` with its first level's rows limited to
     ``start <= row < end`` (a slice of its range; the rule's indexes caught up beforehand),
-    changing nothing: the head tuples its relation's dedup table lacks, each once, as rows (the
-    tuple, then its hash; another task may stage the same). Threads may run tasks of one
-    iteration at once. Cost: per derivation, as ``run_rule``; memory: three words per staged
+    changing nothing: the head tuples its relation's dedup table lacks, each once, as the first
+    rows of ``staged`` (the tuple, then its hash; another task may stage the same); returns
+    (staged, their number). Threads may run tasks of one
+    iteration at once. Cost: per derivation, as ``run``; memory: three words per staged
     tuple beside it."""
     first_level = program[P_RULE_LEVELS][rule]
     levels = program[P_RULE_LEVELS][rule + 1] - first_level
@@ -923,7 +850,7 @@ def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
     seen = np.full(2 * staged.shape[0], EMPTY, dtype=np.int64)
     cursor[0], stop[0] = start, end
     while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state, staged, seen) == NEEDS_ROOM:
+                  cursor, stop, key, stack, state, staged, seen) == NEED_ROW:
         grown = np.empty((2 * staged.shape[0], staged.shape[1]), dtype=np.int64)
         grown[:staged.shape[0]] = staged
         staged = grown
@@ -931,60 +858,4 @@ def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
         for row in range(state[S_ADDED]):
             seen[_seen_slot(staged, seen, staged[row, :head_width], head_width,
                             np.uint64(staged[row, head_width]))] = row
-    return staged[:state[S_ADDED]]
-
-
-@njit(cache=True, nogil=True)
-def prepare(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, low, high):
-    """Before parallel tasks of rule ``rule``: catch up the indexes it reads and its head's
-    dedup table; the range of its first level (a unit gives (0, 1))."""
-    _catch_up_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols)
-    level = program[P_RULE_LEVELS][rule]
-    rel = program[P_LEVEL_REL][level]
-    if program[P_LEVEL_KIND][level] == UNIT:
-        return 0, 1
-    if program[P_LEVEL_RANGE][level] == 1:
-        return low[rel], high[rel]
-    return 0, rel_meta[rel, R_SIZE]
-
-
-@njit(cache=True, nogil=True)
-def insert_staged(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup, staged):
-    """Insert a task's staged rows (tuple, then hash) into relation ``rel``; the new ones."""
-    arity = staged.shape[1] - 1
-    return insert_block(rows, ix_slots, ix_next, rel_meta, ix_meta, ix_cols, rel, dedup,
-                        np.ascontiguousarray(staged[:, :arity].T))
-
-
-@njit(cache=True, nogil=True)
-def run(program, rules, alternatives, relations, rows, ix_slots, ix_next, rel_meta, ix_meta,
-        ix_cols, low, high, budget, max_delta):
-    """Apply ``rules`` of ``program``, each rule or its alternative (``alternatives``, aligned
-    with ``rules``, -1 for none), whichever ``choose`` expects cheaper at each iteration.
-    With ``budget`` 0: once (a pass), returning (1, new
-    tuples). Otherwise semi-naive iterations of a recursive stratum: while ``relations`` grew in
-    the last iteration (their delta is ``[low, high)``, at most ``max_delta`` rows in all: a
-    larger one is left to parallel tasks) and at most ``budget`` times, apply the delta variants
-    ``rules``, then make the rows they appended the next delta; returns (iterations run, tuples
-    added). The stratum is at its fixpoint when the last delta is empty (``low == high`` for
-    every relation). Cost per iteration: O(1) plus its derivations."""
-    iterations = 0
-    added = 0
-    while iterations < max(budget, 1):
-        if budget > 0:
-            delta = 0
-            for rel in relations:
-                delta += high[rel] - low[rel]
-            if delta == 0 or delta > max_delta:
-                break
-        for i in range(len(rules)):
-            rule = choose(program, rules[i], alternatives[i], rows, ix_slots, ix_next, rel_meta,
-                          ix_meta, ix_cols, low, high)
-            added += run_rule(program, rule, rows, ix_slots, ix_next, rel_meta, ix_meta,
-                              ix_cols, low, high)
-        if budget > 0:
-            for rel in relations:
-                low[rel] = high[rel]
-                high[rel] = rel_meta[rel, R_SIZE]
-        iterations += 1
-    return iterations, added
+    return staged, state[S_ADDED]

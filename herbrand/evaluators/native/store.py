@@ -1,18 +1,20 @@
-"""``NativeStore``: the relations and indexes the native kernels read and grow.
+"""``NativeStore``: the relations and indexes the native kernels read, and growing them.
 
-Relations are (capacity, arity) int64 buffers (row-major) that grow in place by doubling, each with a dedup
-table (a unique hash index on every column) that head tuples are inserted through; probe
+Relations are (capacity, arity) int64 buffers (row-major) that grow by doubling, each with a
+dedup table (a unique hash index on every column) that head tuples are inserted through; probe
 indexes are hash indexes on chosen key columns, caught up with the rows appended since they
-were last used. Everything lives in the arrays and typed lists of ``kernels`` (their layout is
-documented there); this class names relations, creates indexes once per (relation, key), and
-turns buffers back into Relations.
+were last used. The kernels read and write them through the addresses in ``rel_meta`` and
+``ix_meta`` (layout in ``kernels``); this class owns the arrays, names relations, creates
+indexes once per (relation, key), grows a buffer or a table when a kernel asks for room
+(``layout.NEED_*``), runs the kernels until they are done, and turns buffers back into Relations.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.native import kernels as k
+from herbrand.evaluators.native import layout as L
+from herbrand.evaluators.native.compiled import kernels
 from herbrand.framework.storage import Relation
 
 
@@ -22,18 +24,23 @@ def _table_size(rows: int) -> int:
 
 
 class NativeStore:
-    """Named relations and their indexes. Not safe for concurrent use (kernels grow it)."""
+    """Named relations and their indexes. Not safe for concurrent use, but for ``stage``
+    (kernels grow it)."""
 
     def __init__(self) -> None:
-        self.rows, self.ix_slots, self.ix_next = k.new_store()
-        self.rel_meta = np.zeros((16, k.REL_FIELDS), dtype=np.int64)
-        self.ix_meta = np.zeros((16, k.IX_FIELDS), dtype=np.int64)
+        self.kernels = kernels()
+        self.rel_meta = np.zeros((16, L.REL_FIELDS), dtype=np.int64)
+        self.ix_meta = np.zeros((16, L.IX_FIELDS), dtype=np.int64)
         self.ix_cols = np.zeros(64, dtype=np.int64)
+        self.need = np.zeros(2, dtype=np.int64)
+        # the arrays the metadata's addresses point into, kept alive here
+        self._buffers: list[np.ndarray] = []
+        self._tables: list[np.ndarray] = []
+        self._chains: list[np.ndarray] = []
         self.ids: dict[str, int] = {}
         self.dedup: list[int] = []
         self._indexes: dict[tuple[int, tuple[int, ...]], int] = {}
         self._columns = 0
-        self._index_count = 0
         self.sources: dict[str, Relation] = {}  # the Relation each named relation was loaded from
 
     @property
@@ -52,11 +59,15 @@ class NativeStore:
         buffer[:n] = relation.columns.T
         if rel >= len(self.rel_meta):
             self.rel_meta = np.concatenate([self.rel_meta, np.zeros_like(self.rel_meta)])
-        dedup = self._describe_index(rel, tuple(range(arity)), unique=True)
-        k.add_relation(*self.arguments(), rel, buffer, n, dedup, _empty_table(n))
+        self._buffers.append(buffer)
+        self._set_buffer(rel, buffer)
+        self.rel_meta[rel, L.R_SIZE] = n
+        self.rel_meta[rel, L.R_ARITY] = arity
+        dedup = self._new_index(rel, tuple(range(arity)), unique=True, rows=n)
         self.ids[name] = rel
         self.sources[name] = relation
         self.dedup.append(dedup)
+        self.catch_up(dedup)
         return rel
 
     def empty(self, name: str, arity: int) -> int:
@@ -64,7 +75,7 @@ class NativeStore:
         return self.add(name, Relation.empty(arity))
 
     def size(self, rel: int) -> int:
-        return int(self.rel_meta[rel, k.R_SIZE])
+        return int(self.rel_meta[rel, L.R_SIZE])
 
     def relation(self, rel: int) -> Relation:
         """Relation ``rel``'s rows as a Relation (a copy, in insertion order). O(n)."""
@@ -73,13 +84,26 @@ class NativeStore:
     def rows_since(self, rel: int, start: int) -> np.ndarray:
         """The (arity, m) columns of the rows of ``rel`` appended at or after row ``start`` (a
         copy). O(m)."""
-        buffer = k.relation_rows(self.rows, rel)
-        return np.ascontiguousarray(buffer[start:self.size(rel)].T)
+        return np.ascontiguousarray(self._buffers[rel][start:self.size(rel)].T)
 
     def insert(self, rel: int, block: np.ndarray) -> int:
-        """Insert an (arity, m) block into ``rel`` (deduplicated); the number of new rows."""
+        """Insert an (arity, m) block into ``rel`` (deduplicated); the number of new rows.
+        O(m) expected."""
         block = np.ascontiguousarray(block, dtype=np.int64)
-        return int(k.insert_block(*self.arguments(), rel, self.dedup[rel], block))
+        dedup = self.dedup[rel]
+        self.catch_up(dedup)
+        values = np.empty(max(1, block.shape[0]), dtype=np.int64)
+        added = i = 0
+        while True:
+            i, new = self.kernels.append_rows(*self.arguments(), rel, dedup, block, i, values)
+            added += new
+            if i == block.shape[1]:
+                return added
+            self._room_for_row(rel, dedup)
+
+    def insert_staged(self, rel: int, staged: np.ndarray) -> int:
+        """Insert a parallel task's staged rows (the tuple, then its hash); the new ones."""
+        return self.insert(rel, staged[:, :-1].T)
 
     # -- indexes ---------------------------------------------------------------------------------
 
@@ -88,38 +112,158 @@ class NativeStore:
         kernels catch it up before each use)."""
         found = self._indexes.get((rel, key))
         if found is None:
-            found = self._describe_index(rel, key, unique=False)
-            k.add_index(self.ix_slots, self.ix_next, self.ix_meta, found,
-                        _empty_table(self.size(rel)))
-            self._indexes[(rel, key)] = found
+            found = self._indexes[(rel, key)] = self._new_index(rel, key, unique=False,
+                                                                 rows=self.size(rel))
         return found
 
-    def _describe_index(self, rel: int, key: tuple[int, ...], unique: bool) -> int:
-        """A new index id, its relation, key columns and kind in ``ix_meta`` (the kernels make
-        its table)."""
-        ix = self._index_count
-        self._index_count += 1
+    def catch_up(self, ix: int) -> None:
+        """Index the rows of index ``ix``'s relation appended since it was last caught up."""
+        while self.kernels.catch_up(*self.arguments(), ix, self.need) != L.DONE:
+            self._room_for_index(int(self.need[0]))
+
+    def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
+        """A new empty index on ``rel`` keyed on ``key``, its table sized for ``rows``."""
+        ix = len(self._tables)
         if ix >= len(self.ix_meta):
             self.ix_meta = np.concatenate([self.ix_meta, np.zeros_like(self.ix_meta)])
         while self._columns + len(key) > len(self.ix_cols):
             self.ix_cols = np.concatenate([self.ix_cols, np.zeros_like(self.ix_cols)])
         self.ix_cols[self._columns:self._columns + len(key)] = key
-        self.ix_meta[ix, :k.IX_SLOTS] = (rel, self._columns, len(key), 0, 0, int(unique))
+        self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, len(key), 0, 0, int(unique))
         self._columns += len(key)
+        self._tables.append(_NO_ROWS)
+        self._chains.append(_NO_ROWS)
+        self._reset(ix, rows)
         return ix
+
+    def _reset(self, ix: int, rows: int) -> None:
+        """Index ``ix`` emptied, its table sized for ``rows``."""
+        self._set_table(ix, _empty_table(rows))
+        self._set_chains(ix, _NO_ROWS)
+        self.ix_meta[ix, L.IX_KEYS] = 0
+        self.ix_meta[ix, L.IX_DONE] = 0
 
     def drop_dedup(self, rel: int) -> None:
         """Free ``rel``'s dedup table (its rows will not change any more); the next insert
         into ``rel`` rebuilds it (the kernels catch a dedup table up before inserting)."""
-        k.add_index(self.ix_slots, self.ix_next, self.ix_meta, self.dedup[rel], _empty_table(0))
+        self._reset(self.dedup[rel], 0)
 
-    # -- kernels' arguments ----------------------------------------------------------------------
+    # -- running kernels -------------------------------------------------------------------------
 
     def arguments(self) -> tuple:
         """The storage arguments every kernel takes, in order."""
-        return (self.rows, self.ix_slots, self.ix_next, self.rel_meta, self.ix_meta,
-                self.ix_cols)
+        return self.rel_meta, self.ix_meta, self.ix_cols
+
+    def run(self, program, rules: np.ndarray, alternatives: np.ndarray, relations: np.ndarray,
+            low: np.ndarray, high: np.ndarray, budget: int, max_delta: int) -> tuple[int, int]:
+        """``kernels.run`` of ``program`` (an ``encoding.Program``) until done, growing storage
+        when it asks; (iterations run, tuples added)."""
+        progress = np.zeros(L.RUN_FIELDS, dtype=np.int64)
+        state = np.zeros(L.STATE_FIELDS, dtype=np.int64)
+        scratch = program.scratch()
+        while (code := self.kernels.run(program.arrays, rules, alternatives, relations,
+                                        *self.arguments(), low, high, budget, max_delta,
+                                        *scratch, progress, state, self.need)) != L.DONE:
+            self._make_room(code)
+        return int(progress[L.RUN_ITERATIONS]), int(progress[L.RUN_ADDED])
+
+    def catch_up_rule(self, program, rule: int) -> None:
+        """Catch up the indexes rule ``rule`` of ``program`` probes and its head's dedup."""
+        while (code := self.kernels.catch_up_rule(program.arrays, rule, *self.arguments(),
+                                                  self.need)) != L.DONE:
+            self._make_room(code)
+
+    def choose(self, program, rule: int, alternative: int, low: np.ndarray,
+               high: np.ndarray) -> int:
+        """Of rule ``rule`` and its ``alternative`` (-1: none), the one expected to do less
+        work now (``kernels._choose``), with the indexes both read caught up."""
+        if alternative < 0:
+            return rule
+        self.catch_up_rule(program, rule)
+        self.catch_up_rule(program, alternative)
+        return int(self.kernels.choose(program.arrays, rule, alternative, self.rel_meta,
+                                       self.ix_meta, low, high))
+
+    def stage(self, program, rule: int, low: np.ndarray, high: np.ndarray, start: int,
+              end: int) -> np.ndarray:
+        """``kernels.stage``: a parallel task's staged rows (reads only; threads may run tasks
+        of one iteration at once, the rule caught up beforehand)."""
+        staged, count = self.kernels.stage(program.arrays, rule, *self.arguments(), low, high,
+                                           start, end)
+        return staged[:count]
+
+    def first_level_range(self, program, rule: int, low: np.ndarray,
+                          high: np.ndarray) -> tuple[int, int]:
+        """The rows rule ``rule``'s first level reads (a unit: (0, 1))."""
+        arrays = program.arrays
+        level = int(arrays[L.P_RULE_LEVELS][rule])
+        rel = int(arrays[L.P_LEVEL_REL][level])
+        if arrays[L.P_LEVEL_KIND][level] == L.UNIT:
+            return 0, 1
+        if arrays[L.P_LEVEL_RANGE][level] == 1:
+            return int(low[rel]), int(high[rel])
+        return 0, self.size(rel)
+
+    # -- growth ----------------------------------------------------------------------------------
+
+    def _make_room(self, code: int) -> None:
+        if code == L.NEED_ROW:
+            self._room_for_row(int(self.need[0]), int(self.need[1]))
+        else:
+            self._room_for_index(int(self.need[0]))
+
+    def _room_for_row(self, rel: int, dedup: int) -> None:
+        """Grow ``rel``'s buffer and its dedup table so that one more row fits. Amortised
+        O(1)."""
+        size = self.size(rel)
+        if size == self.rel_meta[rel, L.R_CAPACITY]:
+            old = self._buffers[rel]
+            grown = np.empty((max(16, 2 * len(old)), old.shape[1]), dtype=np.int64)
+            grown[:size] = old[:size]
+            self._buffers[rel] = grown
+            self._set_buffer(rel, grown)
+        if self._over_half(dedup):
+            self._rehash(dedup)
+
+    def _room_for_index(self, ix: int) -> None:
+        """Grow index ``ix``'s chains to its relation's capacity, or else double its table."""
+        rel = int(self.ix_meta[ix, L.IX_REL])
+        if (self.ix_meta[ix, L.IX_UNIQUE] == 0
+                and self.ix_meta[ix, L.IX_NEXT_CAPACITY] < self.size(rel)):
+            done = int(self.ix_meta[ix, L.IX_DONE])
+            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int64)
+            chains[:done] = self._chains[ix][:done]
+            self._set_chains(ix, chains)
+        else:
+            self._rehash(ix)
+
+    def _over_half(self, ix: int) -> bool:
+        return 2 * (self.ix_meta[ix, L.IX_KEYS] + 1) > self.ix_meta[ix, L.IX_MASK] + 1
+
+    def _rehash(self, ix: int) -> None:
+        """Double index ``ix``'s table. O(table)."""
+        slots = np.full(2 * len(self._tables[ix]), L.EMPTY, dtype=np.int64)
+        self.kernels.rehash(self._tables[ix], slots)
+        self._set_table(ix, slots)
+
+    def _set_buffer(self, rel: int, buffer: np.ndarray) -> None:
+        self.rel_meta[rel, L.R_ADDRESS] = buffer.ctypes.data
+        self.rel_meta[rel, L.R_CAPACITY] = len(buffer)
+
+    def _set_table(self, ix: int, slots: np.ndarray) -> None:
+        self._tables[ix] = slots
+        self.ix_meta[ix, L.IX_SLOTS] = slots.ctypes.data
+        self.ix_meta[ix, L.IX_MASK] = len(slots) - 1
+        self.ix_meta[ix, L.IX_SHIFT] = 64 - (len(slots).bit_length() - 1)
+
+    def _set_chains(self, ix: int, chains: np.ndarray) -> None:
+        self._chains[ix] = chains
+        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data
+        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = len(chains)
+
+
+_NO_ROWS = np.empty(0, dtype=np.int64)
 
 
 def _empty_table(rows: int) -> np.ndarray:
-    return np.full(_table_size(rows), k.EMPTY, dtype=np.int64)
+    return np.full(_table_size(rows), L.EMPTY, dtype=np.int64)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from herbrand.evaluators.native import kernels as k
+from herbrand.evaluators.native import layout as k
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.framework.parser import parse
 from herbrand.translators.pipeline import translate_rule

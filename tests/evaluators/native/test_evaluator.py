@@ -114,7 +114,6 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
     meets every q pointing to r (a large fan-in) before load keeps a few; in the body's order
     the few loads lead and the delta is probed last. Both orders give the reference's rows,
     and at a one-row delta the kernel picks the body's."""
-    from herbrand.evaluators.native import kernels as k
     from herbrand.evaluators.native.evaluator import NativeEvaluator, _StratumRules
     from herbrand.evaluators.native.store import NativeStore
     from herbrand.framework.analysis import analyse
@@ -145,8 +144,8 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
         rule = rules.variants[variant]
         low = high.copy()
         low[points_to] -= delta
-        return k.choose(rules.program.arrays, rule, rules.alternatives[rule],
-                        *store.arguments(), low, high) == rules.alternatives[rule]
+        return store.choose(rules.program, rule, rules.alternatives[rule], low,
+                            high) == rules.alternatives[rule]
 
     assert chosen(2, 1) and chosen(2, high[points_to])  # 15 loads lead, whatever the delta
     # store(p, q), pointsTo(p, r), @delta(q, o): one delta row probes store directly; with
@@ -161,7 +160,7 @@ def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monk
     equal one thread's."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from herbrand.evaluators.native import kernels as k
+    from herbrand.evaluators.native.store import NativeStore
     from herbrand.evaluators.parallel import ParallelBackend
     from herbrand.workloads import rmat
 
@@ -182,15 +181,15 @@ def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monk
             future.result = result
             return future
 
-    insert_staged = k.insert_staged
+    insert_staged = NativeStore.insert_staged
 
-    def recorded_insert(*args):
+    def recorded_insert(store, rel, staged):
         inserts.append(pending[0])
-        staged = args[-1][:, :-1]  # a task stages each tuple once
-        assert len(np.unique(staged, axis=0)) == len(staged)
-        return insert_staged(*args)
+        rows = staged[:, :-1]  # a task stages each tuple once
+        assert len(np.unique(rows, axis=0)) == len(rows)
+        return insert_staged(store, rel, staged)
 
-    monkeypatch.setattr(k, "insert_staged", recorded_insert)
+    monkeypatch.setattr(NativeStore, "insert_staged", recorded_insert)
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
     program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
                "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n")

@@ -1,5 +1,5 @@
-"""The native kernels: arithmetic as the reference defines it, the hash index against a dict,
-insertion with dedup and growth."""
+"""The native kernels: arithmetic as the reference defines it (their numba source, run by the
+JIT here), the hash index against a dict, insertion with dedup and growth."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from herbrand.evaluators.arithmetic import OPERATORS
 from herbrand.evaluators.native import kernels as k
+from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.framework.storage import Relation
 
@@ -18,8 +19,8 @@ BINARY = [op for op in OPERATORS if op not in ("neg", "bnot", "lnot", "abs", "mi
 
 
 def _native(op: str, *values: int) -> int | None:
-    stack = np.array(values + (0,) * (k.MAX_STACK - len(values)), dtype=np.int64)
-    top, ok = k._apply(k.OPERATOR_CODES[op], stack, len(values), len(values))
+    stack = np.array(values + (0,) * (L.MAX_STACK - len(values)), dtype=np.int64)
+    top, ok = k._apply(L.OPERATOR_CODES[op], stack, len(values), len(values))
     return int(stack[top - 1]) if ok else None
 
 
@@ -50,9 +51,9 @@ def test_a_probe_index_finds_the_rows_a_dict_finds(rows, probes):
     store = NativeStore()
     rel = store.add("r", Relation.from_rows(rows[: len(rows) // 2], 2))
     index = store.index(rel, (0,))
-    k.catch_up(*store.arguments(), index)  # indexes the first half
+    store.catch_up(index)  # indexes the first half
     store.insert(rel, np.array(rows[len(rows) // 2:], dtype=np.int64).reshape(-1, 2).T)
-    k.catch_up(*store.arguments(), index)  # and then the rows appended since
+    store.catch_up(index)  # and then the rows appended since
     stored = store.relation(rel).to_rows()
     assert sorted(stored) == sorted(set(rows))
     for key in probes:
@@ -65,8 +66,8 @@ def _chain(store: NativeStore, index: int, key: int) -> list[int]:
     slot = k._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
                        k._hash_key(values, 1))
     value, rows = k._slot(store.ix_meta, index, slot), []
-    row = k.EMPTY if value == k.EMPTY else value & k.ROW
-    while row != k.EMPTY:
+    row = L.EMPTY if value == L.EMPTY else value & L.ROW
+    while row != L.EMPTY:
         rows.append(int(row))
         row = k._next(store.ix_meta, index, row)
     return rows

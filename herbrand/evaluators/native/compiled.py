@@ -1,0 +1,109 @@
+"""The native kernels, compiled ahead of time: ``kernels()`` is the extension module.
+
+The module is built by ``build`` from the sources of ``kernels``, ``layout`` and ``build``
+and kept in herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand``
+or ``~/.cache/herbrand``) under a name keyed by a hash of those sources, numpy's version and
+the interpreter's extension suffix: an edit to any of them builds a new one. The first process
+that needs it builds it (about a minute, said on stderr; ``make`` builds it at install), under a
+lock so that concurrent processes build it once; later ones import it in under a millisecond.
+Importing it loads neither numba nor LLVM, which is what a short run's start-up and memory floor
+were made of (about 0.35 s and 100 MB).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from herbrand.framework.errors import EvaluationError
+
+_SOURCES = ("kernels.py", "layout.py", "build.py")
+_module: ModuleType | None = None
+
+
+class KernelBuildError(EvaluationError):
+    """The native kernels could not be compiled (no C compiler, for example)."""
+
+
+def kernels() -> ModuleType:
+    """The compiled kernels (built first if this version has not been)."""
+    global _module
+    if _module is None:
+        _module = _load()
+    return _module
+
+
+def cache_directory() -> Path:
+    """Where herbrand keeps what it builds once per version."""
+    given = os.environ.get("HERBRAND_CACHE_DIR")
+    if given:
+        return Path(given)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "herbrand"
+
+
+def module_name() -> str:
+    """The extension module's name for these sources, this numpy and this interpreter."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for source in _SOURCES:
+        digest.update((here / source).read_bytes())
+    digest.update(np.__version__.encode())
+    digest.update(importlib.machinery.EXTENSION_SUFFIXES[0].encode())
+    return "kernels_" + digest.hexdigest()[:16]
+
+
+def _load() -> ModuleType:
+    name = module_name()
+    directory = cache_directory()
+    path = directory / (name + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if not path.exists():
+        _build(directory, name, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _build(directory: Path, name: str, path: Path) -> None:
+    """Build the module into ``path`` once: in a child process (numba and the compiler stay out
+    of this one), into a temporary directory, moved into place when complete."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise KernelBuildError(f"cannot create the cache directory {directory}: "
+                               f"{error.strerror}; set HERBRAND_CACHE_DIR") from None
+    with open(directory / (name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():  # another process built it while this one waited
+            return
+        print("herbrand: compiling the native kernels (once for this version, about a "
+              "minute)...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(dir=directory) as scratch:
+            result = subprocess.run(
+                [sys.executable, "-m", "herbrand.evaluators.native.build", scratch, name],
+                capture_output=True, text=True)
+            built = Path(scratch) / path.name
+            if result.returncode != 0 or not built.exists():
+                lines = (result.stderr or result.stdout).strip().splitlines() or ["no output"]
+                raise KernelBuildError(
+                    f"the native kernels could not be compiled ({lines[-1]}); "
+                    "run with --evaluator relational") from None
+            os.replace(built, path)
+        print(f"herbrand: native kernels compiled in {time.perf_counter() - start:.0f} s",
+              file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":  # build now (``make`` does, at install) and say where it is
+    print(kernels().__file__)

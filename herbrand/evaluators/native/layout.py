@@ -1,0 +1,77 @@
+"""The native executor's storage layout and plan encoding, as integers shared by the kernels
+(``kernels``, compiled ahead of time) and the Python that drives them (``store``, ``encoding``).
+Importing it loads numpy only.
+
+``rel_meta[r]`` describes relation ``r`` (``R_*`` columns), ``ix_meta[i]`` index ``i``
+(``IX_*``); a rule plan is a tuple of ``PROGRAM_FIELDS`` int64 arrays (``P_*``) of levels
+(``UNIT``, ``SCAN``, ``PROBE``), code (``OP_*``) and postfix expressions (``E_*``). The kernels
+return ``DONE`` or a request for room (``NEED_*``, the relation or index in their ``need``
+array), which ``store.NativeStore`` grants by growing a buffer or a table and calling again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY = -1
+MIX = np.uint64(0xFF51AFD7ED558CCD)
+SEED = np.uint64(0x9E3779B97F4A7C15)
+SHIFT = np.uint64(33)
+
+# rel_meta columns: the buffer's address and capacity, rows in use, arity
+R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
+REL_FIELDS = 4
+# ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
+# rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
+# address and length, 64 - log2(table length)
+IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
+IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
+IX_FIELDS = 11
+# a slot holds the key's hash's top 32 bits (its fingerprint) above a row number (< 2^32)
+FINGERPRINT = np.uint64(0xFFFFFFFF00000000)
+ROW = np.int64(0xFFFFFFFF)
+
+# level kinds
+UNIT, SCAN, PROBE = 0, 1, 2
+
+# code operations (a level's code, after binding): operands follow the opcode
+OP_EQUAL = 1  # a, b: sources that must be equal
+OP_COMPARE = 2  # comparison, left expression offset, right expression offset
+OP_MAP = 3  # register, expression offset: register := value (fails with the expression)
+OP_ABSENT = 4  # index, key offset, key width: the key must not be in the index (negation)
+OP_EMPTY = 5  # relation: must be empty (negation without keys)
+OP_FAIL = 6  # never holds (a selection between two different constants)
+OP_COMPARE_SOURCES = 7  # comparison, a, b: sources compared (no arithmetic to evaluate)
+
+# expression tokens (postfix): a source, an operator with its argument count, the end
+E_END, E_SOURCE, E_OPERATOR = 0, 1, 2
+
+# operators and comparisons, by code
+OPERATOR_CODES = {
+    "+": 1, "-": 2, "*": 3, "/": 4, "%": 5, "^": 6, "band": 7, "bor": 8, "bxor": 9,
+    "bshl": 10, "bshr": 11, "bshru": 12, "land": 13, "lor": 14, "lxor": 15, "neg": 16,
+    "bnot": 17, "lnot": 18, "min": 19, "max": 20, "abs": 21,
+}
+COMPARISON_CODES = {"=": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
+
+# Program fields (a tuple of int64 arrays; see encoding.Program)
+(P_RULE_LEVELS, P_RULE_HEAD, P_RULE_DEDUP, P_RULE_HEAD_SOURCES, P_RULE_REGISTERS,
+ P_RULE_INDEXES, P_RULE_INDEX_LIST, P_LEVEL_KIND, P_LEVEL_REL, P_LEVEL_INDEX, P_LEVEL_KEYS,
+ P_LEVEL_BINDS, P_LEVEL_CODE, P_LEVEL_RANGE, P_SOURCES, P_CONSTANTS, P_BIND_COLUMN,
+ P_BIND_REGISTER, P_CODE, P_EXPRESSIONS) = range(20)
+PROGRAM_FIELDS = 20
+MAX_STACK = 64
+
+# what a kernel returns: done, or the storage it needs grown first (``need`` says which)
+DONE = 0
+NEED_ROW = 1  # room for one more row in relation need[0] (buffer) and its dedup need[1] (table)
+NEED_INDEX = 2  # index need[0] must grow (its chains to its relation's capacity, or its table)
+# the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
+# added (or staged) so far
+S_DEPTH, S_WAITING, S_ADDED = range(3)
+STATE_FIELDS = 3
+# ``run``'s progress between calls: iterations done, tuples added, position in its rules, the
+# phase there, the rule chosen for it
+RUN_ITERATIONS, RUN_ADDED, RUN_POSITION, RUN_PHASE, RUN_RULE = range(5)
+RUN_FIELDS = 5
+PHASE_START, PHASE_CHOOSE, PHASE_RUN = range(3)

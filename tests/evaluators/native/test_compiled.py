@@ -1,0 +1,73 @@
+"""The kernels compiled ahead of time: built once per version into the cache (once, when
+processes race), loaded without numba or LLVM, and a failed build said in one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from herbrand.evaluators.native import compiled
+
+
+def _python(code: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **env})
+
+
+def test_a_run_loads_neither_numba_nor_llvm():
+    run = _python("""
+        import sys
+        import numpy as np
+        import herbrand
+        program = '''.decl e(x: number, y: number)
+        .decl tc(x: number, y: number)
+        tc(x, y) :- e(x, y).
+        tc(x, z) :- tc(x, y), e(y, z).'''
+        edges = np.stack([np.arange(200), np.arange(1, 201)], axis=1)
+        db = herbrand.materialize(program, {"e": edges}, evaluator="native")
+        print(len(db["tc"]), "numba" in sys.modules, "llvmlite" in sys.modules)
+    """)
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert out.split() == [str(200 * 201 // 2), "False", "False"]
+
+
+def test_processes_that_race_build_the_module_once_and_later_ones_load_it(tmp_path):
+    load = "from herbrand.evaluators.native.compiled import kernels; print(kernels().__file__)"
+    racing = [_python(load, HERBRAND_CACHE_DIR=str(tmp_path)) for _ in range(2)]
+    results = [process.communicate(timeout=900) for process in racing]
+    assert [process.returncode for process in racing] == [0, 0], results
+    paths = {out.strip() for out, _ in results}
+    assert len(paths) == 1 and paths.pop().startswith(str(tmp_path))
+    messages = [err for _, err in results if "compiling the native kernels" in err]
+    assert len(messages) == 1, results  # the other waited for the lock, then loaded it
+    later = _python(load, HERBRAND_CACHE_DIR=str(tmp_path))
+    out, err = later.communicate(timeout=300)
+    assert later.returncode == 0 and err == ""
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".lock", ".so"]
+
+
+def test_a_failed_build_is_one_line_and_leaves_no_module(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "executable", "false")  # the build's child process fails
+    name = compiled.module_name()
+    path = tmp_path / (name + ".so")
+    with pytest.raises(compiled.KernelBuildError) as error:
+        compiled._build(tmp_path, name, path)
+    message = str(error.value)
+    assert "\n" not in message and "--evaluator relational" in message
+    assert not path.exists() and [p.suffix for p in tmp_path.iterdir()] == [".lock"]
+
+
+def test_the_module_name_changes_with_the_sources(monkeypatch, tmp_path):
+    (tmp_path / "kernels.py").write_text("a")
+    for source in ("layout.py", "build.py"):
+        (tmp_path / source).write_text("")
+    monkeypatch.setattr(compiled, "__file__", str(tmp_path / "compiled.py"))
+    before = compiled.module_name()
+    (tmp_path / "kernels.py").write_text("b")
+    assert compiled.module_name() != before
