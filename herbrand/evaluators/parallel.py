@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,7 +39,6 @@ from herbrand.evaluators.fixpoint import (
     serial_step,
 )
 from herbrand.evaluators.morsels import in_morsels, split_work
-from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.contracts import (
     Backend,
     BackendTags,
@@ -50,6 +50,9 @@ from herbrand.framework.contracts import (
 from herbrand.framework.errors import EvaluationError, UsageError
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program, Rule
+
+if TYPE_CHECKING:  # numba: loaded only by the batch executor's known-row sets
+    from herbrand.evaluators.row_sets import RowSet
 
 
 def parallel_step(pool: Executor, evaluators: Sequence[RuleEvaluator], min_rows: int) -> Step:

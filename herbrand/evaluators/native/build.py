@@ -20,6 +20,7 @@ _TABLE = "i8[:, ::1]"  # a metadata table, a block of rows
 _PROGRAM = "UniTuple(i8[::1], 20)"  # layout.PROGRAM_FIELDS arrays
 _STORAGE = f"{_TABLE}, {_TABLE}, {_ARRAY}"  # rel_meta, ix_meta, ix_cols
 _RUN_SCRATCH = ", ".join([_ARRAY] * 9)  # registers .. stack, progress, state, need
+_RUN_SCRATCH_TASK = ", ".join([_ARRAY] * 8)  # registers .. stack, state, tickets
 
 # entry point -> signature (the argument order of each kernel)
 ENTRY_POINTS = {
@@ -30,7 +31,8 @@ ENTRY_POINTS = {
     "choose": f"i8({_PROGRAM}, i8, i8, {_TABLE}, {_TABLE}, {_ARRAY}, {_ARRAY})",
     "run": f"i8({_PROGRAM}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, "
            f"i8, {_RUN_SCRATCH})",
-    "stage": f"Tuple(({_TABLE}, i8))({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, i8)",
+    "run_slice": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
+                 f"{_RUN_SCRATCH_TASK})",
 }
 
 

@@ -27,7 +27,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.fixpoint import Threads, delta_positions, delta_variants
-from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -257,8 +256,8 @@ class _StratumRules:
         """Apply ``rules`` (native rule ids and fallback Rules) once; the new tuples. With
         ``threads``, the first level of each native rule with at least ``split_from`` rows
         there (default ``threads.min_rows``) is cut into ``TASKS_PER_WORKER`` slices per
-        worker, the slices run at once (reading only), and their staged tuples are inserted
-        after; the other rules run first, in this thread."""
+        worker, and the slices run at once, inserting into the head relation together
+        (``NativeStore.run_slices``); the other rules run first, in this thread."""
         store = self.store
         native = np.asarray([r for r in rules if isinstance(r, int)], dtype=np.int64)
         serial = native
@@ -292,19 +291,12 @@ class _StratumRules:
     def _apply_on_threads(self, rule: int, first_level: tuple[int, int], low: np.ndarray,
                           high: np.ndarray, threads: Threads) -> int:
         """Native rule ``rule`` once, the range of its first level cut into slices that the
-        threads take in turn, each staging its new tuples once (``kernels.stage``); its indexes
-        were caught up. O(derivations / workers) on each thread, then
-        O(staged tuples) to insert them in this one."""
-        store = self.store
+        threads take in turn, inserting into the head relation together
+        (``NativeStore.run_slices``). O(derivations / workers) on each thread."""
         start, end = first_level
         parts = TASKS_PER_WORKER * threads.workers
         bounds = np.linspace(start, end, parts + 1).astype(np.int64).tolist()
-        tasks = [threads.pool.submit(store.stage, self.program, rule, low, high, bounds[i],
-                                     bounds[i + 1])
-                 for i in range(parts) if bounds[i + 1] > bounds[i]]
-        staged = [task.result() for task in tasks]  # no insertion while a task still reads
-        head = int(self.program.arrays[L.P_RULE_HEAD][rule])
-        return sum(store.insert_staged(head, rows) for rows in staged)
+        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

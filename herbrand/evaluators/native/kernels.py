@@ -41,6 +41,12 @@ the head is materialized: the cost is per derivation, in native code. Probes rea
 caught up at the start of the rule, so rows a rule appends are not seen by its own probes (they
 are the next iteration's delta).
 
+On the parallel backend, threads run slices of one rule at once (``run_slice``) and insert
+into its head relation together (``_add_concurrently``): a new tuple claims an empty dedup slot
+with a compare-and-swap (reserved), takes the next row number, writes its row and publishes the
+slot, so rows stay dense and no tuple is added twice; full scans read only the rows present
+when the slices began.
+
 Arithmetic is ``herbrand.evaluators.arithmetic``'s: 64-bit wrap-around, ``/`` truncating toward
 zero, ``%`` with the dividend's sign, division by zero and negative exponents failing the
 derivation, shift counts modulo 64.
@@ -53,6 +59,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from herbrand.evaluators.native.layout import (
+    ADDED,
     DONE,
     E_END,
     E_SOURCE,
@@ -69,10 +76,11 @@ from herbrand.evaluators.native.layout import (
     IX_SLOTS,
     IX_UNIQUE,
     IX_WIDTH,
-    MAX_STACK,
     MIX,
     NEED_INDEX,
     NEED_ROW,
+    NEXT_ROW,
+    NO_ROOM,
     OP_ABSENT,
     OP_COMPARE,
     OP_COMPARE_SOURCES,
@@ -97,16 +105,17 @@ from herbrand.evaluators.native.layout import (
     P_RULE_INDEX_LIST,
     P_RULE_INDEXES,
     P_RULE_LEVELS,
-    P_RULE_REGISTERS,
     P_SOURCES,
     PHASE_CHOOSE,
     PHASE_RUN,
     PHASE_START,
+    PRESENT,
     PROBE,
     R_ADDRESS,
     R_ARITY,
     R_CAPACITY,
     R_SIZE,
+    RESERVED,
     ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
@@ -119,6 +128,7 @@ from herbrand.evaluators.native.layout import (
     SCAN,
     SEED,
     SHIFT,
+    TICKETS_LEFT,
     UNIT,
 )
 
@@ -143,6 +153,44 @@ def _store(typingctx, address, value):
         builder.store(args[1], pointer)
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
+
+@intrinsic
+def _load_atomic(typingctx, address):
+    """The int64 at ``address``, read atomically (a slot other threads may write)."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        return builder.load_atomic(pointer, "acquire", 8)
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _publish(typingctx, address, value):
+    """Write the int64 ``value`` at ``address`` atomically, after every write before it."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        builder.store_atomic(args[1], pointer, "release", 8)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64), codegen
+
+
+@intrinsic
+def _swap_if(typingctx, address, expected, value):
+    """Write ``value`` at ``address`` if it holds ``expected``, atomically; whether it did."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        result = builder.cmpxchg(pointer, args[1], args[2], "acq_rel", "acquire")
+        return builder.extract_value(result, 1)
+    return types.boolean(types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _fetch_add(typingctx, address, value):
+    """Add ``value`` to the int64 at ``address`` atomically; the value before."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        return builder.atomic_rmw("add", pointer, args[1], "monotonic")
+    return types.int64(types.int64, types.int64), codegen
+
 
 @njit(inline="always")
 def _cell(rel_meta, rel, column, row):
@@ -352,6 +400,56 @@ def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
         i += 1
     return i, added
 
+@njit(inline="always")
+def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets):
+    """Insert the tuple ``values`` (hash ``h``) into relation ``rel`` unless its dedup index
+    ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
+    when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
+    spent. Rows are numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the
+    threads are done: written here, it would share a cache line with the addresses every
+    thread reads).
+
+    A thread claims an empty slot by marking it reserved (its fingerprint above
+    ``RESERVED``), only then takes the next row number, writes the row and publishes the slot:
+    a row is never taken for a tuple another thread adds, and a slot is read as a row only once
+    that row is written (a thread meeting a reservation with its fingerprint waits for it).
+    O(1) expected."""
+    fingerprint = h & FINGERPRINT
+    mask = ix_meta[dedup, IX_MASK]
+    table = ix_meta[dedup, IX_SLOTS]
+    width = ix_meta[dedup, IX_WIDTH]
+    first = ix_meta[dedup, IX_COLS]
+    ticket = False
+    s = _start(ix_meta, dedup, h)
+    while True:
+        value = _load_atomic(table + 8 * s)
+        if value == EMPTY:
+            if not ticket:
+                if _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -1) <= 0:
+                    return NO_ROOM
+                ticket = True
+            if not _swap_if(table + 8 * s, EMPTY, np.int64(fingerprint) | RESERVED):
+                continue  # another thread took the slot: read it again
+            row = _fetch_add(tickets.ctypes.data + 8 * NEXT_ROW, 1)
+            address = rel_meta[rel, R_ADDRESS] + 8 * row * rel_meta[rel, R_ARITY]
+            for c in range(rel_meta[rel, R_ARITY]):
+                _store(address + 8 * c, values[c])
+            _publish(table + 8 * s, _packed(h, row))
+            return ADDED
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            while value & ROW == RESERVED:
+                value = _load_atomic(table + 8 * s)
+            row = value & ROW
+            same = True
+            for j in range(width):
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[j]:
+                    same = False
+                    break
+            if same:
+                return PRESENT
+        s = (s + 1) & mask
+
+
 # ---------------------------------------------------------------------------------------------
 # Arithmetic
 # ---------------------------------------------------------------------------------------------
@@ -545,56 +643,30 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
 
 @njit(inline="always")
 def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, registers, key,
-          rel_meta, ix_meta, ix_cols, low, high):
+          rel_meta, ix_meta, ix_cols, low, high, visible):
     """The (cursor, stop) of a level about to be iterated: a chain's first row for a probe, a
-    row range for a scan (the delta range when the level is ranged), one pass for a unit."""
+    row range for a scan (the delta range when the level is ranged; else the rows in use, at
+    most ``visible[rel]``: rows other threads are appending are not read), one pass for a
+    unit."""
     if kind == UNIT:
         return 0, 1
     if kind == SCAN:
         if ranged == 1:
             return low[rel], high[rel]
-        return 0, rel_meta[rel, R_SIZE]
+        return 0, min(rel_meta[rel, R_SIZE], visible[rel])
     _fill_key(sources, constants, key_first, key_width, registers, key)
     value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
                                          _hash_key(key, key_width)))
     return (EMPTY if value == EMPTY else value & ROW), 0
 
-@njit(inline="always")
-def _stage(staged, seen, s, at, values, width, h):
-    """Stage ``values`` (hash ``h``) as row ``at`` of ``staged``, at slot ``s`` of ``seen``."""
-    for c in range(width):
-        staged[at, c] = values[c]
-    staged[at, width] = np.int64(h)
-    seen[s] = at
-
-@njit(inline="always")
-def _seen_slot(staged, seen, values, width, h):
-    """The slot of ``seen`` (open addressing over the rows of ``staged``, a power of two at
-    least twice their number) holding the staged row equal to ``values``, or the empty slot
-    for it. O(1) expected."""
-    mask = seen.shape[0] - 1
-    s = np.int64(np.uint64(h) & np.uint64(mask))
-    while seen[s] != EMPTY:
-        r = seen[s]
-        if staged[r, width] == np.int64(h):
-            same = True
-            for c in range(width):
-                if staged[r, c] != values[c]:
-                    same = False
-                    break
-            if same:
-                return s
-        s = (s + 1) & mask
-    return s
-
 @njit(nogil=True, _nrt=False)
-def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values, cursor,
-            stop, key, stack, state, staged, seen):
+def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
+            cursor, stop, key, stack, state, tickets):
     """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
-    with the head tuple waiting in ``values``). Head tuples are inserted into the head
-    relation, or, when ``staged`` has rows (a parallel task), only read against its dedup table
-    and those it lacks written once to ``staged`` (rows: the tuple, then its hash; ``seen``
-    finds the rows staged before), which then needs room when full. Touches nothing
+    with the head tuple waiting in ``values``), inserting each head tuple into the head
+    relation when new. With ``tickets`` (one cell: a parallel task), other threads run tasks of
+    the same rule at once and insert through ``_add_concurrently``, which needs room when the
+    tickets are spent; full scans read at most ``visible`` rows. Touches nothing
     reference-counted: the cost is per derivation, O(1) per level."""
     level_bounds = program[P_RULE_LEVELS]
     first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
@@ -607,18 +679,19 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
     head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
     head_first = program[P_RULE_HEAD_SOURCES][2 * rule]
     head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
-    staging = staged.shape[0] > 0
+    concurrent = tickets.shape[0] > 0
     depth = state[S_DEPTH]
     added = state[S_ADDED]
     if state[S_WAITING] == 1:
-        state[S_WAITING] = 0
-        if staging:
-            h = _hash_key(values, head_width)
-            _stage(staged, seen, _seen_slot(staged, seen, values, head_width, h), added, values,
-                   head_width, h)
-            added += 1
+        if concurrent:
+            outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                        _hash_key(values, head_width), tickets)
+            if outcome == NO_ROOM:
+                return NEED_ROW
+            added += outcome
         elif _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
             added += 1
+        state[S_WAITING] = 0
     while depth >= 0:
         level = first_level + depth
         kind = kinds[level]
@@ -656,19 +729,13 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
             continue
         if depth == levels - 1:
             _fill_key(sources, constants, head_first, head_width, registers, values)
-            if staging:
-                h = _hash_key(values, head_width)
-                if _slot(ix_meta, dedup, _find_key(ix_meta, dedup, rel_meta, ix_cols, values,
-                                                   h)) != EMPTY:
-                    continue
-                s = _seen_slot(staged, seen, values, head_width, h)
-                if seen[s] != EMPTY:  # staged before by this task
-                    continue
-                if added == staged.shape[0]:
+            if concurrent:
+                outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                            _hash_key(values, head_width), tickets)
+                if outcome == NO_ROOM:
                     state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                     return NEED_ROW
-                _stage(staged, seen, s, added, values, head_width, h)
-                added += 1
+                added += outcome
                 continue
             if _full(rel_meta, ix_meta, head_rel, dedup):
                 state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
@@ -682,7 +749,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, val
                                            level_index[level], level_keys[2 * level],
                                            level_keys[2 * level + 1], sources, constants,
                                            registers, key, rel_meta, ix_meta, ix_cols, low,
-                                           high)
+                                           high, visible)
     state[S_DEPTH], state[S_ADDED] = depth, added
     return DONE
 
@@ -749,8 +816,8 @@ def choose(program, rule, alternative, rel_meta, ix_meta, low, high):
 
 
 @njit(inline="always")
-def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, key, cursor,
-                stop, state):
+def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, key,
+                cursor, stop, state):
     """Make ``state`` and the cursors those of rule ``rule`` about to run: its first level
     opened, nothing added."""
     first_level = program[P_RULE_LEVELS][rule]
@@ -763,7 +830,7 @@ def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers,
                                program[P_LEVEL_INDEX][first_level], keys[2 * first_level],
                                keys[2 * first_level + 1], program[P_SOURCES],
                                program[P_CONSTANTS], registers, key, rel_meta, ix_meta,
-                               ix_cols, low, high)
+                               ix_cols, low, high, visible)
 
 
 @njit(nogil=True)
@@ -783,8 +850,8 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
     arguments (``progress``, ``state`` and the scratch arrays carry where it was; the scratch
     arrays are sized for the program's largest rule, ``progress`` zeroed before the first
     call). Cost per iteration: O(1) plus its derivations, O(1) expected per level."""
-    no_staging = np.empty((0, 1), dtype=np.int64)
-    no_seen = np.empty(0, dtype=np.int64)
+    every_row = np.full(rel_meta.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
+    serial = np.empty(0, dtype=np.int64)  # no tickets: this thread alone inserts
     while progress[RUN_ITERATIONS] < max(budget, 1):
         if progress[RUN_PHASE] == PHASE_START:
             if budget > 0:
@@ -805,13 +872,13 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
                 if code != DONE:
                     return code
                 rule = _choose(program, rule, alternative, rel_meta, ix_meta, low, high)
-                _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers,
-                            key, cursor, stop, state)
+                _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, every_row,
+                            registers, key, cursor, stop, state)
                 progress[RUN_RULE] = rule
                 progress[RUN_PHASE] = PHASE_RUN
             rule = progress[RUN_RULE]
-            if _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                       cursor, stop, key, stack, state, no_staging, no_seen) == NEED_ROW:
+            if _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, every_row,
+                       registers, values, cursor, stop, key, stack, state, serial) == NEED_ROW:
                 need[0], need[1] = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
                 return NEED_ROW
             progress[RUN_ADDED] += state[S_ADDED]
@@ -827,35 +894,15 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
     return DONE
 
 
-@njit(nogil=True)
-def stage(program, rule, rel_meta, ix_meta, ix_cols, low, high, start, end):
-    """A parallel task: rule ``rule`` of ``program`` with its first level's rows limited to
-    ``start <= row < end`` (a slice of its range; the rule's indexes caught up beforehand),
-    changing nothing: the head tuples its relation's dedup table lacks, each once, as the first
-    rows of ``staged`` (the tuple, then its hash; another task may stage the same); returns
-    (staged, their number). Threads may run tasks of one
-    iteration at once. Cost: per derivation, as ``run``; memory: three words per staged
-    tuple beside it."""
-    first_level = program[P_RULE_LEVELS][rule]
-    levels = program[P_RULE_LEVELS][rule + 1] - first_level
-    head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
-    registers = np.zeros(max(1, program[P_RULE_REGISTERS][rule]), dtype=np.int64)
-    values = np.empty(max(1, head_width), dtype=np.int64)
-    cursor = np.empty(levels, dtype=np.int64)
-    stop = np.empty(levels, dtype=np.int64)
-    key = np.empty(MAX_STACK, dtype=np.int64)
-    stack = np.empty(MAX_STACK, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
-    staged = np.empty((1024, head_width + 1), dtype=np.int64)
-    seen = np.full(2 * staged.shape[0], EMPTY, dtype=np.int64)
-    cursor[0], stop[0] = start, end
-    while _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, registers, values,
-                  cursor, stop, key, stack, state, staged, seen) == NEED_ROW:
-        grown = np.empty((2 * staged.shape[0], staged.shape[1]), dtype=np.int64)
-        grown[:staged.shape[0]] = staged
-        staged = grown
-        seen = np.full(2 * staged.shape[0], EMPTY, dtype=np.int64)
-        for row in range(state[S_ADDED]):
-            seen[_seen_slot(staged, seen, staged[row, :head_width], head_width,
-                            np.uint64(staged[row, head_width]))] = row
-    return staged, state[S_ADDED]
+@njit(nogil=True, _nrt=False)
+def run_slice(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
+              cursor, stop, key, stack, state, tickets):
+    """A parallel task: rule ``rule`` of ``program`` from ``state`` (``_resume``'s; a new task
+    has its first level's ``cursor[0]``, ``stop[0]`` set to its slice of rows), while other
+    threads run other slices of the same rule and insert into the same head relation
+    (``_add_concurrently``): DONE, or NEED_ROW when ``tickets`` are spent (the caller grows the
+    head relation and its dedup table once every task of the round has returned, then calls
+    again). The rule's indexes are caught up beforehand; full scans read ``visible`` rows at
+    most. Cost: per derivation, as ``run``."""
+    return _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers,
+                   values, cursor, stop, key, stack, state, tickets)

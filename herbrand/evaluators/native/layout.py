@@ -66,8 +66,16 @@ MAX_STACK = 64
 DONE = 0
 NEED_ROW = 1  # room for one more row in relation need[0] (buffer) and its dedup need[1] (table)
 NEED_INDEX = 2  # index need[0] must grow (its chains to its relation's capacity, or its table)
+# ``_add_concurrently``'s outcomes, and the row number of a slot reserved by a thread that has
+# not yet written its row (rows are numbered below it)
+PRESENT, ADDED, NO_ROOM = 0, 1, 2
+RESERVED = 0xFFFFFFFE
+# the cells threads share while inserting at once, a cache line apart: rows they may still add,
+# the next row number
+TICKETS_LEFT, NEXT_ROW = 0, 8
+TICKET_FIELDS = 16
 # the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
-# added (or staged) so far
+# added so far
 S_DEPTH, S_WAITING, S_ADDED = range(3)
 STATE_FIELDS = 3
 # ``run``'s progress between calls: iterations done, tuples added, position in its rules, the

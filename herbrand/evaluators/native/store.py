@@ -11,6 +11,8 @@ indexes once per (relation, key), grows a buffer or a table when a kernel asks f
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from herbrand.evaluators.native import layout as L
@@ -24,8 +26,8 @@ def _table_size(rows: int) -> int:
 
 
 class NativeStore:
-    """Named relations and their indexes. Not safe for concurrent use, but for ``stage``
-    (kernels grow it)."""
+    """Named relations and their indexes. Not safe for concurrent use: only the tasks of
+    ``run_slices`` run at once, and they grow nothing."""
 
     def __init__(self) -> None:
         self.kernels = kernels()
@@ -100,10 +102,6 @@ class NativeStore:
             if i == block.shape[1]:
                 return added
             self._room_for_row(rel, dedup)
-
-    def insert_staged(self, rel: int, staged: np.ndarray) -> int:
-        """Insert a parallel task's staged rows (the tuple, then its hash); the new ones."""
-        return self.insert(rel, staged[:, :-1].T)
 
     # -- indexes ---------------------------------------------------------------------------------
 
@@ -184,13 +182,46 @@ class NativeStore:
         return int(self.kernels.choose(program.arrays, rule, alternative, self.rel_meta,
                                        self.ix_meta, low, high))
 
-    def stage(self, program, rule: int, low: np.ndarray, high: np.ndarray, start: int,
-              end: int) -> np.ndarray:
-        """``kernels.stage``: a parallel task's staged rows (reads only; threads may run tasks
-        of one iteration at once, the rule caught up beforehand)."""
-        staged, count = self.kernels.stage(program.arrays, rule, *self.arguments(), low, high,
-                                           start, end)
-        return staged[:count]
+    def run_slices(self, program, rule: int, low: np.ndarray, high: np.ndarray,
+                   bounds: list[int], pool) -> int:
+        """Rule ``rule`` of ``program`` once, its first level's rows cut at ``bounds`` into
+        slices that run as tasks on ``pool`` at once, inserting into the head relation
+        together (``kernels.run_slice``); the tuples added. Tasks run in rounds: a round
+        ends when every task is done or has spent the rows the storage has room for, which
+        then grows (doubling) before the tasks go on. The rule's indexes are caught up first.
+        O(derivations / threads) per thread; O(threads) serial per round, O(log n) rounds."""
+        self.catch_up_rule(program, rule)
+        arrays = program.arrays
+        head, dedup = int(arrays[L.P_RULE_HEAD][rule]), int(arrays[L.P_RULE_DEDUP][rule])
+        tasks = []
+        for start, end in pairwise(bounds):
+            if end > start:
+                scratch = program.scratch()
+                scratch[2][0], scratch[3][0] = start, end  # the first level's cursor and stop
+                tasks.append((scratch, np.zeros(L.STATE_FIELDS, dtype=np.int64)))
+        tickets = np.zeros(L.TICKET_FIELDS, dtype=np.int64)
+        visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
+        before = self.size(head)
+        rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
+        while tasks:
+            self._reserve(head, dedup, rows)
+            size = self.size(head)
+            tickets[L.TICKETS_LEFT] = min(
+                len(self._buffers[head]) - size,
+                len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
+            tickets[L.NEXT_ROW] = size
+            running = [pool.submit(self.kernels.run_slice, arrays, rule, *self.arguments(), low,
+                                   high, visible, *scratch, state, tickets)
+                       for scratch, state in tasks]
+            outcomes = [task.result() for task in running]
+            grown = int(tickets[L.NEXT_ROW])
+            self.rel_meta[head, L.R_SIZE] = grown
+            self.ix_meta[dedup, L.IX_KEYS] += grown - size
+            self.ix_meta[dedup, L.IX_DONE] = grown
+            tasks = [task for task, outcome in zip(tasks, outcomes, strict=True)
+                     if outcome == L.NEED_ROW]
+            rows = max(rows, grown)
+        return self.size(head) - before
 
     def first_level_range(self, program, rule: int, low: np.ndarray,
                           high: np.ndarray) -> tuple[int, int]:
@@ -215,15 +246,24 @@ class NativeStore:
     def _room_for_row(self, rel: int, dedup: int) -> None:
         """Grow ``rel``'s buffer and its dedup table so that one more row fits. Amortised
         O(1)."""
+        self._reserve(rel, dedup, 1)
+
+    def _reserve(self, rel: int, dedup: int, rows: int) -> None:
+        """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
+        ``rows`` more rows fit. Amortised O(1) per row."""
         size = self.size(rel)
-        if size == self.rel_meta[rel, L.R_CAPACITY]:
+        capacity = len(self._buffers[rel])
+        if size + rows > capacity:
+            while size + rows > capacity:
+                capacity = max(16, 2 * capacity)
             old = self._buffers[rel]
-            grown = np.empty((max(16, 2 * len(old)), old.shape[1]), dtype=np.int64)
+            grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
             grown[:size] = old[:size]
             self._buffers[rel] = grown
             self._set_buffer(rel, grown)
-        if self._over_half(dedup):
-            self._rehash(dedup)
+        keys = int(self.ix_meta[dedup, L.IX_KEYS])
+        if 2 * (keys + rows) > len(self._tables[dedup]):
+            self._rehash(dedup, _table_size(keys + rows))
 
     def _room_for_index(self, ix: int) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or else double its table."""
@@ -235,14 +275,12 @@ class NativeStore:
             chains[:done] = self._chains[ix][:done]
             self._set_chains(ix, chains)
         else:
-            self._rehash(ix)
+            self._rehash(ix, 2 * len(self._tables[ix]))
 
-    def _over_half(self, ix: int) -> bool:
-        return 2 * (self.ix_meta[ix, L.IX_KEYS] + 1) > self.ix_meta[ix, L.IX_MASK] + 1
-
-    def _rehash(self, ix: int) -> None:
-        """Double index ``ix``'s table. O(table)."""
-        slots = np.full(2 * len(self._tables[ix]), L.EMPTY, dtype=np.int64)
+    def _rehash(self, ix: int, length: int) -> None:
+        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two).
+        O(length)."""
+        slots = np.full(length, L.EMPTY, dtype=np.int64)
         self.kernels.rehash(self._tables[ix], slots)
         self._set_table(ix, slots)
 

@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import herbrand
 from herbrand.framework.contracts import Progress
@@ -153,11 +154,14 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
     assert not chosen(4, 1) and chosen(4, high[points_to])
 
 
-def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monkeypatch):
-    """On the parallel backend an iteration's first level is cut among threads that read the
-    relations; an insertion may move a relation's buffer, so none starts before every task has
-    returned (a pool that records the order says so); each task stages a tuple once; the rows
-    equal one thread's."""
+@pytest.mark.parametrize("workers", [2, 3])
+def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monkeypatch,
+                                                                          workers):
+    """On the parallel backend an iteration's first level is cut among threads that insert
+    into the head relation at once; growing it moves its buffer and table, so it grows only
+    when no task runs (a pool that records what is pending says so), and a task that ran out
+    of room goes on where it stopped (the pool sees its arrays again). The rows equal one
+    thread's."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from herbrand.evaluators.native.store import NativeStore
@@ -165,10 +169,16 @@ def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monk
     from herbrand.workloads import rmat
 
     pending = [0]  # tasks submitted whose result the evaluator has not taken yet
-    inserts = []  # the pending count at each insertion
+    growths = []  # the pending count at each growth
+    resumed = []  # whether a task's arrays were submitted before
 
     class RecordingPool(ThreadPoolExecutor):
+        seen: set[int] = set()
+
         def submit(self, fn, *args, **kwargs):
+            if len(args) > 8:  # a slice: its registers are its own
+                resumed.append(id(args[8]) in self.seen)
+                self.seen.add(id(args[8]))
             inner = super().submit(fn, *args, **kwargs)
             pending[0] += 1
             future: Future = Future()
@@ -181,20 +191,19 @@ def test_threads_stage_and_their_rows_are_inserted_after_every_task_is_done(monk
             future.result = result
             return future
 
-    insert_staged = NativeStore.insert_staged
+    reserve = NativeStore._reserve
 
-    def recorded_insert(store, rel, staged):
-        inserts.append(pending[0])
-        rows = staged[:, :-1]  # a task stages each tuple once
-        assert len(np.unique(rows, axis=0)) == len(rows)
-        return insert_staged(store, rel, staged)
+    def recorded_reserve(store, rel, dedup, rows):
+        growths.append(pending[0])
+        reserve(store, rel, dedup, rows)
 
-    monkeypatch.setattr(NativeStore, "insert_staged", recorded_insert)
+    monkeypatch.setattr(NativeStore, "_reserve", recorded_reserve)
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
     program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
                "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n")
     facts = {"e": rmat(512, 4000, seed=1)}
-    two = herbrand.materialize(program, facts, evaluator="native",
-                               backend=ParallelBackend(workers=2, min_rows=0))
-    assert two["tc"] == herbrand.materialize(program, facts, evaluator="native")["tc"]
-    assert len(inserts) > 10 and not any(inserts)
+    parallel = herbrand.materialize(program, facts, evaluator="native",
+                                    backend=ParallelBackend(workers=workers, min_rows=0))
+    assert parallel["tc"] == herbrand.materialize(program, facts, evaluator="native")["tc"]
+    assert growths and not any(growths)
+    assert any(resumed) and not all(resumed)
