@@ -78,11 +78,13 @@ def parallel_step(pool: Executor, evaluators: Sequence[RuleEvaluator], min_rows:
 class ParallelBackend(Backend):
     """Runs the fixpoint with each iteration split among ``workers`` threads (default: the
     machine's cores). Iterations whose deltas hold fewer than ``min_rows`` rows are not cut
-    into slices (threads would cost more than they save)."""
+    into slices (threads would cost more than they save); by default, the evaluator's own
+    threshold (``RuleEvaluator.parallel_min_rows``: a slice of the native executor costs far
+    less to start than a batch executor's task)."""
 
     tags = BackendTags(parallel=True, distributed=False)
 
-    def __init__(self, workers: int | None = None, min_rows: int = 20_000):
+    def __init__(self, workers: int | None = None, min_rows: int | None = None):
         if workers is not None and workers < 1:
             raise UsageError(f"parallel backend: workers must be >= 1, got {workers}")
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
@@ -104,8 +106,9 @@ class ParallelBackend(Backend):
             )
         evaluators = [evaluator] + [type(evaluator)(**evaluator.hyperparameters())
                                     for _ in range(self.workers - 1)]
+        min_rows = self.min_rows if self.min_rows is not None else evaluator.parallel_min_rows
         with ThreadPoolExecutor(self.workers, thread_name_prefix="herbrand") as pool:
-            runner = fixpoint(evaluator, step=parallel_step(pool, evaluators, self.min_rows),
-                              threads=Threads(pool, self.workers, self.min_rows))
+            runner = fixpoint(evaluator, step=parallel_step(pool, evaluators, min_rows),
+                              threads=Threads(pool, self.workers, min_rows))
             result = runner.materialize(program, database, observer=observer)
         return result, list(runner.stats)

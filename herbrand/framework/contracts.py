@@ -130,6 +130,9 @@ class RuleEvaluator(Component, ABC):
     """
 
     tags: ClassVar[EvaluatorTags] = EvaluatorTags()
+    # the smallest delta (rows) worth cutting among threads on the parallel backend, unless
+    # the backend is given one: below it, the threads' start costs more than they save
+    parallel_min_rows: ClassVar[int] = 20_000
 
     @abstractmethod
     def evaluate(self, rules: Sequence[Rule], instance: Database) -> dict[str, Relation]:

@@ -406,6 +406,8 @@ def load_inputs(program: Program, database: Database, facts_dir: str | PathLike)
         path = Path(facts_dir) / filename
         rows = read_facts(path, types[name], database.symbols, delimiter, name)
         relations[name] = relations[name].union(rows) if name in relations else rows
+    if "herbrand.framework.arrow_io" in sys.modules:
+        sys.modules["herbrand.framework.arrow_io"].release_memory()
     return Database(relations, database.symbols, types)
 
 

@@ -28,7 +28,7 @@ def test_parallel_equals_local_on_a_random_graph(workers):
 
 def test_registered_with_its_tags():
     assert BACKENDS.get("parallel").tags.parallel
-    assert repr(ParallelBackend(workers=2)) == "ParallelBackend(workers=2, min_rows=20000)"
+    assert repr(ParallelBackend(workers=2)) == "ParallelBackend(workers=2, min_rows=None)"
 
 
 def test_bad_workers_and_foreign_fixpoints_are_clear_errors():
