@@ -18,8 +18,9 @@ nanosecond; fetching an array from a container, about a hundred):
   its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
   unique flag, table address, mask, chains address, chains length, shift); its table is an
   open-addressing array (linear probing, at most half full) of row numbers, the first row of
-  each distinct key; its chains link the other rows with the same key (``next[row]``). A
-  unique index (every column a key column) is a relation's dedup table and has no chains.
+  each distinct key; its chains (int32: rows below 2^31) link the other rows with the same key
+  (``next[row]``). A unique index (every column a key column) is a relation's dedup table and
+  has no chains.
   Hashes are a murmur-style finaliser per value: a weak hash makes probe sequences cluster
   (3-20x slower, measured). A slot also holds its key's fingerprint (the hash's top 32 bits,
   which are also where probing starts), so probing reads a row only when fingerprints match
@@ -124,10 +125,12 @@ from herbrand.evaluators.native.layout import (
     RUN_RULE,
     S_ADDED,
     S_DEPTH,
+    S_TICKETS,
     S_WAITING,
     SCAN,
     SEED,
     SHIFT,
+    TICKET_BATCH,
     TICKETS_LEFT,
     UNIT,
 )
@@ -153,6 +156,26 @@ def _store(typingctx, address, value):
         builder.store(args[1], pointer)
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
+
+@intrinsic
+def _load32(typingctx, address):
+    """The int32 at ``address``, as an int64 (sign-extended: -1 stays -1)."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
+        return builder.sext(builder.load(pointer), context.get_value_type(types.int64))
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _store32(typingctx, address, value):
+    """Write the int64 ``value`` (a row number below 2^31, or -1) as the int32 at
+    ``address``."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
+        builder.store(builder.trunc(args[1], context.get_value_type(types.int32)), pointer)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64), codegen
+
 
 @intrinsic
 def _load_atomic(typingctx, address):
@@ -207,7 +230,8 @@ def _set_slot(ix_meta, ix, s, row):
 
 @njit(inline="always")
 def _next(ix_meta, ix, row):
-    return _load(ix_meta[ix, IX_NEXT] + 8 * row)
+    """The row after ``row`` in its key's chain (EMPTY: none); chains are int32."""
+    return _load32(ix_meta[ix, IX_NEXT] + 4 * row)
 
 # ---------------------------------------------------------------------------------------------
 # Relations and the hash index
@@ -328,9 +352,9 @@ def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
         if head == EMPTY:
             keys += 1
             if not unique:
-                _store(ix_meta[ix, IX_NEXT] + 8 * row, EMPTY)
+                _store32(ix_meta[ix, IX_NEXT] + 4 * row, EMPTY)
         elif not unique:
-            _store(ix_meta[ix, IX_NEXT] + 8 * row, head & ROW)
+            _store32(ix_meta[ix, IX_NEXT] + 4 * row, head & ROW)
         if head == EMPTY or not unique:
             _set_slot(ix_meta, ix, s, _packed(h, row))
         row += 1
@@ -401,13 +425,14 @@ def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
     return i, added
 
 @njit(inline="always")
-def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets):
+def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets, state):
     """Insert the tuple ``values`` (hash ``h``) into relation ``rel`` unless its dedup index
     ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
     when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
-    spent. Rows are numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the
-    threads are done: written here, it would share a cache line with the addresses every
-    thread reads).
+    spent: a thread takes ``TICKET_BATCH`` at a time into ``state[S_TICKETS]`` (the caller
+    empties it before each round), so the shared counter is touched once per batch. Rows are
+    numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the threads are done:
+    written here, it would share a cache line with the addresses every thread reads).
 
     A thread claims an empty slot by marking it reserved (its fingerprint above
     ``RESERVED``), only then takes the next row number, writes the row and publishes the slot:
@@ -425,8 +450,12 @@ def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets
         value = _load_atomic(table + 8 * s)
         if value == EMPTY:
             if not ticket:
-                if _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -1) <= 0:
-                    return NO_ROOM
+                if state[S_TICKETS] == 0:
+                    left = _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -TICKET_BATCH)
+                    if left <= 0:
+                        return NO_ROOM
+                    state[S_TICKETS] = min(left, TICKET_BATCH)
+                state[S_TICKETS] -= 1
                 ticket = True
             if not _swap_if(table + 8 * s, EMPTY, np.int64(fingerprint) | RESERVED):
                 continue  # another thread took the slot: read it again
@@ -685,7 +714,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
     if state[S_WAITING] == 1:
         if concurrent:
             outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                        _hash_key(values, head_width), tickets)
+                                        _hash_key(values, head_width), tickets, state)
             if outcome == NO_ROOM:
                 return NEED_ROW
             added += outcome
@@ -731,7 +760,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
             _fill_key(sources, constants, head_first, head_width, registers, values)
             if concurrent:
                 outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                            _hash_key(values, head_width), tickets)
+                                            _hash_key(values, head_width), tickets, state)
                 if outcome == NO_ROOM:
                     state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                     return NEED_ROW

@@ -74,10 +74,12 @@ RESERVED = 0xFFFFFFFE
 # the next row number
 TICKETS_LEFT, NEXT_ROW = 0, 8
 TICKET_FIELDS = 16
+TICKET_BATCH = 64  # tickets a thread takes at a time
 # the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
-# added so far
+# added so far, and a parallel task's tickets
 S_DEPTH, S_WAITING, S_ADDED = range(3)
-STATE_FIELDS = 3
+S_TICKETS = 3  # a parallel task's tickets taken and not yet used
+STATE_FIELDS = 4
 # ``run``'s progress between calls: iterations done, tuples added, position in its rules, the
 # phase there, the rule chosen for it
 RUN_ITERATIONS, RUN_ADDED, RUN_POSITION, RUN_PHASE, RUN_RULE = range(5)

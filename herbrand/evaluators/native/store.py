@@ -210,6 +210,8 @@ class NativeStore:
                 len(self._buffers[head]) - size,
                 len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
             tickets[L.NEXT_ROW] = size
+            for _, state in tasks:
+                state[L.S_TICKETS] = 0  # tickets of the last round are not this round's room
             running = [pool.submit(self.kernels.run_slice, arrays, rule, *self.arguments(), low,
                                    high, visible, *scratch, state, tickets)
                        for scratch, state in tasks]
@@ -271,7 +273,7 @@ class NativeStore:
         if (self.ix_meta[ix, L.IX_UNIQUE] == 0
                 and self.ix_meta[ix, L.IX_NEXT_CAPACITY] < self.size(rel)):
             done = int(self.ix_meta[ix, L.IX_DONE])
-            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int64)
+            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int32)
             chains[:done] = self._chains[ix][:done]
             self._set_chains(ix, chains)
         else:
