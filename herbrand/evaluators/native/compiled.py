@@ -4,8 +4,9 @@ The module is built by ``build`` from the sources of ``kernels``, ``layout`` and
 and kept in herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand``
 or ``~/.cache/herbrand``) under a name keyed by a hash of those sources, numpy's version and
 the interpreter's extension suffix: an edit to any of them builds a new one. The first process
-that needs it builds it (about a minute, said on stderr; ``make`` builds it at install), under a
+that needs it builds it (about 20 s, said on stderr; ``make`` builds it at install), under a
 lock so that concurrent processes build it once; later ones import it in under a millisecond.
+Only the ``KEEP`` most recently built versions are kept.
 Importing it loads neither numba nor LLVM, which is what a short run's start-up and memory floor
 were made of (about 0.35 s and 100 MB).
 """
@@ -29,6 +30,7 @@ import numpy as np
 from herbrand.framework.errors import EvaluationError
 
 _SOURCES = ("kernels.py", "layout.py", "build.py")
+KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 
 
@@ -87,8 +89,8 @@ def _build(directory: Path, name: str, path: Path) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if path.exists():  # another process built it while this one waited
             return
-        print("herbrand: compiling the native kernels (once for this version, about a "
-              "minute)...", file=sys.stderr, flush=True)
+        print("herbrand: compiling the native kernels (once for this version, about 20 s)...",
+              file=sys.stderr, flush=True)
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(dir=directory) as scratch:
             result = subprocess.run(
@@ -101,8 +103,21 @@ def _build(directory: Path, name: str, path: Path) -> None:
                     f"the native kernels could not be compiled ({lines[-1]}); "
                     "run with --evaluator relational") from None
             os.replace(built, path)
+        _prune(directory)
         print(f"herbrand: native kernels compiled in {time.perf_counter() - start:.0f} s",
               file=sys.stderr, flush=True)
+
+
+def _prune(directory: Path) -> None:
+    """Delete all but the ``KEEP`` most recently built modules (and their locks) of
+    ``directory``: each version of the sources leaves one (about 1 MB), and checkouts of other
+    versions may still load theirs. A module another process has loaded stays mapped."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    built = sorted(directory.glob("kernels_*" + suffix), key=lambda p: p.stat().st_mtime,
+                   reverse=True)
+    for old in built[KEEP:]:
+        for path in (old, old.with_name(old.name[:-len(suffix)] + ".lock")):
+            path.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":  # build now (``make`` does, at install) and say where it is

@@ -140,11 +140,16 @@ from herbrand.evaluators.native.layout import (
 # ---------------------------------------------------------------------------------------------
 
 
+def _pointer(context, builder, address, type_):
+    """The int64 ``address`` as a pointer to ``type_``, in an intrinsic's code."""
+    return builder.inttoptr(address, context.get_value_type(types.CPointer(type_)))
+
+
 @intrinsic
 def _load(typingctx, address):
     """The int64 at ``address``."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         return builder.load(pointer)
     return types.int64(types.int64), codegen
 
@@ -152,16 +157,17 @@ def _load(typingctx, address):
 def _store(typingctx, address, value):
     """Write the int64 ``value`` at ``address``."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         builder.store(args[1], pointer)
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
+
 
 @intrinsic
 def _load32(typingctx, address):
     """The int32 at ``address``, as an int64 (sign-extended: -1 stays -1)."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
+        pointer = _pointer(context, builder, args[0], types.int32)
         return builder.sext(builder.load(pointer), context.get_value_type(types.int64))
     return types.int64(types.int64), codegen
 
@@ -171,7 +177,7 @@ def _store32(typingctx, address, value):
     """Write the int64 ``value`` (a row number below 2^31, or -1) as the int32 at
     ``address``."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int32)))
+        pointer = _pointer(context, builder, args[0], types.int32)
         builder.store(builder.trunc(args[1], context.get_value_type(types.int32)), pointer)
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
@@ -181,7 +187,7 @@ def _store32(typingctx, address, value):
 def _load_atomic(typingctx, address):
     """The int64 at ``address``, read atomically (a slot other threads may write)."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         return builder.load_atomic(pointer, "acquire", 8)
     return types.int64(types.int64), codegen
 
@@ -190,7 +196,7 @@ def _load_atomic(typingctx, address):
 def _publish(typingctx, address, value):
     """Write the int64 ``value`` at ``address`` atomically, after every write before it."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         builder.store_atomic(args[1], pointer, "release", 8)
         return context.get_dummy_value()
     return types.void(types.int64, types.int64), codegen
@@ -200,7 +206,7 @@ def _publish(typingctx, address, value):
 def _swap_if(typingctx, address, expected, value):
     """Write ``value`` at ``address`` if it holds ``expected``, atomically; whether it did."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         result = builder.cmpxchg(pointer, args[1], args[2], "acq_rel", "acquire")
         return builder.extract_value(result, 1)
     return types.boolean(types.int64, types.int64, types.int64), codegen
@@ -210,7 +216,7 @@ def _swap_if(typingctx, address, expected, value):
 def _fetch_add(typingctx, address, value):
     """Add ``value`` to the int64 at ``address`` atomically; the value before."""
     def codegen(context, builder, signature, args):
-        pointer = builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+        pointer = _pointer(context, builder, args[0], types.int64)
         return builder.atomic_rmw("add", pointer, args[1], "monotonic")
     return types.int64(types.int64, types.int64), codegen
 

@@ -71,3 +71,18 @@ def test_the_module_name_changes_with_the_sources(monkeypatch, tmp_path):
     before = compiled.module_name()
     (tmp_path / "kernels.py").write_text("b")
     assert compiled.module_name() != before
+
+
+def test_only_the_most_recent_modules_are_kept(tmp_path):
+    import importlib.machinery
+
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for age in range(compiled.KEEP + 3):
+        module = tmp_path / f"kernels_{age:016x}{suffix}"
+        module.write_bytes(b"")
+        (tmp_path / f"kernels_{age:016x}.lock").write_bytes(b"")
+        os.utime(module, (1_000_000 - age, 1_000_000 - age))  # higher age: built earlier
+    compiled._prune(tmp_path)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted([f"kernels_{age:016x}{suffix}" for age in range(compiled.KEEP)]
+                          + [f"kernels_{age:016x}.lock" for age in range(compiled.KEEP)])
