@@ -1,10 +1,11 @@
-"""Compile ``kernels`` ahead of time into a CPython extension module with numba's ``pycc``.
+"""Compile the native kernels (``kernels`` and ``tables``, with what they call) ahead of time
+into a CPython extension module with numba's ``pycc``.
 
 ``python -m herbrand.evaluators.native.build DIRECTORY NAME`` writes the module ``NAME`` into
 ``DIRECTORY``: each entry point of ``ENTRY_POINTS`` compiled for its signature, with the
 helpers it calls, into one shared library that needs numpy and a C runtime but neither numba
 nor LLVM when imported (``compiled`` runs this once per version of the sources and loads the
-result). Needs numba, setuptools and a C compiler; takes about a minute on one core.
+result). Needs numba, setuptools and a C compiler; takes about 20 s on one core.
 
 Every entry point is compiled to release the GIL while it runs (numba's ``nogil``), so that the
 parallel backend's threads run kernels at once: ``pycc`` does not carry a function's own
@@ -41,7 +42,7 @@ def build(directory: str, name: str) -> None:
     import numba.pycc.compiler as pycc_compiler
     from numba.pycc import CC
 
-    from herbrand.evaluators.native import kernels
+    from herbrand.evaluators.native import kernels, tables
 
     class _GilReleasingFlags(pycc_compiler.Flags):
         def __init__(self, *args, **kwargs):
@@ -53,7 +54,8 @@ def build(directory: str, name: str) -> None:
     module.output_dir = directory
     module.verbose = False
     for entry, signature in ENTRY_POINTS.items():
-        module.export(entry, signature)(getattr(kernels, entry).py_func)
+        function = getattr(kernels, entry, None) or getattr(tables, entry)
+        module.export(entry, signature)(function.py_func)
     module.compile()
 
 

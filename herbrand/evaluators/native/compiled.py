@@ -1,6 +1,7 @@
 """The native kernels, compiled ahead of time: ``kernels()`` is the extension module.
 
-The module is built by ``build`` from the sources of ``kernels``, ``layout`` and ``build``
+The module is built by ``build`` from the sources of ``kernels``, ``tables``, ``operators``,
+``memory``, ``layout`` and ``build``
 and kept in herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand``
 or ``~/.cache/herbrand``) under a name keyed by a hash of those sources, numpy's version and
 the interpreter's extension suffix: an edit to any of them builds a new one. The first process
@@ -29,7 +30,7 @@ import numpy as np
 
 from herbrand.framework.errors import EvaluationError
 
-_SOURCES = ("kernels.py", "layout.py", "build.py")
+_SOURCES = ("kernels.py", "tables.py", "operators.py", "memory.py", "layout.py", "build.py")
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 

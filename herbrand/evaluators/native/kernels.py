@@ -1,36 +1,17 @@
-"""The native executor's kernels: relations and hash indexes, arithmetic, the interpreter.
+"""The native interpreter: a rule plan run as nested loops from its first atom to its head.
 
-These are numba functions compiled ahead of time into one extension module (``compiled``
-builds and loads it; its entry points are ``compiled.ENTRY_POINTS``): a run imports neither
-numba nor LLVM. They allocate nothing that outlives a call: every buffer and table is a numpy
-array that ``store.NativeStore`` owns, and a kernel that needs one grown returns a request
+These are numba functions compiled ahead of time, with those of ``memory``, ``tables`` and
+``operators`` they call, into one extension module (``build`` compiles it, ``compiled`` loads
+it; its entry points are ``build.ENTRY_POINTS``): a run imports neither numba nor LLVM. They
+allocate nothing that outlives a call: every buffer and table is a numpy array that
+``store.NativeStore`` owns, and a kernel that needs one grown returns a request
 (``layout.NEED_*``, saying which in its ``need`` array) after saving where it was, and is
-called again once the store has grown it. Layout constants are ``layout``'s.
+called again once the store has grown it.
 
-Storage, read and written through the addresses in the metadata arrays (a load costs about a
-nanosecond; fetching an array from a container, about a hundred):
-
-- relation ``r``: a (capacity, arity) int64 buffer, row-major (a dedup probe or a key
-  comparison touches one cache line, where columns would touch one per column), described by
-  ``rel_meta[r]`` = (address, capacity, rows in use, arity). It grows by doubling (amortised
-  O(1) per row), so an iteration costs O(delta), never O(n).
-- index ``i`` on one relation and a tuple of key columns: ``ix_meta[i]`` = (relation, offset of
-  its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
-  unique flag, table address, mask, chains address, chains length, shift); its table is an
-  open-addressing array (linear probing, at most half full) of row numbers, the first row of
-  each distinct key; its chains (int32: rows below 2^31) link the other rows with the same key
-  (``next[row]``). A unique index (every column a key column) is a relation's dedup table and
-  has no chains.
-  Hashes are a murmur-style finaliser per value: a weak hash makes probe sequences cluster
-  (3-20x slower, measured). A slot also holds its key's fingerprint (the hash's top 32 bits,
-  which are also where probing starts), so probing reads a row only when fingerprints match
-  and growing a table reads no row at all: each row read is a cache miss, and chain TC (no
-  duplicates) spent most of its time in them.
-
-The loops that run per row or per derivation (``_resume``, ``_index_rows``, ``append_rows``)
-are compiled without numba's reference counting (``_nrt=False``): with it, every inlined helper
-taking arrays counted references on each call, which measured about 140 ns per call against
-under 2 ns without; their callers own every array.
+The loops that run per row or per derivation (``_resume``, ``tables._index_rows``,
+``tables.append_rows``) are compiled without numba's reference counting (``_nrt=False``): with
+it, every inlined helper taking arrays counted references on each call, which measured about
+140 ns per call against under 2 ns without; their callers own every array.
 
 The interpreter runs a rule compiled by ``encoding`` into arrays (``encoding.Program``): nested
 loops over *levels*, each a scan of a relation (all of it, or the rows of its delta range) or a
@@ -40,47 +21,20 @@ negation as a probe that must miss); the innermost level computes the head tuple
 into the head relation's dedup table, appending it when new. Nothing between the first level and
 the head is materialized: the cost is per derivation, in native code. Probes read an index
 caught up at the start of the rule, so rows a rule appends are not seen by its own probes (they
-are the next iteration's delta).
-
-On the parallel backend, threads run slices of one rule at once (``run_slice``) and insert
-into its head relation together (``_add_concurrently``): a new tuple claims an empty dedup slot
-with a compare-and-swap (reserved), takes the next row number, writes its row and publishes the
-slot, so rows stay dense and no tuple is added twice; full scans read only the rows present
-when the slices began.
-
-Arithmetic is ``herbrand.evaluators.arithmetic``'s: 64-bit wrap-around, ``/`` truncating toward
-zero, ``%`` with the dividend's sign, division by zero and negative exponents failing the
-derivation, shift counts modulo 64.
+are the next iteration's delta). On the parallel backend, threads run slices of one rule at
+once (``run_slice``); full scans then read only the rows present when the slices began.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from herbrand.evaluators.native.layout import (
-    ADDED,
     DONE,
-    E_END,
-    E_SOURCE,
     EMPTY,
-    FINGERPRINT,
-    IX_COLS,
-    IX_DONE,
     IX_KEYS,
-    IX_MASK,
-    IX_NEXT,
-    IX_NEXT_CAPACITY,
-    IX_REL,
-    IX_SHIFT,
-    IX_SLOTS,
-    IX_UNIQUE,
-    IX_WIDTH,
-    MIX,
-    NEED_INDEX,
     NEED_ROW,
-    NEXT_ROW,
     NO_ROOM,
     OP_ABSENT,
     OP_COMPARE,
@@ -110,13 +64,8 @@ from herbrand.evaluators.native.layout import (
     PHASE_CHOOSE,
     PHASE_RUN,
     PHASE_START,
-    PRESENT,
     PROBE,
-    R_ADDRESS,
-    R_ARITY,
-    R_CAPACITY,
     R_SIZE,
-    RESERVED,
     ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
@@ -125,503 +74,20 @@ from herbrand.evaluators.native.layout import (
     RUN_RULE,
     S_ADDED,
     S_DEPTH,
-    S_TICKETS,
     S_WAITING,
     SCAN,
-    SEED,
-    SHIFT,
-    TICKET_BATCH,
-    TICKETS_LEFT,
     UNIT,
 )
-
-# ---------------------------------------------------------------------------------------------
-# Raw memory: storage read and written through the addresses in the metadata arrays
-# ---------------------------------------------------------------------------------------------
-
-
-def _pointer(context, builder, address, type_):
-    """The int64 ``address`` as a pointer to ``type_``, in an intrinsic's code."""
-    return builder.inttoptr(address, context.get_value_type(types.CPointer(type_)))
-
-
-@intrinsic
-def _load(typingctx, address):
-    """The int64 at ``address``."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        return builder.load(pointer)
-    return types.int64(types.int64), codegen
-
-@intrinsic
-def _store(typingctx, address, value):
-    """Write the int64 ``value`` at ``address``."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        builder.store(args[1], pointer)
-        return context.get_dummy_value()
-    return types.void(types.int64, types.int64), codegen
-
-
-@intrinsic
-def _load32(typingctx, address):
-    """The int32 at ``address``, as an int64 (sign-extended: -1 stays -1)."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int32)
-        return builder.sext(builder.load(pointer), context.get_value_type(types.int64))
-    return types.int64(types.int64), codegen
-
-
-@intrinsic
-def _store32(typingctx, address, value):
-    """Write the int64 ``value`` (a row number below 2^31, or -1) as the int32 at
-    ``address``."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int32)
-        builder.store(builder.trunc(args[1], context.get_value_type(types.int32)), pointer)
-        return context.get_dummy_value()
-    return types.void(types.int64, types.int64), codegen
-
-
-@intrinsic
-def _load_atomic(typingctx, address):
-    """The int64 at ``address``, read atomically (a slot other threads may write)."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        return builder.load_atomic(pointer, "acquire", 8)
-    return types.int64(types.int64), codegen
-
-
-@intrinsic
-def _publish(typingctx, address, value):
-    """Write the int64 ``value`` at ``address`` atomically, after every write before it."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        builder.store_atomic(args[1], pointer, "release", 8)
-        return context.get_dummy_value()
-    return types.void(types.int64, types.int64), codegen
-
-
-@intrinsic
-def _swap_if(typingctx, address, expected, value):
-    """Write ``value`` at ``address`` if it holds ``expected``, atomically; whether it did."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        result = builder.cmpxchg(pointer, args[1], args[2], "acq_rel", "acquire")
-        return builder.extract_value(result, 1)
-    return types.boolean(types.int64, types.int64, types.int64), codegen
-
-
-@intrinsic
-def _fetch_add(typingctx, address, value):
-    """Add ``value`` to the int64 at ``address`` atomically; the value before."""
-    def codegen(context, builder, signature, args):
-        pointer = _pointer(context, builder, args[0], types.int64)
-        return builder.atomic_rmw("add", pointer, args[1], "monotonic")
-    return types.int64(types.int64, types.int64), codegen
-
-
-@njit(inline="always")
-def _cell(rel_meta, rel, column, row):
-    """The value at (column, row) of relation ``rel``."""
-    return _load(rel_meta[rel, R_ADDRESS] + 8 * (row * rel_meta[rel, R_ARITY] + column))
-
-@njit(inline="always")
-def _slot(ix_meta, ix, s):
-    return _load(ix_meta[ix, IX_SLOTS] + 8 * s)
-
-@njit(inline="always")
-def _set_slot(ix_meta, ix, s, row):
-    _store(ix_meta[ix, IX_SLOTS] + 8 * s, row)
-
-@njit(inline="always")
-def _next(ix_meta, ix, row):
-    """The row after ``row`` in its key's chain (EMPTY: none); chains are int32."""
-    return _load32(ix_meta[ix, IX_NEXT] + 4 * row)
-
-# ---------------------------------------------------------------------------------------------
-# Relations and the hash index
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(inline="always")
-def _mix(h, value):
-    h ^= np.uint64(value)
-    h *= MIX
-    return h ^ (h >> SHIFT)
-
-@njit(inline="always")
-def _hash_key(key, width):
-    h = SEED
-    for j in range(width):
-        h = _mix(h, key[j])
-    return h
-
-@njit(inline="always")
-def _hash_row(ix_meta, ix, rel_meta, ix_cols, row):
-    rel, first = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS]
-    h = SEED
-    for j in range(ix_meta[ix, IX_WIDTH]):
-        h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
-    return h
-
-@njit(inline="always")
-def _packed(h, row):
-    """A slot's value: the hash's top 32 bits (its fingerprint) above the row number."""
-    return np.int64(h & FINGERPRINT) | row
-
-@njit(inline="always")
-def _start(ix_meta, ix, h):
-    """The first slot to probe: the top bits of the hash (so that the fingerprint alone gives
-    a key's slot in a table of any size up to 2^32)."""
-    return np.int64(h >> np.uint64(ix_meta[ix, IX_SHIFT]))
-
-@njit(inline="always")
-def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
-    """The slot of ``key`` (hash ``h``) in index ``ix``, or the empty slot where it would go.
-    Rows are read only when a slot's fingerprint matches."""
-    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
-    fingerprint = h & FINGERPRINT
-    mask = ix_meta[ix, IX_MASK]
-    s = _start(ix_meta, ix, h)
-    while True:
-        value = _slot(ix_meta, ix, s)
-        if value == EMPTY:
-            return s
-        if np.uint64(value) & FINGERPRINT == fingerprint:
-            row = value & ROW
-            same = True
-            for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[j]:
-                    same = False
-                    break
-            if same:
-                return s
-        s = (s + 1) & mask
-
-@njit(inline="always")
-def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
-    """The slot of stored row ``row``'s key (hash ``h``) in index ``ix``, or the empty slot
-    for it."""
-    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
-    fingerprint = h & FINGERPRINT
-    mask = ix_meta[ix, IX_MASK]
-    s = _start(ix_meta, ix, h)
-    while True:
-        value = _slot(ix_meta, ix, s)
-        if value == EMPTY:
-            return s
-        if np.uint64(value) & FINGERPRINT == fingerprint:
-            other = value & ROW
-            same = True
-            for j in range(width):
-                c = ix_cols[first + j]
-                if _cell(rel_meta, rel, c, other) != _cell(rel_meta, rel, c, row):
-                    same = False
-                    break
-            if same:
-                return s
-        s = (s + 1) & mask
-
-
-@njit(nogil=True, _nrt=False)
-def rehash(old, slots):
-    """Move the entries of table ``old`` into the empty table ``slots`` (a power of two long,
-    up to 2^32; the keys are distinct). The fingerprints give the new positions: no row is
-    read. O(len(old) + len(slots))."""
-    mask = slots.shape[0] - 1
-    shift = np.uint64(64)
-    length = slots.shape[0]
-    while length > 1:
-        length >>= 1
-        shift -= np.uint64(1)
-    for value in old:
-        if value == EMPTY:
-            continue
-        s = np.int64((np.uint64(value) & FINGERPRINT) >> shift)
-        while slots[s] != EMPTY:
-            s = (s + 1) & mask
-        slots[s] = value
-
-
-@njit(nogil=True, _nrt=False)
-def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
-    """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
-    until the table needs to grow; the next row to index."""
-    unique = ix_meta[ix, IX_UNIQUE] == 1
-    keys = ix_meta[ix, IX_KEYS]
-    row = ix_meta[ix, IX_DONE]
-    while row < size and 2 * (keys + 1) <= ix_meta[ix, IX_MASK] + 1:
-        h = _hash_row(ix_meta, ix, rel_meta, ix_cols, row)
-        s = _find_row(ix_meta, ix, rel_meta, ix_cols, row, h)
-        head = _slot(ix_meta, ix, s)
-        if head == EMPTY:
-            keys += 1
-            if not unique:
-                _store32(ix_meta[ix, IX_NEXT] + 4 * row, EMPTY)
-        elif not unique:
-            _store32(ix_meta[ix, IX_NEXT] + 4 * row, head & ROW)
-        if head == EMPTY or not unique:
-            _set_slot(ix_meta, ix, s, _packed(h, row))
-        row += 1
-    ix_meta[ix, IX_KEYS] = keys
-    ix_meta[ix, IX_DONE] = row
-    return row
-
-
-@njit(inline="always")
-def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
-    """Index the rows of index ``ix``'s relation appended since it was last caught up: DONE,
-    or NEED_INDEX (``need[0] = ix``) when its chains or table must grow first (the rows indexed
-    so far stay indexed). O(new rows) expected."""
-    size = rel_meta[ix_meta[ix, IX_REL], R_SIZE]
-    if ix_meta[ix, IX_DONE] >= size:
-        return DONE
-    if ((ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size)
-            or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size):
-        need[0] = ix
-        return NEED_INDEX
-    return DONE
-
-
-@njit(nogil=True, _nrt=False)
-def catch_up(rel_meta, ix_meta, ix_cols, ix, need):
-    """``_catch_up`` of index ``ix``, from Python."""
-    return _catch_up(rel_meta, ix_meta, ix_cols, ix, need)
-
-
-@njit(inline="always")
-def _full(rel_meta, ix_meta, rel, dedup):
-    """Whether inserting one more row into ``rel`` needs room first (its buffer is full, or
-    its dedup table would pass half full)."""
-    return (rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]
-            or 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1)
-
-@njit(inline="always")
-def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
-    """Insert the tuple ``values`` into relation ``rel`` unless its dedup index ``dedup``
-    (caught up, with room: not ``_full``) holds it; True when it was new. O(1) expected."""
-    h = _hash_key(values, ix_meta[dedup, IX_WIDTH])
-    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h)
-    if _slot(ix_meta, dedup, s) != EMPTY:
-        return False
-    size = rel_meta[rel, R_SIZE]
-    arity = rel_meta[rel, R_ARITY]
-    address = rel_meta[rel, R_ADDRESS] + 8 * size * arity
-    for c in range(arity):
-        _store(address + 8 * c, values[c])
-    _set_slot(ix_meta, dedup, s, _packed(h, size))
-    rel_meta[rel, R_SIZE] = size + 1
-    ix_meta[dedup, IX_KEYS] += 1
-    ix_meta[dedup, IX_DONE] = size + 1
-    return True
-
-@njit(nogil=True, _nrt=False)
-def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
-    """Insert rows ``start``, ... of ``block`` until it ends or ``rel`` needs room; (the next
-    row, the number of new rows)."""
-    added = 0
-    i = start
-    while i < block.shape[1] and not _full(rel_meta, ix_meta, rel, dedup):
-        for c in range(block.shape[0]):
-            values[c] = block[c, i]
-        if _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
-            added += 1
-        i += 1
-    return i, added
-
-@njit(inline="always")
-def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets, state):
-    """Insert the tuple ``values`` (hash ``h``) into relation ``rel`` unless its dedup index
-    ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
-    when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
-    spent: a thread takes ``TICKET_BATCH`` at a time into ``state[S_TICKETS]`` (the caller
-    empties it before each round), so the shared counter is touched once per batch. Rows are
-    numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the threads are done:
-    written here, it would share a cache line with the addresses every thread reads).
-
-    A thread claims an empty slot by marking it reserved (its fingerprint above
-    ``RESERVED``), only then takes the next row number, writes the row and publishes the slot:
-    a row is never taken for a tuple another thread adds, and a slot is read as a row only once
-    that row is written (a thread meeting a reservation with its fingerprint waits for it).
-    O(1) expected."""
-    fingerprint = h & FINGERPRINT
-    mask = ix_meta[dedup, IX_MASK]
-    table = ix_meta[dedup, IX_SLOTS]
-    width = ix_meta[dedup, IX_WIDTH]
-    first = ix_meta[dedup, IX_COLS]
-    ticket = False
-    s = _start(ix_meta, dedup, h)
-    while True:
-        value = _load_atomic(table + 8 * s)
-        if value == EMPTY:
-            if not ticket:
-                if state[S_TICKETS] == 0:
-                    left = _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -TICKET_BATCH)
-                    if left <= 0:
-                        return NO_ROOM
-                    state[S_TICKETS] = min(left, TICKET_BATCH)
-                state[S_TICKETS] -= 1
-                ticket = True
-            if not _swap_if(table + 8 * s, EMPTY, np.int64(fingerprint) | RESERVED):
-                continue  # another thread took the slot: read it again
-            row = _fetch_add(tickets.ctypes.data + 8 * NEXT_ROW, 1)
-            address = rel_meta[rel, R_ADDRESS] + 8 * row * rel_meta[rel, R_ARITY]
-            for c in range(rel_meta[rel, R_ARITY]):
-                _store(address + 8 * c, values[c])
-            _publish(table + 8 * s, _packed(h, row))
-            return ADDED
-        if np.uint64(value) & FINGERPRINT == fingerprint:
-            while value & ROW == RESERVED:
-                value = _load_atomic(table + 8 * s)
-            row = value & ROW
-            same = True
-            for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[j]:
-                    same = False
-                    break
-            if same:
-                return PRESENT
-        s = (s + 1) & mask
-
-
-# ---------------------------------------------------------------------------------------------
-# Arithmetic
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(inline="always")
-def _truncating_divide(a, b):
-    if b == -1:
-        return -a
-    q = a // b
-    if q * b != a and (a < 0) != (b < 0):
-        q += 1
-    return q
-
-@njit(inline="always")
-def _remainder(a, b):
-    if b == -1:
-        return 0
-    return a - _truncating_divide(a, b) * b
-
-@njit(inline="always")
-def _power(a, b):
-    result = 1
-    base = a
-    while b > 0:
-        if b & 1:
-            result *= base
-        base *= base
-        b >>= 1
-    return result
-
-@njit(inline="always")
-def _apply(op, stack, top, count):
-    """Apply operator ``op`` to the ``count`` values on top of ``stack``; (new top, ok)."""
-    if count == 1:
-        a = stack[top - 1]
-        if op == 16:
-            stack[top - 1] = -a
-        elif op == 17:
-            stack[top - 1] = ~a
-        elif op == 18:
-            stack[top - 1] = 1 if a == 0 else 0
-        elif op == 21:
-            stack[top - 1] = -a if a < 0 else a
-        # min and max of one value are the value
-        return top, True
-    if op == 19 or op == 20:
-        best = stack[top - count]
-        for j in range(top - count + 1, top):
-            v = stack[j]
-            if (op == 19 and v < best) or (op == 20 and v > best):
-                best = v
-        top -= count - 1
-        stack[top - 1] = best
-        return top, True
-    a, b = stack[top - 2], stack[top - 1]
-    top -= 1
-    if op == 1:
-        r = a + b
-    elif op == 2:
-        r = a - b
-    elif op == 3:
-        r = a * b
-    elif op == 4:
-        if b == 0:
-            return top, False
-        r = _truncating_divide(a, b)
-    elif op == 5:
-        if b == 0:
-            return top, False
-        r = _remainder(a, b)
-    elif op == 6:
-        if b < 0:
-            return top, False
-        r = _power(a, b)
-    elif op == 7:
-        r = a & b
-    elif op == 8:
-        r = a | b
-    elif op == 9:
-        r = a ^ b
-    elif op == 10:
-        r = a << (b & 63)
-    elif op == 11:
-        r = a >> (b & 63)
-    elif op == 12:
-        r = np.int64(np.uint64(a) >> np.uint64(b & 63))
-    elif op == 13:
-        r = 1 if a != 0 and b != 0 else 0
-    elif op == 14:
-        r = 1 if a != 0 or b != 0 else 0
-    else:  # 15: lxor
-        r = 1 if (a != 0) != (b != 0) else 0
-    stack[top - 1] = r
-    return top, True
-
-@njit(inline="always")
-def _source(sources, constants, registers, s):
-    code = sources[s]
-    return registers[code] if code >= 0 else constants[-code - 1]
-
-@njit(inline="always")
-def _evaluate(expressions, start, sources, constants, registers, stack):
-    """The value of the postfix expression at ``expressions[start:]``; (value, ok)."""
-    top = 0
-    i = start
-    while True:
-        token = expressions[i]
-        if token == E_END:
-            return stack[0], True
-        if token == E_SOURCE:
-            stack[top] = _source(sources, constants, registers, expressions[i + 1])
-            top += 1
-            i += 2
-        else:
-            top, ok = _apply(expressions[i + 1], stack, top, expressions[i + 2])
-            if not ok:
-                return 0, False
-            i += 3
-
-@njit(inline="always")
-def _compare(comparison, a, b):
-    if comparison == 0:
-        return a == b
-    if comparison == 1:
-        return a != b
-    if comparison == 2:
-        return a < b
-    if comparison == 3:
-        return a <= b
-    if comparison == 4:
-        return a > b
-    return a >= b
-
-# ---------------------------------------------------------------------------------------------
-# The interpreter
-# ---------------------------------------------------------------------------------------------
+from herbrand.evaluators.native.memory import _cell, _next, _slot
+from herbrand.evaluators.native.operators import _compare, _evaluate, _source
+from herbrand.evaluators.native.tables import (
+    _add_concurrently,
+    _append,
+    _catch_up,
+    _find_key,
+    _full,
+    _hash_key,
+)
 
 
 @njit(inline="always")

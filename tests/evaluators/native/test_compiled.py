@@ -65,7 +65,7 @@ def test_a_failed_build_is_one_line_and_leaves_no_module(tmp_path, monkeypatch):
 
 def test_the_module_name_changes_with_the_sources(monkeypatch, tmp_path):
     (tmp_path / "kernels.py").write_text("a")
-    for source in ("layout.py", "build.py"):
+    for source in ("tables.py", "operators.py", "memory.py", "layout.py", "build.py"):
         (tmp_path / source).write_text("")
     monkeypatch.setattr(compiled, "__file__", str(tmp_path / "compiled.py"))
     before = compiled.module_name()

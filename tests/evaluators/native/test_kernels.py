@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.evaluators.arithmetic import OPERATORS
-from herbrand.evaluators.native import kernels as k
 from herbrand.evaluators.native import layout as L
+from herbrand.evaluators.native import memory, operators, tables
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.framework.storage import Relation
 
@@ -20,7 +20,7 @@ BINARY = [op for op in OPERATORS if op not in ("neg", "bnot", "lnot", "abs", "mi
 
 def _native(op: str, *values: int) -> int | None:
     stack = np.array(values + (0,) * (L.MAX_STACK - len(values)), dtype=np.int64)
-    top, ok = k._apply(L.OPERATOR_CODES[op], stack, len(values), len(values))
+    top, ok = operators._apply(L.OPERATOR_CODES[op], stack, len(values), len(values))
     return int(stack[top - 1]) if ok else None
 
 
@@ -63,13 +63,13 @@ def test_a_probe_index_finds_the_rows_a_dict_finds(rows, probes):
 
 def _chain(store: NativeStore, index: int, key: int) -> list[int]:
     values = np.array([key], dtype=np.int64)
-    slot = k._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
-                       k._hash_key(values, 1))
-    value, rows = k._slot(store.ix_meta, index, slot), []
+    slot = tables._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
+                       tables._hash_key(values, 1))
+    value, rows = memory._slot(store.ix_meta, index, slot), []
     row = L.EMPTY if value == L.EMPTY else value & L.ROW
     while row != L.EMPTY:
         rows.append(int(row))
-        row = k._next(store.ix_meta, index, row)
+        row = memory._next(store.ix_meta, index, row)
     return rows
 
 

@@ -1,0 +1,319 @@
+"""Relations and hash indexes for the native kernels: hashing, probing, catching an index up,
+appending rows one thread at a time or several at once.
+
+Storage (``store.NativeStore`` owns the arrays; layout constants are ``layout``'s):
+
+- relation ``r``: a (capacity, arity) int64 buffer, row-major (a dedup probe or a key
+  comparison touches one cache line, where columns would touch one per column), described by
+  ``rel_meta[r]`` = (address, capacity, rows in use, arity). It grows by doubling (amortised
+  O(1) per row), so an iteration costs O(delta), never O(n).
+- index ``i`` on one relation and a tuple of key columns: ``ix_meta[i]`` = (relation, offset of
+  its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
+  unique flag, table address, mask, chains address, chains length, shift); its table is an
+  open-addressing array (linear probing, at most half full) of row numbers, the first row of
+  each distinct key; its chains (int32: rows below 2^31) link the other rows with the same key
+  (``next[row]``). A unique index (every column a key column) is a relation's dedup table and
+  has no chains.
+
+Hashes are a murmur-style finaliser per value: a weak hash makes probe sequences cluster (3-20x
+slower, measured). A slot also holds its key's fingerprint (the hash's top 32 bits, which are
+also where probing starts), so probing reads a row only when fingerprints match and growing a
+table reads no row at all: each row read is a cache miss, and chain TC (no duplicates) spent
+most of its time in them.
+
+On the parallel backend, threads insert into one head relation together
+(``_add_concurrently``): a new tuple claims an empty dedup slot with a compare-and-swap
+(reserved), takes the next row number, writes its row and publishes the slot, so rows stay
+dense and no tuple is added twice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from herbrand.evaluators.native.layout import (
+    ADDED,
+    DONE,
+    EMPTY,
+    FINGERPRINT,
+    IX_COLS,
+    IX_DONE,
+    IX_KEYS,
+    IX_MASK,
+    IX_NEXT,
+    IX_NEXT_CAPACITY,
+    IX_REL,
+    IX_SHIFT,
+    IX_SLOTS,
+    IX_UNIQUE,
+    IX_WIDTH,
+    MIX,
+    NEED_INDEX,
+    NEXT_ROW,
+    NO_ROOM,
+    PRESENT,
+    R_ADDRESS,
+    R_ARITY,
+    R_CAPACITY,
+    R_SIZE,
+    RESERVED,
+    ROW,
+    S_TICKETS,
+    SEED,
+    SHIFT,
+    TICKET_BATCH,
+    TICKETS_LEFT,
+)
+from herbrand.evaluators.native.memory import (
+    _cell,
+    _fetch_add,
+    _load_atomic,
+    _publish,
+    _set_slot,
+    _slot,
+    _store,
+    _store32,
+    _swap_if,
+)
+
+
+@njit(inline="always")
+def _mix(h, value):
+    h ^= np.uint64(value)
+    h *= MIX
+    return h ^ (h >> SHIFT)
+
+@njit(inline="always")
+def _hash_key(key, width):
+    h = SEED
+    for j in range(width):
+        h = _mix(h, key[j])
+    return h
+
+@njit(inline="always")
+def _hash_row(ix_meta, ix, rel_meta, ix_cols, row):
+    rel, first = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS]
+    h = SEED
+    for j in range(ix_meta[ix, IX_WIDTH]):
+        h = _mix(h, _cell(rel_meta, rel, ix_cols[first + j], row))
+    return h
+
+@njit(inline="always")
+def _packed(h, row):
+    """A slot's value: the hash's top 32 bits (its fingerprint) above the row number."""
+    return np.int64(h & FINGERPRINT) | row
+
+@njit(inline="always")
+def _start(ix_meta, ix, h):
+    """The first slot to probe: the top bits of the hash (so that the fingerprint alone gives
+    a key's slot in a table of any size up to 2^32)."""
+    return np.int64(h >> np.uint64(ix_meta[ix, IX_SHIFT]))
+
+@njit(inline="always")
+def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
+    """The slot of ``key`` (hash ``h``) in index ``ix``, or the empty slot where it would go.
+    Rows are read only when a slot's fingerprint matches."""
+    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
+    fingerprint = h & FINGERPRINT
+    mask = ix_meta[ix, IX_MASK]
+    s = _start(ix_meta, ix, h)
+    while True:
+        value = _slot(ix_meta, ix, s)
+        if value == EMPTY:
+            return s
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            row = value & ROW
+            same = True
+            for j in range(width):
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[j]:
+                    same = False
+                    break
+            if same:
+                return s
+        s = (s + 1) & mask
+
+@njit(inline="always")
+def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
+    """The slot of stored row ``row``'s key (hash ``h``) in index ``ix``, or the empty slot
+    for it."""
+    rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
+    fingerprint = h & FINGERPRINT
+    mask = ix_meta[ix, IX_MASK]
+    s = _start(ix_meta, ix, h)
+    while True:
+        value = _slot(ix_meta, ix, s)
+        if value == EMPTY:
+            return s
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            other = value & ROW
+            same = True
+            for j in range(width):
+                c = ix_cols[first + j]
+                if _cell(rel_meta, rel, c, other) != _cell(rel_meta, rel, c, row):
+                    same = False
+                    break
+            if same:
+                return s
+        s = (s + 1) & mask
+
+
+@njit(nogil=True, _nrt=False)
+def rehash(old, slots):
+    """Move the entries of table ``old`` into the empty table ``slots`` (a power of two long,
+    up to 2^32; the keys are distinct). The fingerprints give the new positions: no row is
+    read. O(len(old) + len(slots))."""
+    mask = slots.shape[0] - 1
+    shift = np.uint64(64)
+    length = slots.shape[0]
+    while length > 1:
+        length >>= 1
+        shift -= np.uint64(1)
+    for value in old:
+        if value == EMPTY:
+            continue
+        s = np.int64((np.uint64(value) & FINGERPRINT) >> shift)
+        while slots[s] != EMPTY:
+            s = (s + 1) & mask
+        slots[s] = value
+
+
+@njit(nogil=True, _nrt=False)
+def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
+    """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
+    until the table needs to grow; the next row to index."""
+    unique = ix_meta[ix, IX_UNIQUE] == 1
+    keys = ix_meta[ix, IX_KEYS]
+    row = ix_meta[ix, IX_DONE]
+    while row < size and 2 * (keys + 1) <= ix_meta[ix, IX_MASK] + 1:
+        h = _hash_row(ix_meta, ix, rel_meta, ix_cols, row)
+        s = _find_row(ix_meta, ix, rel_meta, ix_cols, row, h)
+        head = _slot(ix_meta, ix, s)
+        if head == EMPTY:
+            keys += 1
+            if not unique:
+                _store32(ix_meta[ix, IX_NEXT] + 4 * row, EMPTY)
+        elif not unique:
+            _store32(ix_meta[ix, IX_NEXT] + 4 * row, head & ROW)
+        if head == EMPTY or not unique:
+            _set_slot(ix_meta, ix, s, _packed(h, row))
+        row += 1
+    ix_meta[ix, IX_KEYS] = keys
+    ix_meta[ix, IX_DONE] = row
+    return row
+
+
+@njit(inline="always")
+def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
+    """Index the rows of index ``ix``'s relation appended since it was last caught up: DONE,
+    or NEED_INDEX (``need[0] = ix``) when its chains or table must grow first (the rows indexed
+    so far stay indexed). O(new rows) expected."""
+    size = rel_meta[ix_meta[ix, IX_REL], R_SIZE]
+    if ix_meta[ix, IX_DONE] >= size:
+        return DONE
+    if ((ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size)
+            or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size):
+        need[0] = ix
+        return NEED_INDEX
+    return DONE
+
+
+@njit(nogil=True, _nrt=False)
+def catch_up(rel_meta, ix_meta, ix_cols, ix, need):
+    """``_catch_up`` of index ``ix``, from Python."""
+    return _catch_up(rel_meta, ix_meta, ix_cols, ix, need)
+
+
+@njit(inline="always")
+def _full(rel_meta, ix_meta, rel, dedup):
+    """Whether inserting one more row into ``rel`` needs room first (its buffer is full, or
+    its dedup table would pass half full)."""
+    return (rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]
+            or 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1)
+
+@njit(inline="always")
+def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
+    """Insert the tuple ``values`` into relation ``rel`` unless its dedup index ``dedup``
+    (caught up, with room: not ``_full``) holds it; True when it was new. O(1) expected."""
+    h = _hash_key(values, ix_meta[dedup, IX_WIDTH])
+    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h)
+    if _slot(ix_meta, dedup, s) != EMPTY:
+        return False
+    size = rel_meta[rel, R_SIZE]
+    arity = rel_meta[rel, R_ARITY]
+    address = rel_meta[rel, R_ADDRESS] + 8 * size * arity
+    for c in range(arity):
+        _store(address + 8 * c, values[c])
+    _set_slot(ix_meta, dedup, s, _packed(h, size))
+    rel_meta[rel, R_SIZE] = size + 1
+    ix_meta[dedup, IX_KEYS] += 1
+    ix_meta[dedup, IX_DONE] = size + 1
+    return True
+
+@njit(nogil=True, _nrt=False)
+def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
+    """Insert rows ``start``, ... of ``block`` until it ends or ``rel`` needs room; (the next
+    row, the number of new rows)."""
+    added = 0
+    i = start
+    while i < block.shape[1] and not _full(rel_meta, ix_meta, rel, dedup):
+        for c in range(block.shape[0]):
+            values[c] = block[c, i]
+        if _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
+            added += 1
+        i += 1
+    return i, added
+
+@njit(inline="always")
+def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets, state):
+    """Insert the tuple ``values`` (hash ``h``) into relation ``rel`` unless its dedup index
+    ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
+    when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
+    spent: a thread takes ``TICKET_BATCH`` at a time into ``state[S_TICKETS]`` (the caller
+    empties it before each round), so the shared counter is touched once per batch. Rows are
+    numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the threads are done:
+    written here, it would share a cache line with the addresses every thread reads).
+
+    A thread claims an empty slot by marking it reserved (its fingerprint above
+    ``RESERVED``), only then takes the next row number, writes the row and publishes the slot:
+    a row is never taken for a tuple another thread adds, and a slot is read as a row only once
+    that row is written (a thread meeting a reservation with its fingerprint waits for it).
+    O(1) expected."""
+    fingerprint = h & FINGERPRINT
+    mask = ix_meta[dedup, IX_MASK]
+    table = ix_meta[dedup, IX_SLOTS]
+    width = ix_meta[dedup, IX_WIDTH]
+    first = ix_meta[dedup, IX_COLS]
+    ticket = False
+    s = _start(ix_meta, dedup, h)
+    while True:
+        value = _load_atomic(table + 8 * s)
+        if value == EMPTY:
+            if not ticket:
+                if state[S_TICKETS] == 0:
+                    left = _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -TICKET_BATCH)
+                    if left <= 0:
+                        return NO_ROOM
+                    state[S_TICKETS] = min(left, TICKET_BATCH)
+                state[S_TICKETS] -= 1
+                ticket = True
+            if not _swap_if(table + 8 * s, EMPTY, np.int64(fingerprint) | RESERVED):
+                continue  # another thread took the slot: read it again
+            row = _fetch_add(tickets.ctypes.data + 8 * NEXT_ROW, 1)
+            address = rel_meta[rel, R_ADDRESS] + 8 * row * rel_meta[rel, R_ARITY]
+            for c in range(rel_meta[rel, R_ARITY]):
+                _store(address + 8 * c, values[c])
+            _publish(table + 8 * s, _packed(h, row))
+            return ADDED
+        if np.uint64(value) & FINGERPRINT == fingerprint:
+            while value & ROW == RESERVED:
+                value = _load_atomic(table + 8 * s)
+            row = value & ROW
+            same = True
+            for j in range(width):
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[j]:
+                    same = False
+                    break
+            if same:
+                return PRESENT
+        s = (s + 1) & mask
