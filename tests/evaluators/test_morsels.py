@@ -43,12 +43,19 @@ def test_small_deltas_deal_the_rules_round_robin():
     assert {r for task_rules, _ in tasks for r in task_rules} == set(rules)
 
 
-def test_a_morselled_step_derives_what_the_whole_step_derives_less_the_known_rows():
-    rules = herbrand.parse(TC).rules[1:]
-    variant = herbrand.evaluators.fixpoint.delta_variants(rules[0], {"tc"})
-    edges = gnp(200, 0.03, seed=1).T.astype(np.int64)
+def _tc_variant_over(edges: np.ndarray) -> tuple[list, Database]:
+    """TC's recursive rule as its delta variant, and reads where e, tc and tc's delta are
+    ``edges`` ((2, n) columns)."""
+    rule = herbrand.parse(TC).rules[1]
+    variant = herbrand.evaluators.fixpoint.delta_variants(rule, {"tc"})
     reads = Database({"e": Relation(edges), "tc": Relation(edges),
                       DELTA_PREFIX + "tc": Relation(edges)}, SymbolTable(), {})
+    return variant, reads
+
+
+def test_a_morselled_step_derives_what_the_whole_step_derives_less_the_known_rows():
+    edges = gnp(200, 0.03, seed=1).T.astype(np.int64)
+    variant, reads = _tc_variant_over(edges)
     known = {"tc": RowSet(edges[:, : edges.shape[1] // 2])}
     whole = serial_step(RelationalEvaluator())
     calls = []
@@ -74,11 +81,7 @@ def test_the_fixpoint_runs_in_morsels_and_agrees_with_one_piece():
 
 
 def test_a_whole_iteration_keeps_its_known_rows_unless_asked_to_drop_them():
-    rules = herbrand.parse(TC).rules[1:]
-    variant = herbrand.evaluators.fixpoint.delta_variants(rules[0], {"tc"})
-    edges = gnp(50, 0.1, seed=2).T.astype(np.int64)
-    reads = Database({"e": Relation(edges), "tc": Relation(edges),
-                      DELTA_PREFIX + "tc": Relation(edges)}, SymbolTable(), {})
+    variant, reads = _tc_variant_over(gnp(50, 0.1, seed=2).T.astype(np.int64))
     derived = serial_step(RelationalEvaluator())(variant, reads, {})["tc"]
     known = {"tc": RowSet(derived[:, : derived.shape[1] // 2])}
     kept = in_morsels(serial_step(RelationalEvaluator()))(variant, reads, known)["tc"]
