@@ -35,7 +35,7 @@
   their UTF-8 bytes, as Spark sorts them); a true nullary relation is the line ``()``, a false
   one an empty file. To stdout, a relation prints between Soufflé's banner lines, and
   ``.printsize`` as ``relation<TAB>count``.
-- N-Triples in (``read_ntriples``, ``load_ntriples``): each term kept as its exact source text.
+- N-Triples in: ``herbrand.framework.ntriples``.
 
 Every problem with a file is a ``FactsError`` whose message starts ``path:LINE:`` (or ``path:``
 when no line applies). Text is UTF-8; undecodable bytes survive a read-write round trip
@@ -164,7 +164,7 @@ def parse_number(text: str) -> int:
     return value
 
 
-def _read_bytes(path: Path, what: str) -> bytes:
+def read_bytes(path: Path, what: str) -> bytes:
     """The bytes of ``path``, gunzipped when it ends in ``.gz``. FactsError ``path: cannot open
     {what}: no such file`` when it does not exist, ``path: cannot read {what}: reason`` when
     it is a directory, not valid gzip, or unreadable."""
@@ -300,7 +300,7 @@ def read_facts(
 def _read_facts_exact(path: Path, types: tuple[str, ...], symbols: SymbolTable, delimiter: str,
                       name: str) -> Relation:
     """``read_facts`` by numpy and Python string handling: every file, every error."""
-    data = _read_bytes(path, f"facts file of relation {name}")
+    data = read_bytes(path, f"facts file of relation {name}")
     arity = len(types)
     if not data:
         return Relation.empty(arity)
@@ -461,59 +461,8 @@ def write_outputs(
             write_chunks(Path(out_dir) / filename, chunks)
 
 
-# ---------------------------------------------------------------------------------------------
-# N-Triples
-# ---------------------------------------------------------------------------------------------
-
-_IRI_ESCAPE = r"\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
-_IRI_CHARS = r'[^\x00-\x20<>"{}|^`\\]*'
-_IRI = rf"<{_IRI_CHARS}(?:{_IRI_ESCAPE}{_IRI_CHARS})*>"  # an unrolled loop: fast on long IRIs
-_BLANK = r"_:\w(?:[\w.\-]*[\w\-])?"
-_STRING_CHARS = r'[^"\\\n\r]*'
-_STRING_ESCAPE = r"\\(?:[tbnrf\"'\\]|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})"
-_LITERAL = (
-    rf'"{_STRING_CHARS}(?:{_STRING_ESCAPE}{_STRING_CHARS})*"'
-    rf"(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\^\^{_IRI})?"
-)
-_TRIPLE = re.compile(
-    rf"[ \t]*({_IRI}|{_BLANK})[ \t]*({_IRI})[ \t]*({_IRI}|{_BLANK}|{_LITERAL})"
-    r"[ \t]*\.[ \t]*(?:#.*)?"
-)
-
-
-def read_ntriples(path: str | PathLike) -> list[tuple[str, str, str]]:
-    """The (subject, predicate, object) statements of an N-Triples file, in file order.
-
-    Each term is its exact source text (``<iri>``, ``_:label``, ``"literal"@lang``,
-    ``"literal"^^<type>``; escapes left as written), so terms round-trip. Blank lines and
-    ``#`` comment lines are skipped; ``.gz`` files are gunzipped. A malformed line raises
-    FactsError ``path:LINE: ...``. O(bytes), one regular-expression match per line.
-    """
-    path = Path(path)
-    text = _read_bytes(path, "N-Triples file").decode(*ENCODING)
-    triples = []
-    match = _TRIPLE.fullmatch
-    for number, line in enumerate(text.split("\n"), start=1):
-        found = match(line.rstrip("\r"))
-        if found is not None:
-            triples.append(found.groups())
-            continue
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            raise FactsError(f"{path}:{number}: malformed N-Triples statement: {stripped[:80]!r}")
-    return triples
-
-
-def load_ntriples(path: str | PathLike, symbols: SymbolTable) -> Relation:
-    """The distinct statements of an N-Triples file as a ternary Relation of symbol ids
-    (every term interned into ``symbols``). Cost: ``read_ntriples`` plus O(n log n)."""
-    triples = read_ntriples(path)
-    ids = symbols.intern_many(term for triple in triples for term in triple)
-    return Relation.from_rows(ids.reshape(-1, 3), 3)
-
-
 __all__ = [
-    "load_inputs", "load_ntriples", "parse_number", "read_facts", "read_ntriples",
+    "load_inputs", "parse_number", "read_bytes", "read_facts",
     "relation_chunks", "relation_lines", "row_sort_key", "write_csv", "write_outputs",
     "write_relation", "write_stdout",
 ]
