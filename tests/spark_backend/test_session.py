@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from herbrand import cli
 from herbrand.framework.errors import BackendUnavailableError
-from herbrand.spark_backend.session import java_executable, run_settings, start_session
+from herbrand.spark_backend.session import (
+    SESSION_DEFAULTS,
+    java_executable,
+    run_settings,
+    start_session,
+)
 
 
 def test_without_java_start_session_says_so(monkeypatch, tmp_path):
@@ -32,3 +40,28 @@ def test_run_settings_are_restored(spark):
     with run_settings(spark):
         assert spark.conf.get("spark.sql.ansi.enabled") == "false"
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+
+
+def test_a_run_of_the_cli_starts_spark_without_its_console_progress_bar(tmp_path):
+    """Spark's progress bar would redraw over herbrand's progress line on stderr: a session
+    herbrand starts has it off unless the user's --spark-conf turns it on."""
+    pytest.importorskip("pyspark", reason="needs pyspark (extra 'spark')")
+    if java_executable() is None:
+        pytest.skip("no Java installed: Spark cannot start a JVM")
+    program = tmp_path / "p.dl"
+    program.write_text(".decl e(x: number)\n.output e\ne(1).\n")
+    script = (
+        "import sys\n"
+        "from pyspark.sql import SparkSession\n"
+        "from herbrand import cli\n"
+        "status = cli.main(sys.argv[1:])\n"
+        "conf = SparkSession.getActiveSession().sparkContext.getConf()\n"
+        "print(conf.get('spark.ui.showConsoleProgress'))\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, "run", str(program), "-D", str(tmp_path / "out"),
+         "--backend", "spark", "--master", "local[1]", "--no-progress"],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [SESSION_DEFAULTS["spark.ui.showConsoleProgress"]] == ["false"]
