@@ -37,6 +37,8 @@ What the values look like:
   form: one Rule per head and disjunct, heads first, disjuncts left to right; negation is pushed
   inward (De Morgan, ``!(x < y)`` is ``x >= y``, ``!!a`` is ``a``). ``true`` is dropped, a
   disjunct with ``false`` disappears. An aggregate body must expand to a single conjunction.
+- ``.pragma "key" ["value"]`` is kept as a Pragma, whatever its key; its readers decide what
+  it means (``magic-transform``) and ignore the others.
 - ``-`` before a number literal gives a negative Const (``-2^2`` is still ``-(2^2)``); ``as(x, T)``
   is ``x``. Each Rule's location is its head's; Atom, Comparison, Declaration and Directive
   locations are those of their first token (the relation name for declarations and directives).
@@ -79,6 +81,7 @@ from herbrand.framework.syntax import (
     Declaration,
     Directive,
     Literal,
+    Pragma,
     Program,
     Rule,
     Term,
@@ -173,6 +176,7 @@ class _Parser:
         self.declarations: list[tuple[Token, list[tuple[str, Token]]]] = []
         self.rules: list[Rule] = []
         self.directives: list[Directive] = []
+        self.pragmas: list[Pragma] = []
         # type name -> (its name token, the (type name, token) pairs it is a subset or union of)
         self.types: dict[str, tuple[Token, list[tuple[str, Token]]]] = {}
         self.type_refs: list[tuple[str, Token]] = []
@@ -262,7 +266,7 @@ class _Parser:
             for name, columns in self.declarations
         )
         return Program(declarations, tuple(self.rules), tuple(self.directives),
-                       source=self.source.text)
+                       tuple(self.pragmas), source=self.source.text)
 
     def _names_unknown_directive(self) -> bool:
         """Whether the '.' at hand is glued to a following identifier, as in ``.foo``."""
@@ -283,8 +287,9 @@ class _Parser:
             name = self.name("a type name")
             self.define_type(name, [(kind.removesuffix("_type"), name)])
         elif kind == "pragma":
-            self.expect("string", "a string")
-            self.accept("string")
+            key = self.expect("string", "a string")
+            value = self.advance().value if self.peek().kind == "string" else None
+            self.pragmas.append(Pragma(key.value, value, location=self.location(key)))
         elif kind == "plan":
             self.plan()
         else:
