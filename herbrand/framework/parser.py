@@ -89,7 +89,7 @@ from herbrand.framework.syntax import (
     Wildcard,
 )
 
-__all__ = ["decode_source", "parse", "parse_file", "read_source"]
+__all__ = ["decode_source", "parse", "parse_atom", "parse_file", "read_source"]
 
 _T = TypeVar("_T")
 
@@ -134,6 +134,16 @@ def parse(text: str, file: str | None = None) -> Program:
     ``text``. Raises HerbrandSyntaxError at the first error. Cost: linear in ``text`` (plus the
     DNF expansion of disjunctive bodies)."""
     return _Parser(Source(text, file)).program()
+
+
+def parse_atom(text: str, file: str | None = None) -> Atom:
+    """One atom, ``rel(t1, ..., tn)``, and nothing else (a query's goal: ``sg(16384, y)``);
+    ``file`` names the text in error locations. Raises HerbrandSyntaxError at the first token
+    that does not fit. Cost: linear in ``text``."""
+    parser = _Parser(Source(text, file))
+    atom = parser.atom()
+    parser.expect("eof", "end of input")
+    return atom
 
 
 def parse_file(path: str | os.PathLike[str]) -> Program:
