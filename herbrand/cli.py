@@ -1,4 +1,5 @@
-"""The herbrand command: run a program as Soufflé would, translate it, report benchmarks.
+"""The herbrand command: run a program as Soufflé would, answer a query, translate it, report
+benchmarks.
 
 Bad input prints one line (``herbrand: error: <place>: <message>``) and exits with status 1; a
 malformed command line (an unknown option, a missing argument) prints argparse's usage line
