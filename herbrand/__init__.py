@@ -15,7 +15,15 @@ conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workl
 (generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
 """
 
-from herbrand.api import incremental, load_database, materialize, materialize_with_stats, parse
+from herbrand.api import (
+    incremental,
+    load_database,
+    materialize,
+    materialize_with_stats,
+    parse,
+    query,
+    query_rewrite,
+)
 from herbrand.framework.errors import HerbrandError, HerbrandSyntaxError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
@@ -33,5 +41,7 @@ __all__ = [
     "materialize",
     "materialize_with_stats",
     "parse",
+    "query",
+    "query_rewrite",
 ]
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The public entry points: ``parse``, ``materialize`` and ``incremental``.
+"""The public entry points: ``parse``, ``materialize``, ``query`` and ``incremental``.
 
 ``materialize`` is the one call experiment scripts swap arguments of: the same program and facts
 run with another ``evaluator``, ``fixpoint``, ``index`` or ``backend``, each resolved by name in
@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from dataclasses import replace
 from os import PathLike
 
 from herbrand import builtins
 from herbrand.framework import io
-from herbrand.framework.analysis import analyse
+from herbrand.framework.analysis import analyse, check_goal
 from herbrand.framework.contracts import (
     Backend,
     IncrementalEvaluator,
@@ -27,7 +28,7 @@ from herbrand.framework.errors import (
     UnknownComponentError,
     UsageError,
 )
-from herbrand.framework.parser import decode_source, parse_file
+from herbrand.framework.parser import decode_source, parse_atom, parse_file
 from herbrand.framework.parser import parse as parse_text
 from herbrand.framework.registry import (
     BACKENDS,
@@ -38,8 +39,10 @@ from herbrand.framework.registry import (
 )
 from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
-from herbrand.framework.syntax import Program
+from herbrand.framework.syntax import Atom, Program
 from herbrand.materialization import Materialization
+from herbrand.translators.magic_pragma import apply_magic_pragma, has_magic_pragma
+from herbrand.translators.magic_sets import MAGIC_TRANSFORM, MagicRewrite, magic_sets
 
 
 def parse(text_or_path: str | bytes | PathLike) -> Program:
@@ -148,6 +151,25 @@ def resolve_backend(backend: str | Backend, master: str | None = None) -> Backen
     return cls(master=master)
 
 
+def _backend_for(backend: str | Backend, master: str | None, **chosen: object) -> Backend:
+    """The resolved ``backend``; UsageError when it runs its own plans (spark) and one of
+    ``chosen`` (evaluator=, fixpoint=, index=) is given, which it would ignore."""
+    runner = resolve_backend(backend, master)
+    given = [f"{name}=" for name, value in chosen.items() if value is not None]
+    if not runner.tags.uses_evaluator and given:
+        raise UsageError(f"{given[0]} does not go with backend {type(runner).__name__}: "
+                         f"it runs its own plans, not a local evaluator")
+    return runner
+
+
+def program_to_run(program: Program, given: Mapping[str, object] | None = None) -> Program:
+    """The program every backend runs for ``program``: transformed by magic sets when its
+    ``.pragma "magic-transform"`` asks (``herbrand.translators.magic_pragma``), else itself.
+    The one place the pragma is applied; ``given``: the facts passed with it (their relations
+    may hold rows besides their rules). O(program)."""
+    return apply_magic_pragma(program, given=tuple(given or ()))
+
+
 def materialize_with_stats(
     program: Program | str | bytes | PathLike,
     facts: Mapping[str, object] | None = None,
@@ -167,14 +189,10 @@ def materialize_with_stats(
                          f"got {type(observer).__name__}")
     strata = analyse(program)  # report program errors before reading any data
     io.check_directives(program)
-    runner = resolve_backend(backend, master)
-    if not runner.tags.uses_evaluator:
-        chosen = [f"{name}=" for name, value in
-                  (("evaluator", evaluator), ("fixpoint", fixpoint), ("index", index))
-                  if value is not None]
-        if chosen:
-            raise UsageError(f"{chosen[0]} does not go with backend {type(runner).__name__}: "
-                             f"it runs its own plans, not a local evaluator")
+    to_run = program_to_run(program, facts if isinstance(facts, Mapping) else None)
+    if to_run is not program:
+        program, strata = to_run, analyse(to_run)
+    runner = _backend_for(backend, master, evaluator=evaluator, fixpoint=fixpoint, index=index)
     if not strata:  # nothing to derive: no evaluator (nor numba) is loaded
         for registry, name in ((EVALUATORS, evaluator), (FIXPOINTS, fixpoint), (INDEXES, index)):
             if isinstance(name, str):
@@ -218,7 +236,10 @@ def materialize(
     rather than ignoring it; ``backend`` may also be a Backend instance, to set its hyperparameters (``ParallelBackend(workers=4)``,
     ``SparkBackend(session=spark)``). ``master``: the master URL of a distributed backend
     (``backend="spark", master="local-cluster[2,1,1024]"``). ``observer`` receives a Progress
-    per iteration. The result's relations are typed and their columns named as declared
+    per iteration. With ``.pragma "magic-transform"`` the program runs transformed by magic
+    sets (``program_to_run``): its output relations are whole, the relations they do not need
+    are absent or partial, and the generated ones (``magic_...``) are there too. The result's
+    relations are typed and their columns named as declared
     (``db.to_pandas(name)``). Errors are HerbrandError subclasses naming the place.
     """
     database, _ = materialize_with_stats(
@@ -262,6 +283,78 @@ def incremental(
     subclasses naming the place. Cost: the engine's bootstrap."""
     program = _program(program, "incremental")
     analyse(program)  # report program errors before reading any data
+    if has_magic_pragma(program):
+        raise UsageError('an incremental engine maintains the whole program: it does not take '
+                         '.pragma "magic-transform" (remove it, or use materialize)')
     io.check_directives(program)
     evaluator = resolve_engine(engine, engine_options)
     return Materialization(program, load_database(program, facts, facts_dir), evaluator)
+
+
+def goal_of(program: Program, goal: str | Atom) -> Atom:
+    """``goal`` (text such as ``'sg(16384, y)'``, or an Atom) checked against ``program``:
+    one atom of a declared relation with its arity, whose arguments are constants of the
+    column types, variables or ``_``. Raises HerbrandSyntaxError or an analysis error whose
+    one line names the place (``goal:1:col``). O(goal)."""
+    if isinstance(goal, str):
+        goal = parse_atom(goal, file="goal")
+    elif not isinstance(goal, Atom):
+        raise UsageError(f"goal must be text such as 'tc(1, y)' or an Atom, got "
+                         f"{type(goal).__name__}")
+    check_goal(goal, program)
+    return goal
+
+
+def query_rewrite(program: Program | str | bytes | PathLike, goal: str | Atom) -> MagicRewrite:
+    """The magic-sets rewrite that ``query`` runs for ``goal`` (``goal_of``): the program, the
+    answer relation and the relations materialized whole, and why (``explain()`` prints
+    them). O(program)."""
+    program = _program(program, "query_rewrite")
+    analyse(program)
+    return magic_sets(program, (goal_of(program, goal),))
+
+
+def query(
+    program: Program | str | bytes | PathLike,
+    goal: str | Atom,
+    facts: Mapping[str, object] | None = None,
+    *,
+    facts_dir: str | PathLike | None = None,
+    evaluator: str | RuleEvaluator | None = None,
+    fixpoint: str | None = None,
+    index: str | None = None,
+    backend: str | Backend = builtins.DEFAULT_BACKEND,
+    master: str | None = None,
+    magic: bool = True,
+) -> Database:
+    """The rows of ``goal``'s relation that match ``goal``, as a Database holding that one
+    relation (typed, columns named as declared: ``.decoded_rows(name)``, ``.to_pandas(name)``).
+
+    ``goal``: text such as ``'sg(16384, y)'`` or ``'tc(1, _)'`` (constants select, a repeated
+    variable asks for equal values), or an Atom; checked by ``goal_of``. ``magic``: answer by
+    the magic-sets rewrite (``MagicSetsEvaluator``: only what the goal needs is derived;
+    relations negated or aggregated in its slice are materialized whole) or, with False, by a
+    full materialization of the program without its magic-transform pragma. The other
+    arguments as ``materialize`` takes them. Errors are HerbrandError subclasses naming the
+    place. Cost: the bottom-up cost of what is derived, then O(answer) for the selection."""
+    program = _program(program, "query")
+    analyse(program)  # report program errors before reading any data
+    io.check_directives(program)
+    goal = goal_of(program, goal)
+    runner = _backend_for(backend, master, evaluator=evaluator, fixpoint=fixpoint, index=index)
+    rule_evaluator = resolve_evaluator(evaluator or default_evaluator(index), index)
+    fixpoint_class = FIXPOINTS.get(fixpoint or builtins.DEFAULT_FIXPOINT)
+    database = load_database(program, facts, facts_dir)
+    from herbrand.evaluators.top_down import MagicSetsEvaluator, select_goal
+
+    if magic:
+        top_down = MagicSetsEvaluator(rule_evaluator, fixpoint_class, runner)
+        rows = top_down.query(program, database, goal)
+    else:
+        whole = replace(program, pragmas=tuple(p for p in program.pragmas
+                                               if p.key != MAGIC_TRANSFORM))
+        result, _ = runner.materialize(whole, database, evaluator=rule_evaluator,
+                                       fixpoint=fixpoint_class)
+        rows = select_goal(result[goal.relation], goal, result.symbols)
+    return Database({goal.relation: rows}, database.symbols, database.types,
+                    attribute_names(program))

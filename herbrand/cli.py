@@ -1,4 +1,5 @@
-"""The herbrand command: run a program as Soufflé would, translate it, report benchmarks.
+"""The herbrand command: run a program as Soufflé would, answer a query, translate it, report
+benchmarks.
 
 Bad input prints one line (``herbrand: error: <place>: <message>``) and exits with status 1; a
 malformed command line (an unknown option, a missing argument) prints argparse's usage line
@@ -19,7 +20,14 @@ import time
 from pathlib import Path
 
 from herbrand import builtins
-from herbrand.api import incremental, materialize_with_stats, parse
+from herbrand.api import (
+    incremental,
+    materialize_with_stats,
+    parse,
+    program_to_run,
+    query,
+    query_rewrite,
+)
 from herbrand.framework import io
 from herbrand.framework.contracts import Backend, StratumStats
 from herbrand.framework.errors import FactsError, HerbrandError, OutputError, UsageError
@@ -106,7 +114,30 @@ def _translate_parser(commands) -> None:
         "translate", help="print the relational-algebra plan of every rule and its delta variants"
     )
     translate.add_argument("program", help="the Datalog program (.dl)")
+    translate.add_argument("--magic", default=None, metavar="GOAL",
+                           help="print the program rewritten by magic sets for GOAL "
+                                "(such as 'sg(16384, y)') instead of the plans")
     translate.set_defaults(handler=_translate)
+
+
+def _query_parser(commands) -> None:
+    ask = commands.add_parser(
+        "query", help="answer one goal by magic sets: the matching rows, tab-separated")
+    ask.add_argument("program", help="the Datalog program (.dl)")
+    ask.add_argument("goal", help="one atom: constants select, _ and variables are free "
+                                  "(a repeated variable asks for equal values): 'tc(1, y)'")
+    ask.add_argument("-F", "--facts", default=".", help="directory of .input files (default .)")
+    ask.add_argument("--evaluator", default=None,
+                     help=f"rule evaluator: {_names(EVALUATORS)} "
+                          f"(default {builtins.DEFAULT_EVALUATOR}; with --index, "
+                          f"{builtins.INDEXED_EVALUATOR})")
+    ask.add_argument("--index", default=None, help=f"index backing: {_names(INDEXES)}")
+    ask.add_argument("--explain-plan", action="store_true",
+                     help="print the rewritten program, and the relations materialized whole "
+                          "and why, to stderr")
+    ask.add_argument("--no-magic", action="store_true",
+                     help="answer by materializing the whole program (for comparison)")
+    ask.set_defaults(handler=_query)
 
 
 def _bench_parser(commands) -> None:
@@ -125,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     _run_parser(commands)
     _translate_parser(commands)
+    _query_parser(commands)
     _bench_parser(commands)
     return parser
 
@@ -277,7 +309,7 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
-        stats = backend.materialize_files(program, args.facts, args.output,
+        stats = backend.materialize_files(program_to_run(program), args.facts, args.output,
                                           output_format=args.output_format or "csv",
                                           observer=progress)
         if progress is not None:
@@ -353,7 +385,29 @@ def _print_summary(program: Program, database: Database, seconds: float) -> None
 def _translate(args) -> int:
     from herbrand.translators.pipeline import explain_program
 
-    sys.stdout.write(explain_program(parse(Path(args.program))))
+    program = parse(Path(args.program))
+    if args.magic is not None:
+        sys.stdout.write(query_rewrite(program, args.magic).explain())
+    else:
+        sys.stdout.write(explain_program(program))
+    return 0
+
+
+def _query(args) -> int:
+    """``query PROG GOAL``: the matching rows, sorted and tab-separated, on stdout; their
+    count on stderr (after the rewrite, with --explain-plan)."""
+    program = parse(Path(args.program))
+    if args.explain_plan:
+        if args.no_magic:
+            raise UsageError("--explain-plan does not go with --no-magic (nothing is rewritten)")
+        sys.stderr.write(query_rewrite(program, args.goal).explain())
+    _check_paths(program, args.facts, "-")
+    answer = query(program, args.goal, facts_dir=args.facts, evaluator=args.evaluator,
+                   index=args.index, magic=not args.no_magic)
+    (name,) = answer
+    rows = sorted(answer.decoded_rows(name), key=io.row_sort_key)
+    sys.stdout.writelines("\t".join(map(str, row)) + "\n" for row in rows)
+    print(plural(len(rows), "answer"), file=sys.stderr)
     return 0
 
 

@@ -245,3 +245,62 @@ def test_counts_of_one_are_singular(tc_case, capsys):
     (tc_case / "facts" / "edge.facts").write_text("1\t2\n")
     assert main(_run_tc(tc_case, "-D", str(tc_case / "out"), "--summary")) == 0
     assert "path: 1 tuple\n" in capsys.readouterr().out
+
+
+# -- query, translate --magic -------------------------------------------------------------------
+
+
+def test_query_prints_the_matching_rows_sorted_and_the_count(tc_case, capsys):
+    (tc_case / "facts" / "edge.facts").write_text("1\t2\n2\t3\n3\t10\n4\t5\n")
+    status = main(["query", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "path(1, y)"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    assert out == "1\t2\n1\t3\n1\t10\n"
+    assert err == "3 answers\n"
+
+
+@pytest.mark.parametrize("flags", [["--no-magic"], ["--evaluator", "substitution"],
+                                   ["--index", "btree"]])
+def test_query_flags_give_the_same_answers(tc_case, capsys, flags):
+    status = main(["query", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "path(x, 3)",
+                   *flags])
+    assert status == 0
+    assert capsys.readouterr().out == "1\t3\n2\t3\n"
+
+
+def test_query_explain_plan_prints_the_rewrite_to_stderr(tc_case, capsys):
+    main(["query", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "path(1, _)",
+          "--explain-plan"])
+    out, err = capsys.readouterr()
+    assert out == "1\t2\n1\t3\n"
+    assert err.startswith("// goal path(1, _): answered from path_bf\n")
+    assert "path_bf(x, z) :- magic_path_bf(x), path_bf(x, y), edge(y, z).\n" in err
+
+
+def test_translate_magic_prints_the_rewritten_program(tc_case, capsys):
+    assert main(["translate", "--magic", "path(1, y)", str(tc_case / "tc.dl")]) == 0
+    out = capsys.readouterr().out
+    assert "magic_path_bf(1).\n" in out and ".decl magic_path_bf(x: number)\n" in out
+
+
+@pytest.mark.parametrize(("goal", "message"), [
+    ("reach(1, y)", "goal:1:1: undeclared relation reach"),
+    ("path(1)", "goal:1:1: path has 1 argument(s) here but 2"),
+    ("path(1, ", "goal:1:8: expected a term but found end of input"),
+    ('path("a", y)', "goal:1:1: argument x of path is a number"),
+])
+def test_a_bad_goal_is_one_line(tc_case, capsys, goal, message):
+    status = main(["query", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), goal])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith(f"herbrand: error: {message}")
+
+
+def test_run_applies_the_magic_transform_pragma(tc_case, capsys):
+    program = tc_case / "tc.dl"
+    program.write_text('.pragma "magic-transform" "*"\n' + TC.replace(".output path", "")
+                       .replace(".printsize path", "") + ".decl q(y: number)\n.output q\n"
+                       "q(y) :- path(2, y).\n")
+    assert main(["run", str(program), "-F", str(tc_case / "facts"), "-D", str(tc_case)]) == 0
+    assert (tc_case / "q.csv").read_text() == "3\n"
+    assert sorted(p.name for p in tc_case.glob("*.csv")) == ["q.csv"]

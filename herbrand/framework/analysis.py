@@ -34,6 +34,7 @@ from typing import TypeVar
 
 from herbrand.framework.errors import (
     ArityError,
+    HerbrandTypeError,
     RedefinitionError,
     SourceLocation,
     StratificationError,
@@ -72,6 +73,7 @@ __all__ = [
     "POSITIVE",
     "Stratum",
     "analyse",
+    "check_goal",
     "check_rule",
     "dependency_graph",
     "rule_literals",
@@ -214,6 +216,32 @@ def _check_atom(atom: Atom, rule: Rule, program: Program) -> None:
         f"{declaration.arity} in its declaration at {location_text(declaration.location)}, "
         f"in {_kind(rule)}: {rule}"
     )
+
+
+def check_goal(goal: Atom, program: Program) -> None:
+    """Check a query's goal against ``program``: a declared relation with its arity, whose
+    arguments are constants of the columns' types, variables or wildcards. Raises
+    UndeclaredRelationError, ArityError or HerbrandTypeError naming the goal's place (and the
+    column of a bad argument). Cost: linear in the goal."""
+    declaration = program.declaration_of.get(goal.relation)
+    location = location_text(goal.location)
+    if declaration is None:
+        raise UndeclaredRelationError(f"{location}: undeclared relation {goal.relation}"
+                                      f"{_suggestion(goal.relation, program)}")
+    if declaration.arity != goal.arity:
+        raise ArityError(f"{location}: {goal.relation} has {goal.arity} argument(s) here but "
+                         f"{declaration.arity} in its declaration at "
+                         f"{location_text(declaration.location)}")
+    for term, column in zip(goal.terms, declaration.columns, strict=True):
+        if isinstance(term, (Var, Wildcard)):
+            continue
+        if not isinstance(term, Const):
+            raise HerbrandTypeError(f"{location}: argument {column.name} of the goal {goal} "
+                                    f"must be a constant, a variable or _, not {term}")
+        if term.type != column.type:
+            raise HerbrandTypeError(f"{location}: argument {column.name} of {goal.relation} "
+                                    f"is a {column.type}, but the goal gives the {term.type} "
+                                    f"{term}")
 
 
 def _suggestion(name: str, program: Program) -> str:

@@ -37,6 +37,8 @@ What the values look like:
   form: one Rule per head and disjunct, heads first, disjuncts left to right; negation is pushed
   inward (De Morgan, ``!(x < y)`` is ``x >= y``, ``!!a`` is ``a``). ``true`` is dropped, a
   disjunct with ``false`` disappears. An aggregate body must expand to a single conjunction.
+- ``.pragma "key" ["value"]`` is kept as a Pragma, whatever its key; its readers decide what
+  it means (``magic-transform``) and ignore the others.
 - ``-`` before a number literal gives a negative Const (``-2^2`` is still ``-(2^2)``); ``as(x, T)``
   is ``x``. Each Rule's location is its head's; Atom, Comparison, Declaration and Directive
   locations are those of their first token (the relation name for declarations and directives).
@@ -79,6 +81,7 @@ from herbrand.framework.syntax import (
     Declaration,
     Directive,
     Literal,
+    Pragma,
     Program,
     Rule,
     Term,
@@ -86,7 +89,7 @@ from herbrand.framework.syntax import (
     Wildcard,
 )
 
-__all__ = ["decode_source", "parse", "parse_file", "read_source"]
+__all__ = ["decode_source", "parse", "parse_atom", "parse_file", "read_source"]
 
 _T = TypeVar("_T")
 
@@ -133,6 +136,16 @@ def parse(text: str, file: str | None = None) -> Program:
     return _Parser(Source(text, file)).program()
 
 
+def parse_atom(text: str, file: str | None = None) -> Atom:
+    """One atom, ``rel(t1, ..., tn)``, and nothing else (a query's goal: ``sg(16384, y)``);
+    ``file`` names the text in error locations. Raises HerbrandSyntaxError at the first token
+    that does not fit. Cost: linear in ``text``."""
+    parser = _Parser(Source(text, file))
+    atom = parser.atom()
+    parser.expect("eof", "end of input")
+    return atom
+
+
 def parse_file(path: str | os.PathLike[str]) -> Program:
     """Parse the file at ``path``; its name appears in error locations.
 
@@ -173,6 +186,7 @@ class _Parser:
         self.declarations: list[tuple[Token, list[tuple[str, Token]]]] = []
         self.rules: list[Rule] = []
         self.directives: list[Directive] = []
+        self.pragmas: list[Pragma] = []
         # type name -> (its name token, the (type name, token) pairs it is a subset or union of)
         self.types: dict[str, tuple[Token, list[tuple[str, Token]]]] = {}
         self.type_refs: list[tuple[str, Token]] = []
@@ -262,7 +276,7 @@ class _Parser:
             for name, columns in self.declarations
         )
         return Program(declarations, tuple(self.rules), tuple(self.directives),
-                       source=self.source.text)
+                       tuple(self.pragmas), source=self.source.text)
 
     def _names_unknown_directive(self) -> bool:
         """Whether the '.' at hand is glued to a following identifier, as in ``.foo``."""
@@ -283,8 +297,9 @@ class _Parser:
             name = self.name("a type name")
             self.define_type(name, [(kind.removesuffix("_type"), name)])
         elif kind == "pragma":
-            self.expect("string", "a string")
-            self.accept("string")
+            key = self.expect("string", "a string")
+            value = self.advance().value if self.peek().kind == "string" else None
+            self.pragmas.append(Pragma(key.value, value, location=self.location(key)))
         elif kind == "plan":
             self.plan()
         else:

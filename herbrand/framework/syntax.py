@@ -9,6 +9,7 @@ The tree::
       declarations: Declaration(name, columns=(Column(name, type), ...))
       rules:        Rule(head=Atom, body=(Literal | Comparison, ...))   # a fact has an empty body
       directives:   Directive(kind="input" | "output" | "printsize", relation, params)
+      pragmas:      Pragma(key, value)                               # .pragma "key" "value"
 
     Term = Var | Const | Wildcard | Arith | Aggregate
     Literal(atom, negated)          Comparison(op, left, right)
@@ -251,12 +252,30 @@ def _escape(value: str) -> str:
 
 
 @dataclass(frozen=True)
+class Pragma:
+    """``.pragma "key" "value"`` (``value`` None when only the key is written). Pragmas are
+    kept as written; which ones mean anything is up to their readers (``magic-transform``:
+    ``herbrand.translators.magic_pragma``)."""
+
+    key: str
+    value: str | None = None
+    location: SourceLocation | None = _location_field()
+
+    def __str__(self) -> str:
+        if self.value is None:
+            return f'.pragma "{_escape(self.key)}"'
+        return f'.pragma "{_escape(self.key)}" "{_escape(self.value)}"'
+
+
+@dataclass(frozen=True)
 class Program:
-    """A whole program: declarations, rules (facts included) and I/O directives, in source order."""
+    """A whole program: declarations, rules (facts included), I/O directives and pragmas, in
+    source order."""
 
     declarations: tuple[Declaration, ...] = ()
     rules: tuple[Rule, ...] = ()
     directives: tuple[Directive, ...] = ()
+    pragmas: tuple[Pragma, ...] = ()
     source: str | None = field(default=None, compare=False, hash=False, repr=False)
 
     @cached_property
@@ -292,7 +311,8 @@ class Program:
         return tuple(r for r in self.rules if not r.is_fact)
 
     def __str__(self) -> str:
-        lines = [str(d) for d in self.declarations]
+        lines = [str(p) for p in self.pragmas]
+        lines += [str(d) for d in self.declarations]
         lines += [str(d) for d in self.directives]
         lines += [str(r) for r in self.rules]
         return "\n".join(lines) + "\n"

@@ -5,6 +5,8 @@ a rule part-way through lowering); one module per pass, ``body_to_products`` ...
 ``selection_pushdown``; ``pipeline`` (``translate_rule``, ``translate_program``,
 ``DEFAULT_PASSES``, ``format_plan``, ``explain_program``); ``encode_symbols`` (symbol constants
 to a SymbolTable's ids); ``interpreter`` (a reference interpreter of plans over Python sets).
+Program rewrites: ``sips`` (bound arguments, left to right), ``magic_sets`` (the magic-sets
+transformation for goals), ``magic_pragma`` (``.pragma "magic-transform"``).
 """
 
 from herbrand.translators.ir import Plan, TranslationError

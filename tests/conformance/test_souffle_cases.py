@@ -29,8 +29,6 @@ LEFT_OUT: dict[str, str] = {
 NOT_RUN: dict[str, str] = {
     "tierD_ignorable_directives/inline_nats": "materializes a 100M-tuple relation (Soufflé inlines "
     "it away); exhausts memory",
-    "tierD_ignorable_directives/magic_samegen": "hundreds of millions of tuples without magic "
-    "sets; exhausts memory",
 }
 
 # Cases only the native executor's kernel-side iterations run in CI time, with the reason the

@@ -20,6 +20,7 @@ from herbrand.framework.syntax import (
     Declaration,
     Directive,
     Literal,
+    Pragma,
     Program,
     Rule,
     Var,
@@ -198,14 +199,22 @@ def test_directive_string_values_are_unescaped():
     assert directive.params == (("filename", 'a "b" \\ c'),)
 
 
-def test_pragma_and_plan_are_ignored():
+def test_pragmas_are_kept_and_plans_ignored():
     program = parse(
         '.pragma "magic-transform" "*"\n'
         '.pragma "legacy"\n'
         "a(x) :- b(x), c(x).\n"
         ".plan 0: (1, 2), 1: (2, 1)\n"
     )
-    assert program == Program(rules=(Rule(atom("a", X), (lit("b", X), lit("c", X))),))
+    assert program == Program(rules=(Rule(atom("a", X), (lit("b", X), lit("c", X))),),
+                              pragmas=(Pragma("magic-transform", "*"), Pragma("legacy")))
+    assert program.pragmas[1].location.line == 2
+
+
+def test_pragmas_print_back():
+    program = parse('.pragma "k" "a \\"b\\""\n.pragma "legacy"\n')
+    assert str(program) == '.pragma "k" "a \\"b\\""\n.pragma "legacy"\n'
+    assert parse(str(program)) == program
 
 
 # ---------------------------------------------------------------------------------------------
