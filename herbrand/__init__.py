@@ -11,23 +11,35 @@
     [(1, 2), (1, 3), (2, 3)]
 
 Map of the package: ``framework`` (syntax, parser, analysis, storage, io, contracts, registry,
-conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workloads``
+conformance suites), ``evaluators`` (substitution, fixpoints, backends),
+``provenance`` (``explain``: proofs of tuples, and why a tuple is not derived), ``workloads``
 (generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
 """
 
-from herbrand.api import incremental, load_database, materialize, materialize_with_stats, parse
+from herbrand.api import (
+    explain,
+    incremental,
+    load_database,
+    materialize,
+    materialize_with_stats,
+    parse,
+)
 from herbrand.framework.errors import HerbrandError, HerbrandSyntaxError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 from herbrand.materialization import Materialization
+from herbrand.provenance.proofs import NotDerived, Proof
 
 __all__ = [
     "Database",
     "HerbrandError",
     "HerbrandSyntaxError",
     "Materialization",
+    "NotDerived",
     "Program",
+    "Proof",
     "Relation",
+    "explain",
     "incremental",
     "load_database",
     "materialize",

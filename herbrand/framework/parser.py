@@ -86,7 +86,7 @@ from herbrand.framework.syntax import (
     Wildcard,
 )
 
-__all__ = ["decode_source", "parse", "parse_file", "read_source"]
+__all__ = ["decode_source", "parse", "parse_atom", "parse_file", "read_source"]
 
 _T = TypeVar("_T")
 
@@ -131,6 +131,20 @@ def parse(text: str, file: str | None = None) -> Program:
     ``text``. Raises HerbrandSyntaxError at the first error. Cost: linear in ``text`` (plus the
     DNF expansion of disjunctive bodies)."""
     return _Parser(Source(text, file)).program()
+
+
+def parse_atom(text: str, file: str | None = None) -> Atom:
+    """One atom, ``relation(term, ...)``, and nothing after it but blanks and comments (a
+    goal such as ``"tc(1, 5)"``); ``file`` names the text in error locations. Raises
+    HerbrandSyntaxError at the first token that does not fit. Cost: linear in ``text``.
+
+    >>> print(parse_atom('tc(1, "a")'))
+    tc(1, "a")
+    """
+    parser = _Parser(Source(text, file))
+    atom = parser.atom()
+    parser.expect("eof", "the end of the atom")
+    return atom
 
 
 def parse_file(path: str | os.PathLike[str]) -> Program:
