@@ -342,17 +342,18 @@ class Matcher:
         for g in range(groups.shape[1]):
             start = Matches(outer, groups[:, g:g + 1], np.zeros(1, dtype=np.int64))
             found = self.solve(body, start)
-            distinct = np.unique(found.values, axis=1) if len(found) else found.values
+            if not len(found):  # the search stopped early: TARGET may be unbound
+                valid[g] = aggregate.function in ("count", "sum")
+                continue
+            distinct = np.unique(found.values, axis=1)
             if aggregate.function == "count":
                 values[g] = distinct.shape[1]
                 continue
             target = distinct[found.variables.index(TARGET)]
             if aggregate.function == "sum":
                 values[g] = target.sum(dtype=np.int64)
-            elif len(target):
-                values[g] = target.min() if aggregate.function == "min" else target.max()
             else:
-                valid[g] = False
+                values[g] = target.min() if aggregate.function == "min" else target.max()
         inverse = inverse.ravel()
         return values[inverse], valid[inverse]
 
