@@ -101,8 +101,8 @@ class ProofChecker:
                     if isinstance(side, Aggregate):
                         values[side] = self.aggregate(side)
                         assert next(aggregates).value == values[side]
-                left = values.get(element.left, None)
-                right = values.get(element.right, None)
+                left = values.get(element.left)
+                right = values.get(element.right)
                 left = _value(element.left, {}) if left is None else left
                 right = _value(element.right, {}) if right is None else right
                 assert left is not None and right is not None
