@@ -11,11 +11,13 @@
     [(1, 2), (1, 3), (2, 3)]
 
 Map of the package: ``framework`` (syntax, parser, analysis, storage, io, contracts, registry,
-conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workloads``
+conformance suites), ``evaluators`` (substitution, fixpoints, backends),
+``provenance`` (``explain``: proofs of tuples, and why a tuple is not derived), ``workloads``
 (generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
 """
 
 from herbrand.api import (
+    explain,
     incremental,
     load_database,
     materialize,
@@ -28,14 +30,18 @@ from herbrand.framework.errors import HerbrandError, HerbrandSyntaxError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 from herbrand.materialization import Materialization
+from herbrand.provenance.proofs import NotDerived, Proof
 
 __all__ = [
     "Database",
     "HerbrandError",
     "HerbrandSyntaxError",
     "Materialization",
+    "NotDerived",
     "Program",
+    "Proof",
     "Relation",
+    "explain",
     "incremental",
     "load_database",
     "materialize",

@@ -41,6 +41,7 @@ from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Atom, Program
 from herbrand.materialization import Materialization
+from herbrand.provenance.proofs import NotDerived, Proof
 from herbrand.translators.magic_pragma import apply_magic_pragma, has_magic_pragma
 from herbrand.translators.magic_sets import MAGIC_TRANSFORM, MagicRewrite, magic_sets
 
@@ -358,3 +359,32 @@ def query(
         rows = select_goal(result[goal.relation], goal, result.symbols)
     return Database({goal.relation: rows}, database.symbols, database.types,
                     attribute_names(program))
+def explain(
+    program: Program | str | bytes | PathLike,
+    goal: str | Atom | tuple,
+    facts: Mapping[str, object] | None = None,
+    *,
+    facts_dir: str | PathLike | None = None,
+    max_depth: int | None = None,
+) -> Proof | NotDerived:
+    """Why ``goal`` is in the least model of ``program``: its ``Proof`` of minimal height (the
+    rule that derived it, the rule's ground body, and each premise explained in turn down to
+    the facts), or, for a tuple not in the model, ``NotDerived`` naming for each rule of its
+    relation the first body element with no match. Both are immutable, with ``to_dict()``
+    and a readable ``str`` (see ``herbrand.provenance.proofs``).
+
+    ``goal``: Datalog text ``"tc(1, 5)"``, an Atom of constants, or a tuple ``("tc", 1, 5)``.
+    ``program``, ``facts``, ``facts_dir`` as in ``materialize``. ``max_depth``: reconstruct
+    premises that many levels below the goal at most (None: down to the facts). Errors are
+    HerbrandError subclasses naming the place: the program's, the facts', and for the goal
+    an undeclared relation, a wrong arity or a value of the wrong type (naming the column).
+    Cost: one semi-naive materialization with the batch executor recording each tuple's
+    height (explain's alone: ``materialize`` never pays it), then a bounded top-down search;
+    to explain several goals of one model, use ``herbrand.provenance.explain.Explainer``."""
+    program = _program(program, "explain")
+    analyse(program)  # report program errors before reading any data
+    io.check_directives(program)
+    from herbrand.provenance.explain import Explainer  # loads the evaluators (numba)
+
+    explainer = Explainer(program, load_database(program, facts, facts_dir))
+    return explainer.explain(goal, max_depth=max_depth)

@@ -1,17 +1,19 @@
-"""The herbrand command: run a program as Soufflé would, answer a query, translate it, report
-benchmarks.
+"""The herbrand command: run a program as Soufflé would, answer a query, explain a tuple,
+translate it, report benchmarks.
 
 Bad input prints one line (``herbrand: error: <place>: <message>``) and exits with status 1; a
 malformed command line (an unknown option, a missing argument) prints argparse's usage line
 and its error and exits with status 2. No traceback reaches the user for either. A closed
 stdout (``herbrand run ... -D - | head``) ends the run quietly with status 141, as a Unix tool
-killed by SIGPIPE.
+killed by SIGPIPE. ``herbrand explain`` exits with status 0 when the tuple is derived and
+NOT_DERIVED_STATUS (3) when it is not, so that a script can tell those apart from an error.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import re
 import sys
@@ -47,6 +49,7 @@ from herbrand.updates import read_updates
 SUMMARY_ROWS = 5
 OUTPUT_FORMATS = ("csv", "parquet")
 SIGPIPE_STATUS = 141
+NOT_DERIVED_STATUS = 3  # `herbrand explain` of a tuple not in the model (errors are 1, usage 2)
 # options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
 BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
                    "--checkpoint-dir": "checkpoint_dir", "--workers": "workers"}
@@ -151,12 +154,29 @@ def _bench_parser(commands) -> None:
     report.set_defaults(handler=_bench_report)
 
 
+def _explain_parser(commands) -> None:
+    explain = commands.add_parser(
+        "explain", help="print why a tuple is derived (a proof tree) or why it is not",
+        description="Print a minimal-height proof of the tuple (exit status 0), or, when it is "
+                    "not in the model, for each rule of its relation the first body element "
+                    f"with no match (exit status {NOT_DERIVED_STATUS}). Errors: status 1.")
+    explain.add_argument("program", help="the Datalog program (.dl)")
+    explain.add_argument("goal", help="the tuple, as an atom of constants: 'tc(1, 5)'")
+    explain.add_argument("-F", "--facts", default=".", help="directory of .input files "
+                                                             "(default .)")
+    explain.add_argument("--json", action="store_true", help="print the answer as JSON")
+    explain.add_argument("--max-depth", type=int, default=None, metavar="N",
+                         help="reconstruct and print premises at most N levels below the tuple")
+    explain.set_defaults(handler=_explain)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="herbrand", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     _run_parser(commands)
     _translate_parser(commands)
     _query_parser(commands)
+    _explain_parser(commands)
     _bench_parser(commands)
     return parser
 
@@ -409,6 +429,23 @@ def _query(args) -> int:
     sys.stdout.writelines("\t".join(map(str, row)) + "\n" for row in rows)
     print(plural(len(rows), "answer"), file=sys.stderr)
     return 0
+
+
+def _explain(args) -> int:
+    """``explain``: the proof (status 0) or the why-not (NOT_DERIVED_STATUS) on stdout."""
+    from herbrand.api import explain
+
+    if args.max_depth is not None and args.max_depth < 0:
+        raise UsageError(f"--max-depth {args.max_depth}: expected a number of levels >= 0")
+    program = parse(Path(args.program))
+    _check_paths(program, args.facts, "-")
+    answer = explain(program, args.goal, facts_dir=args.facts, max_depth=args.max_depth)
+    if args.json:
+        print(json.dumps(answer.to_dict(max_depth=args.max_depth) if answer.derived
+                         else answer.to_dict(), indent=2))
+    else:
+        print(answer.render(max_depth=args.max_depth) if answer.derived else answer)
+    return 0 if answer.derived else NOT_DERIVED_STATUS
 
 
 def _bench_report(args) -> int:

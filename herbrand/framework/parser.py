@@ -137,12 +137,16 @@ def parse(text: str, file: str | None = None) -> Program:
 
 
 def parse_atom(text: str, file: str | None = None) -> Atom:
-    """One atom, ``rel(t1, ..., tn)``, and nothing else (a query's goal: ``sg(16384, y)``);
-    ``file`` names the text in error locations. Raises HerbrandSyntaxError at the first token
-    that does not fit. Cost: linear in ``text``."""
+    """One atom, ``relation(term, ...)``, and nothing after it but blanks and comments (a
+    goal such as ``"tc(1, 5)"``); ``file`` names the text in error locations. Raises
+    HerbrandSyntaxError at the first token that does not fit. Cost: linear in ``text``.
+
+    >>> print(parse_atom('tc(1, "a")'))
+    tc(1, "a")
+    """
     parser = _Parser(Source(text, file))
     atom = parser.atom()
-    parser.expect("eof", "end of input")
+    parser.expect("eof", "the end of the atom")
     return atom
 
 

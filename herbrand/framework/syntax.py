@@ -366,6 +366,12 @@ def body_variables(body: tuple[BodyElement, ...]) -> Iterator[Var]:
                 yield from body_variables(aggregate.body)
 
 
+def element_aggregates(element: BodyElement) -> Iterator[Aggregate]:
+    """The aggregates at the top level of one body element."""
+    for term in element_terms(element):
+        yield from term_aggregates(term)
+
+
 def rule_aggregates(rule: Rule) -> Iterator[Aggregate]:
     """The aggregates at the top level of a rule's body."""
     for element in rule.body:

@@ -631,3 +631,15 @@ programs = st.builds(
 @given(programs)
 def test_any_program_round_trips(program):
     assert parse(str(program)) == program
+
+
+# -- parse_atom (explain's goals) ----------------------------------------------------------------
+
+
+def test_parse_atom_reads_one_atom_and_nothing_after_it():
+    from herbrand.framework.parser import parse_atom
+    from herbrand.framework.syntax import Const
+
+    assert parse_atom(' tc(1, -2, "a") // goal').terms == (Const(1), Const(-2), Const("a"))
+    with pytest.raises(HerbrandSyntaxError, match="<goal>:1:7: expected the end of the atom"):
+        parse_atom("tc(1) x", file="<goal>")
