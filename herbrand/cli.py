@@ -358,7 +358,7 @@ def _translate(args) -> int:
 
 
 def _bench_report(args) -> int:
-    from herbrand.bench_report import write_report
+    from herbrand.reports.benchmarks import write_report
 
     for chart in write_report(Path(args.results), args.output):
         print(f"chart: {chart}", file=sys.stderr)

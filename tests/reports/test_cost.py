@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from herbrand.bench_cost_report import cost_chart, cost_of, cost_sections
+from herbrand.reports.cost import cost_chart, cost_of, cost_sections
 
 
 def _bench(name: str, median: float, cores: int) -> dict:

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from herbrand.bench_report import render_report, write_report
+from herbrand.reports.benchmarks import render_report, write_report
 from herbrand.cli import main
 
 
