@@ -14,10 +14,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from herbrand.framework.errors import ReportError, os_reason
 from herbrand.reports.charts import group_bar_chart
 from herbrand.reports.cost import cost_chart, cost_sections
 from herbrand.reports.incremental import epoch_timelines, incremental_sections
-from herbrand.framework.errors import ReportError, os_reason
 
 
 def _format_extra(extra: dict) -> str:
