@@ -15,7 +15,14 @@ conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workl
 (generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
 """
 
-from herbrand.api import incremental, load_database, materialize, materialize_with_stats, parse
+from herbrand.api import (
+    compare,
+    incremental,
+    load_database,
+    materialize,
+    materialize_with_stats,
+    parse,
+)
 from herbrand.framework.errors import HerbrandError, HerbrandSyntaxError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
@@ -28,6 +35,7 @@ __all__ = [
     "Materialization",
     "Program",
     "Relation",
+    "compare",
     "incremental",
     "load_database",
     "materialize",

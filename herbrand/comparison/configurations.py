@@ -309,8 +309,12 @@ def grid(evaluators: Sequence[str] = (), indexes: Sequence[str] = (),
     if not evaluators:
         evaluators = [default_evaluator(None)] + (
             [default_evaluator(indexes[0])] if indexes else [])
-    for name in evaluators:
-        EVALUATORS.check(name)
+    try:
+        for registry, names in ((EVALUATORS, evaluators), (INDEXES, indexes)):
+            for name in names:
+                registry.check(name)
+    except HerbrandError as error:
+        raise UsageError(str(error)) from None
     configurations: list[Configuration] = []
     skipped: list[str] = []
     takes_index = {e: EVALUATORS.get(e).tags.uses_index for e in evaluators}

@@ -41,9 +41,9 @@ def souffle_binary(program: Path, cache_root: Path, compile: bool = True) -> Pat
     and no binary is cached, or when the compiler fails (its message included)."""
     version = souffle_version()
     if version is None:
-        raise Unavailable("souffle not on PATH")
+        raise Unavailable("souffle is not on PATH")
     key = hashlib.sha256(program.read_bytes() + version.encode()).hexdigest()[:16]
-    folder = cache_root() / "souffle" / key
+    folder = cache_root / "souffle" / key
     binary = folder / "program"
     if binary.exists():
         return binary
