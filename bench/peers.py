@@ -8,9 +8,9 @@
 
 Each function's time includes what the peer must do with the facts (clingo parses the text;
 DuckDB scans the registered frames), as herbrand's times include encoding its numpy facts.
-``clingo_count`` is shared with the whole-process peers (``herbrand.comparison.peer_process``,
-where DuckDB reads the facts files itself). numpy and pandas are imported only by the functions
-that take arrays.
+clingo is counted by ``herbrand.comparison.peer_process.clingo_count``, shared with the
+whole-process peers (where DuckDB reads the facts files itself). numpy and pandas are imported
+only by the functions that take arrays.
 """
 
 from __future__ import annotations
