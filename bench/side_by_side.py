@@ -282,7 +282,7 @@ def method_text(long_run: float, warm: bool) -> str:
         "Each cell: the median wall time of the timed runs, from starting the process to its "
         "exit (start-up, reading the facts, evaluating, writing the outputs), and the largest "
         "peak resident memory of those runs (`ru_maxrss` from `os.wait4`, taken by "
-        "`bench/launch.py`), in MB. † one run only: the warm-up took over "
+        "`herbrand/comparison/launch.py`), in MB. † one run only: the warm-up took over "
         f"{long_run:.0f} s and counts as the measurement. Every run's output is checked "
         "against the known sizes and against herbrand's default configuration (the rows of "
         "each output file, in any order; the peers' counts). Soufflé compiled: `souffle -o` "
