@@ -12,7 +12,9 @@
 
 Map of the package: ``framework`` (syntax, parser, analysis, storage, io, contracts, registry,
 conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``workloads``
-(generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
+(generators and loaders of benchmark data, the shared workloads by name), ``comparison``
+(``herbrand compare``: configurations run as whole processes), ``reports`` (tables, charts and
+COST), ``cli`` (the ``herbrand`` command).
 """
 
 from herbrand.api import (
