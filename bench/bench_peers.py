@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import herbrand
+from herbrand.comparison.peer_process import clingo_count
 
 from .conftest import WORKLOAD_NAMES
-from .peers import asp_facts, clingo_count, duckdb_count
+from .peers import asp_facts, duckdb_count
 
 
 def _expected(workload) -> int:

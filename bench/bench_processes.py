@@ -1,8 +1,9 @@
 """Whole processes, as users meet herbrand: ``herbrand run PROG -F FACTS -D OUT`` in each of its
 configurations beside Soufflé (compiled and interpreted), DuckDB and clingo, on the workloads of
-``bench.workloads``, one group per workload (``process-<workload>``), one row per configuration.
+``herbrand.workloads.catalogue``, one group per workload (``process-<workload>``), one row per
+configuration (``bench.processes``).
 
-Each row's times are those of whole child processes (``bench.processes.measure``: a warm-up
+Each row's times are those of whole child processes (``herbrand.comparison.measure``: a warm-up
 run, then timed runs from fork to exit, each one's output checked against the known sizes and
 herbrand's default configuration); they are handed to pytest-benchmark through a clock that
 advances by exactly the measured seconds, so the report's median is the process's median.
@@ -31,18 +32,12 @@ from pathlib import Path
 
 import pytest
 
-from .processes import (
-    CONFIGURATIONS,
-    DEFAULT_CONFIGURATIONS,
-    REFERENCE,
-    Output,
-    Unavailable,
-    default_memory_limit_mb,
-    measure,
-    measure_warm,
-)
-from .programs import PEER_PROGRAMS
-from .workloads import HEAVY, WORKLOADS, Prepared, cache_root, prepare, spec
+from herbrand.comparison.measure import measure, measure_warm
+from herbrand.comparison.outputs import Output
+from herbrand.comparison.processes import Unavailable, default_memory_limit_mb
+from herbrand.workloads.catalogue import HEAVY, WORKLOADS, Prepared, prepare, shape_of, spec
+
+from .processes import CONFIGURATIONS, DEFAULT_CONFIGURATIONS, REFERENCE, cache_root
 
 # Smoke runs give herbrand's non-default configurations these workloads only.
 SMOKE_EVERY_CONFIGURATION = ("tc-graph10000", "counter100k")
@@ -61,10 +56,12 @@ def _cases(full: bool) -> list[tuple[str, str]]:
             continue
         if workload in HEAVY and not heavy:
             continue
-        asp, sql = PEER_PROGRAMS.get(spec(workload).shape, (None, None))
+        shape = shape_of(workload)
         for name in DEFAULT_CONFIGURATIONS:
-            tool = CONFIGURATIONS[name].tool
-            if (tool == "duckdb" and sql is None) or (tool == "clingo" and asp is None):
+            tool = CONFIGURATIONS[name].configuration.peer
+            if tool in ("duckdb", "clingo") and (
+                    shape is None or (shape.peer.sql if tool == "duckdb" else shape.peer.asp)
+                    is None):
                 continue  # no program for this peer: no row
             if (not full and CONFIGURATIONS[name].kind == "herbrand" and name != REFERENCE
                     and workload not in SMOKE_EVERY_CONFIGURATION):
@@ -106,8 +103,9 @@ class ProcessContext:
         row has run already); None when it does not finish (then only the known sizes are
         checked)."""
         if workload not in self.references:
-            result = measure(CONFIGURATIONS[REFERENCE], self.prepare(workload),
-                             scratch=self.scratch / "reference", repeat=1, warmup=0,
+            result = measure(CONFIGURATIONS[REFERENCE].configuration, self.prepare(workload),
+                             scratch=self.scratch / "reference", cache_root=cache_root(),
+                             name=REFERENCE, repeat=1, warmup=0,
                              timeout=self.timeout, memory_limit_mb=self.memory_limit_mb)
             self.references[workload] = result.outputs if result.ok else None
         return self.references[workload]
@@ -143,17 +141,18 @@ class _Clock:
 
 def test_process(benchmark, process_context, workload_name, configuration_name):
     context = process_context
-    configuration = CONFIGURATIONS[configuration_name]
+    column = CONFIGURATIONS[configuration_name]
+    configuration = column.configuration
     benchmark.group = f"process-{workload_name}"
     benchmark.name = configuration_name
     prepared = context.prepare(workload_name)
     try:
-        configuration.check(prepared, compile=context.full)
+        configuration.check(prepared, cache_root(), compile=context.full)
     except Unavailable as why:
         pytest.skip(f"{configuration_name}: {why}")
     reference = None if configuration_name == REFERENCE else context.reference(workload_name)
     result = measure(configuration, prepared, scratch=context.scratch / configuration_name,
-                     repeat=3 if context.full else 1, warmup=1 if context.full else 0,
+                     cache_root=cache_root(), name=configuration_name, repeat=3 if context.full else 1, warmup=1 if context.full else 0,
                      timeout=context.timeout, memory_limit_mb=context.memory_limit_mb,
                      reference=reference, compile=context.full)
     if result.status in ("timeout", "memory") and context.full:
@@ -173,7 +172,7 @@ def test_process(benchmark, process_context, workload_name, configuration_name):
     extra["peak_rss_mb"] = round(result.rss, 1)
     extra["process_seconds"] = round(result.median, 4)
     extra["runs"] = len(result.seconds)
-    if configuration.peer:
+    if column.peer:
         extra["peer"] = True
     if context.full and configuration.kind == "herbrand":
         warm = measure_warm(configuration, prepared, scratch=context.scratch / "warm",

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from herbrand.workloads import dyre_edges, dyre_program, lubm1_triples, random_tree, rmat
-
-from .programs import (
+from herbrand.workloads.programs import (
     RDFS_ASP,
     SAME_GENERATION,
     SAME_GENERATION_ASP,

@@ -8,9 +8,9 @@
 
 Each function's time includes what the peer must do with the facts (clingo parses the text;
 DuckDB scans the registered frames), as herbrand's times include encoding its numpy facts.
-``duckdb_count_files`` is the whole-process variant (``peer_process``): DuckDB reads the facts
-files itself. numpy and pandas are imported only by the functions that take arrays, so a peer's
-process does not pay for them.
+clingo is counted by ``herbrand.comparison.peer_process.clingo_count``, shared with the
+whole-process peers (where DuckDB reads the facts files itself). numpy and pandas are imported
+only by the functions that take arrays.
 """
 
 from __future__ import annotations
@@ -31,16 +31,6 @@ def asp_facts(facts: dict[str, np.ndarray]) -> str:
     return "\n".join(lines)
 
 
-def clingo_count(rules: str, facts_text: str, output: str) -> int:
-    """Atoms of ``output`` after grounding ``rules`` over ``facts_text``."""
-    import clingo
-
-    control = clingo.Control(["--warn=none"])
-    control.add("base", [], facts_text + "\n" + rules)
-    control.ground([("base", [])])
-    return sum(1 for atom in control.symbolic_atoms if atom.symbol.name == output)
-
-
 def duckdb_count(sql: str, facts: dict[str, np.ndarray], threads: int) -> int:
     """The single count returned by ``sql`` over the facts registered as tables."""
     import duckdb
@@ -53,27 +43,6 @@ def duckdb_count(sql: str, facts: dict[str, np.ndarray], threads: int) -> int:
             rows = np.asarray(rows)
             frame = pandas.DataFrame({f"c{i}": rows[:, i] for i in range(rows.shape[1])})
             connection.register(name, frame)
-        return connection.execute(sql).fetchone()[0]
-    finally:
-        connection.close()
-
-
-def duckdb_count_files(sql: str, inputs: dict[str, str], threads: int) -> int:
-    """The single count returned by ``sql`` over tables ``<relation>(c0, c1, ...)`` of BIGINT
-    loaded by DuckDB's CSV reader from tab-separated facts files (``inputs``: relation ->
-    path; the arity is the first line's, 2 for an empty file)."""
-    import duckdb
-
-    connection = duckdb.connect(config={"threads": threads})
-    try:
-        for name, path in inputs.items():
-            with open(path) as handle:
-                first = handle.readline()
-            arity = first.count("\t") + 1 if first.strip() else 2
-            columns = ", ".join(f"'c{i}': 'BIGINT'" for i in range(arity))
-            connection.execute(
-                f"CREATE TABLE {name} AS SELECT * FROM read_csv(?, delim = '\t', "
-                f"header = false, columns = {{{columns}}})", [str(path)])
         return connection.execute(sql).fetchone()[0]
     finally:
         connection.close()

@@ -6,8 +6,8 @@ DuckDB and clingo, every one a whole process on the same program and facts files
     python -m bench.side_by_side --size smoke --repeat 1  # seconds, to try it out
     python -m bench.side_by_side --resume                 # add what bench/results/side_by_side.json lacks
 
-Rows are workloads (``bench.workloads``) with their tuple counts; columns are configurations
-(``bench.processes.CONFIGURATIONS``), each cell the median wall seconds and the peak RSS (MB)
+Rows are workloads (``herbrand.workloads.catalogue``) with their tuple counts; columns are
+configurations (``bench.processes.CONFIGURATIONS``), each cell the median wall seconds and the peak RSS (MB)
 of the process, then the ratios of herbrand's default and of its best configuration to Soufflé
 compiled. A configuration that cannot run here (no ``souffle`` on PATH, no ``native`` evaluator
 registered) is left out and listed under the table; a run that outlives ``--timeout`` or passes
@@ -21,7 +21,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -29,21 +28,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from .processes import (
-    CONFIGURATIONS,
-    DEFAULT_CONFIGURATIONS,
+from herbrand.comparison.measure import (
     DEFAULT_LONG_RUN,
-    DEFAULT_TIMEOUT,
-    REFERENCE,
     Measurement,
-    Output,
-    default_memory_limit_mb,
     measure,
     measure_warm,
-    registered_evaluators,
-    souffle_version,
 )
-from .workloads import HEAVY, WORKLOADS, cache_root, prepare, spec
+from herbrand.comparison.outputs import Output
+from herbrand.comparison.processes import DEFAULT_TIMEOUT, default_memory_limit_mb
+from herbrand.reports.machine import machine_description
+from herbrand.workloads.catalogue import HEAVY, WORKLOADS, prepare, spec
+
+from .processes import CONFIGURATIONS, DEFAULT_CONFIGURATIONS, REFERENCE, cache_root
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "side_by_side.md"
 
@@ -153,29 +149,14 @@ def _git_revision() -> str:
     return revision + (" with uncommitted changes in herbrand/" if changed else "")
 
 
-def _version(module: str) -> str:
-    try:
-        return __import__(module).__version__
-    except (ImportError, AttributeError):
-        return "not installed"
-
-
 def machine_line() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    description = machine_description()
+    versions = description["versions"]
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    return (f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GB (load average {load} at the "
-            f"start); Python "
-            f"{platform.python_version()}; herbrand {_git_revision()}; Soufflé "
-            f"{souffle_version() or 'not installed'}; DuckDB {_version('duckdb')}; clingo "
-            f"{_version('clingo')}")
+    return (f"{description['cpu']}, {description['cpus']} cores, "
+            f"{description['memory_gb']:.0f} GB (load average {load} at the start); Python "
+            f"{description['python']}; herbrand {_git_revision()}; Soufflé "
+            f"{versions['souffle']}; DuckDB {versions['duckdb']}; clingo {versions['clingo']}")
 
 
 def _cell(m: Measurement | None) -> str:
@@ -301,7 +282,7 @@ def method_text(long_run: float, warm: bool) -> str:
         "Each cell: the median wall time of the timed runs, from starting the process to its "
         "exit (start-up, reading the facts, evaluating, writing the outputs), and the largest "
         "peak resident memory of those runs (`ru_maxrss` from `os.wait4`, taken by "
-        "`bench/launch.py`), in MB. † one run only: the warm-up took over "
+        "`herbrand/comparison/launch.py`), in MB. † one run only: the warm-up took over "
         f"{long_run:.0f} s and counts as the measurement. Every run's output is checked "
         "against the known sizes and against herbrand's default configuration (the rows of "
         "each output file, in any order; the peers' counts). Soufflé compiled: `souffle -o` "
@@ -322,17 +303,14 @@ def unavailable_configurations(configurations: Sequence[str]) -> dict[str, str]:
     """Configuration -> why it cannot run on this machine at all (for the whole table)."""
     reasons = {}
     for name in configurations:
-        configuration = CONFIGURATIONS[name]
-        if configuration.evaluator and configuration.evaluator not in registered_evaluators():
-            reasons[name] = (f"no {configuration.evaluator!r} evaluator registered in "
-                             "herbrand.framework.registry.EVALUATORS")
-        elif configuration.kind == "souffle" and shutil.which("souffle") is None:
+        configuration = CONFIGURATIONS[name].configuration
+        if configuration.kind == "souffle" and shutil.which("souffle") is None:
             reasons[name] = "`souffle` is not on PATH"
         elif configuration.kind == "peer":
             try:
-                __import__(configuration.tool)
+                __import__(configuration.peer)
             except ImportError:
-                reasons[name] = f"the {configuration.tool} Python package is not installed"
+                reasons[name] = f"the {configuration.peer} Python package is not installed"
     return reasons
 
 
@@ -382,9 +360,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if previous is not None and previous.status != "unavailable":
                 measurement = previous
             else:
-                configuration = CONFIGURATIONS[name]
+                configuration = CONFIGURATIONS[name].configuration
                 measurement = measure(configuration, prepared, scratch=scratch,
-                                      repeat=args.repeat, warmup=args.warmup, timeout=timeout,
+                                      cache_root=cache_root(), name=name, repeat=args.repeat, warmup=args.warmup, timeout=timeout,
                                       memory_limit_mb=args.memory_limit,
                                       long_run=args.long_run, reference=reference,
                                       compile=not args.no_compile, log=log)

@@ -11,12 +11,16 @@
     [(1, 2), (1, 3), (2, 3)]
 
 Map of the package: ``framework`` (syntax, parser, analysis, storage, io, contracts, registry,
-conformance suites), ``evaluators`` (substitution, fixpoints, backends),
-``provenance`` (``explain``: proofs of tuples, and why a tuple is not derived), ``workloads``
-(generators and loaders of benchmark data), ``cli`` (the ``herbrand`` command).
+conformance suites), ``evaluators`` (substitution, fixpoints, backends), ``translators``
+(plans, and program rewrites such as magic sets for ``query``), ``provenance`` (``explain``:
+proofs of tuples, and why a tuple is not derived), ``workloads`` (generators and loaders of
+benchmark data, the shared workloads by name), ``comparison`` (``herbrand compare``:
+configurations run as whole processes), ``reports`` (tables, charts and COST), ``cli`` (the
+``herbrand`` command).
 """
 
 from herbrand.api import (
+    compare,
     explain,
     incremental,
     load_database,
@@ -41,6 +45,7 @@ __all__ = [
     "Program",
     "Proof",
     "Relation",
+    "compare",
     "explain",
     "incremental",
     "load_database",

@@ -1,4 +1,5 @@
-"""The public entry points: ``parse``, ``materialize``, ``query`` and ``incremental``.
+"""The public entry points: ``parse``, ``materialize``, ``query``, ``explain``,
+``incremental`` and ``compare``.
 
 ``materialize`` is the one call experiment scripts swap arguments of: the same program and facts
 run with another ``evaluator``, ``fixpoint``, ``index`` or ``backend``, each resolved by name in
@@ -8,9 +9,10 @@ the registries of ``herbrand.framework.registry``.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
+from pathlib import Path
 
 from herbrand import builtins
 from herbrand.framework import io
@@ -388,3 +390,42 @@ def explain(
 
     explainer = Explainer(program, load_database(program, facts, facts_dir))
     return explainer.explain(goal, max_depth=max_depth)
+def compare(
+    program: Program | str | bytes | PathLike,
+    facts: Mapping[str, object] | None = None,
+    *,
+    facts_dir: str | PathLike | None = None,
+    configurations: Sequence[str | object] = ("native",),
+    repeat: int = 3,
+    timeout: float = 600.0,
+):
+    """Run ``program`` in each of ``configurations``, each as ``repeat`` fresh ``herbrand run``
+    processes (and once warm in one process), check that all agree, and return the table as a
+    pandas DataFrame (columns: ``herbrand.reports.comparison.COLUMNS``: configuration, cores,
+    status, runs, median_s, min_s, max_s, peak_rss_mb, warm_s, tuples, tuples_per_s,
+    x_fastest, detail).
+
+    A configuration is a string in the syntax of ``herbrand.comparison.configurations``
+    (``"native"``, ``"relational/btree"``, ``"native@parallel:2"``, ``"spark:local[2]"``,
+    ``"souffle"``, ``"duckdb"``, ...) or a ``Configuration``. ``program`` and ``facts`` as in
+    ``materialize``, or ``facts_dir`` (a folder of ``.input`` files); program text and facts in
+    memory are written to a temporary folder first, since whole processes read files. A
+    configuration that cannot run here, fails or times out (after ``timeout`` seconds) has
+    its status in its row. Raises UsageError for a bad configuration, and
+    ResultsDisagreeError (its ``table`` the DataFrame) when configurations disagree. Cost:
+    the runs' own, plus about 0.1 s of start-up per process.
+    """
+    import tempfile
+
+    from herbrand.comparison.configurations import parse_configuration
+    from herbrand.comparison.runner import run_comparison
+    from herbrand.comparison.targets import target_of
+    from herbrand.reports.comparison import to_frame
+
+    chosen = [parse_configuration(c) if isinstance(c, str) else c for c in configurations]
+    with tempfile.TemporaryDirectory(prefix="herbrand-compare-") as scratch:
+        target = target_of(program, facts, facts_dir, Path(scratch))
+        comparison = run_comparison(target, chosen, repeat=repeat, timeout=timeout)
+    table = to_frame(comparison)
+    comparison.check_agreement(table)
+    return table

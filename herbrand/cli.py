@@ -1,5 +1,5 @@
 """The herbrand command: run a program as Soufflé would, answer a query, explain a tuple,
-translate it, report benchmarks.
+translate it, compare configurations, report benchmarks.
 
 Bad input prints one line (``herbrand: error: <place>: <message>``) and exits with status 1; a
 malformed command line (an unknown option, a missing argument) prints argparse's usage line
@@ -168,6 +168,40 @@ def _explain_parser(commands) -> None:
     explain.add_argument("--max-depth", type=int, default=None, metavar="N",
                          help="reconstruct and print premises at most N levels below the tuple")
     explain.set_defaults(handler=_explain)
+def _compare_parser(commands) -> None:
+    compare = commands.add_parser(
+        "compare", help="run a program in every configuration of a grid, each as a whole "
+                        "process, check they agree, and report times, memory and COST")
+    compare.add_argument("program", nargs="?", help="the Datalog program (.dl)")
+    compare.add_argument("-F", "--facts", default=".", help="directory of .input files "
+                                                            "(default .)")
+    compare.add_argument("--workload", default=None,
+                         help="a shared workload instead of PROGRAM (see --list-workloads)")
+    compare.add_argument("--size", choices=("full", "smoke"), default="full",
+                         help="the workload's size (default full)")
+    compare.add_argument("--list-workloads", action="store_true",
+                         help="name the shared workloads and stop")
+    compare.add_argument("--evaluator", default=None,
+                         help=f"comma-separated rule evaluators: {_names(EVALUATORS)} "
+                              f"(default {builtins.DEFAULT_EVALUATOR}, and "
+                              f"{builtins.INDEXED_EVALUATOR} with --index)")
+    compare.add_argument("--index", default=None,
+                         help=f"comma-separated index backings of the evaluators that take "
+                              f"one, or all: {_names(INDEXES)}")
+    compare.add_argument("--backend", default="local",
+                         help="comma-separated backends: local, parallel:N, spark:MASTER "
+                              "(default local)")
+    compare.add_argument("--peers", default="souffle,duckdb,clingo",
+                         help="comma-separated peers run beside herbrand where installed: "
+                              "souffle (compiled and interpreted), duckdb, clingo, or none "
+                              "(default all)")
+    compare.add_argument("--repeat", type=int, default=3,
+                         help="whole processes per configuration (default 3)")
+    compare.add_argument("--timeout", type=float, default=600.0,
+                         help="seconds before a run is stopped and marked (default 600)")
+    compare.add_argument("-o", "--output", default=None,
+                         help="directory for compare.csv, compare.json and the PNG charts")
+    compare.set_defaults(handler=_compare)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     _query_parser(commands)
     _explain_parser(commands)
     _bench_parser(commands)
+    _compare_parser(commands)
     return parser
 
 
@@ -449,11 +484,17 @@ def _explain(args) -> int:
 
 
 def _bench_report(args) -> int:
-    from herbrand.bench_report import write_report
+    from herbrand.reports.benchmarks import write_report
 
     for chart in write_report(Path(args.results), args.output):
         print(f"chart: {chart}", file=sys.stderr)
     return 0
+
+
+def _compare(args) -> int:
+    from herbrand.comparison.command import compare_command
+
+    return compare_command(args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -172,3 +172,18 @@ def test_a_backend_that_runs_its_own_plans_refuses_an_evaluator_choice(choice):
                                          f"SparkBackend") as raised:
         herbrand.materialize(".decl e(x: number)\n", backend="spark", **choice)
     assert "\n" not in str(raised.value)
+
+
+def test_compare_returns_a_frame_with_the_documented_columns():
+    from herbrand.reports.comparison import COLUMNS
+
+    program = TC + ".input edge\n.output path\n"
+    table = herbrand.compare(program, facts={"edge": [(1, 2), (2, 3)]},
+                             configurations=["native", "relational/btree"], repeat=1)
+    assert list(table.columns) == list(COLUMNS)
+    assert list(table["configuration"]) == ["native", "relational/btree"]
+    assert list(table["status"]) == ["ok", "ok"] and list(table["tuples"]) == [3, 3]
+    with pytest.raises(UsageError, match="configuration 'relational/btre': unknown index"):
+        herbrand.compare(program, configurations=["relational/btre"])
+    with pytest.raises(UsageError, match="facts given for 'path', which is no .input"):
+        herbrand.compare(program, facts={"path": [(1, 2)]})

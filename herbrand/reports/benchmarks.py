@@ -4,7 +4,7 @@ One table per benchmark group (a workload); one row per benchmark (an implementa
 median and minimum time over the rounds, the ratio to the fastest median of the group, the ratio
 to each peer of the group (benchmarks whose ``extra_info`` has ``peer: True``: clingo, DuckDB),
 and any ``extra_info`` the benchmark recorded (tuples derived, peak memory, ...). Written to a
-file, the report also gets a bar chart of every group (``bench_charts``), linked from the text.
+file, the report also gets a bar chart of every group (``reports.charts``), linked from the text.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from herbrand.bench_charts import group_bar_chart
-from herbrand.bench_cost_report import cost_chart, cost_sections
-from herbrand.bench_incremental_report import epoch_timelines, incremental_sections
 from herbrand.framework.errors import ReportError, os_reason
+from herbrand.reports.charts import group_bar_chart
+from herbrand.reports.cost import cost_chart, cost_sections
+from herbrand.reports.incremental import epoch_timelines, incremental_sections
 
 
 def _format_extra(extra: dict) -> str:
@@ -36,8 +36,8 @@ def render_report(results: dict, chart: str | None = None,
                   timelines: dict[str, str] | None = None, cost: str | None = None) -> str:
     """The markdown text for a parsed pytest-benchmark JSON document, linking ``chart`` (an
     image path) and the epoch ``timelines`` (workload -> image path) when given, followed by
-    the incremental sections (``bench_incremental_report``) and the COST section
-    (``bench_cost_report``; ``cost``: its chart's path). O(benchmarks)."""
+    the incremental sections (``reports.incremental``) and the COST section
+    (``reports.cost``; ``cost``: its chart's path). O(benchmarks)."""
     groups = benchmark_groups(results)
     machine = results.get("machine_info", {})
     lines = ["# Benchmark report", ""]

@@ -1,4 +1,4 @@
-"""The launcher of every measured process: ``python -I -S bench/launch.py RESULT CMD ...``.
+"""The launcher of every measured process: ``python -I -S launch.py RESULT CMD ...``.
 
 Linux folds the memory a process had before ``exec`` into its peak RSS (``ru_maxrss``): a
 child forked from the benchmark harness (tens of MB, hundreds inside pytest) would report at

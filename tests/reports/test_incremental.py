@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from herbrand.bench_incremental_report import epoch_timelines, incremental_sections
+from herbrand.reports.incremental import epoch_timelines, incremental_sections
 
 
 def _bench(group, name, **extra):

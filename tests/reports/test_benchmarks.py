@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from herbrand.bench_report import render_report, write_report
 from herbrand.cli import main
+from herbrand.reports.benchmarks import render_report, write_report
 
 
 def test_report_groups_by_workload_and_shows_ratios():

@@ -1,11 +1,12 @@
-"""The workloads of the whole-process benchmarks, each a program file plus a facts directory in
-Soufflé's layout, so the same files feed ``herbrand run``, ``souffle`` and a compiled Soufflé
-binary.
+"""The shared workloads by name, each a program file plus a facts directory in Soufflé's
+layout, so the same files feed ``herbrand run``, ``souffle``, a compiled Soufflé binary and the
+peers: ``herbrand compare --workload NAME`` and the whole-process benchmarks of ``bench/``.
 
 Every workload has two sizes: ``full`` (the performance issue's figures) and ``smoke`` (small
 enough for ``make test`` to run every configuration once in seconds). Generated facts are
-written once into a cache folder (``prepare``); the real data of ``shared/workloads``
-(``herbrand.workloads.workload_path``) is read where it lies, never copied.
+written once into a cache folder (``prepare``; herbrand's cache directory unless told
+otherwise); the real data of ``shared/workloads`` (``herbrand.workloads.workload_path``) is
+read where it lies, never copied.
 
 ``expected`` holds the sizes every configuration must reproduce, where they are known in
 advance: the issue's figures and the ones measured once for the generators' default seeds
@@ -15,7 +16,6 @@ advance: the issue's figures and the ones measured once for the generators' defa
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -24,37 +24,36 @@ from pathlib import Path
 
 import numpy as np
 
-from herbrand.workloads import (
+from herbrand.evaluators.native.compiled import cache_directory
+from herbrand.framework import io
+from herbrand.framework.analysis import analyse
+from herbrand.framework.errors import UnknownComponentError, UsageError
+from herbrand.framework.parser import parse as parse_text
+from herbrand.framework.parser import parse_file
+from herbrand.workloads import programs
+from herbrand.workloads.generators import (
     andersen,
     chain,
-    dyre_edges,
     gnp,
-    lubm1_triples,
     random_tree,
     rdfs_ontology,
     rmat,
-    workload_path,
 )
+from herbrand.workloads.shapes import Shape, recognise
+from herbrand.workloads.shared import dyre_edges, lubm1_triples, workload_path
 
-from . import programs
-
-CACHE_ENV = "HERBRAND_BENCH_CACHE"
-DEFAULT_CACHE = Path(__file__).resolve().parent / ".cache"
 # Bump when a generator or program changes, so cached facts folders are rewritten.
 LAYOUT_VERSION = "1"
 SIZES = ("full", "smoke")
 
 
-def cache_root() -> Path:
-    """``$HERBRAND_BENCH_CACHE``, else ``bench/.cache`` (ignored by git)."""
-    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
-
-
 @dataclass(frozen=True)
 class Prepared:
-    """A workload's files at one size: ``program`` (a ``.dl`` file), ``facts`` (the ``-F``
-    folder), ``inputs`` (relation -> its facts file, for the peers), ``expected`` (relation ->
-    size, when known)."""
+    """A program's files, ready for whole-process runs: ``program`` (a ``.dl`` file),
+    ``facts`` (the ``-F`` folder), ``inputs`` (relation -> its facts file, for the peers),
+    ``expected`` (relation -> size, when known), ``shape`` (the peers' computation it is, when
+    recognised), ``headline`` (the relation whose size is its tuple count; None: all outputs
+    together). ``size``: the workload's size, empty for a program given by the user."""
 
     name: str
     size: str
@@ -62,6 +61,8 @@ class Prepared:
     facts: Path
     inputs: dict[str, Path] = field(default_factory=dict)
     expected: dict[str, int] = field(default_factory=dict)
+    shape: Shape | None = None
+    headline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,15 +70,14 @@ class Spec:
     """How to build a workload. ``program``: size -> Datalog text, or a Path (a program kept
     in shared/workloads). ``facts``: size -> relation -> rows (written as
     ``<relation>.facts``), or, for real data, ``facts_dir``: size -> an existing folder and
-    ``inputs``: size -> relation -> its file in that folder. ``shape``: the key of
-    ``programs.PEER_PROGRAMS`` (peers run only where it has a program). ``headline``: the
-    relation whose size is the workload's tuple count (None: all outputs together)."""
+    ``inputs``: size -> relation -> its file in that folder. ``headline``: the relation whose
+    size is the workload's tuple count (None: all outputs together). The peers run where the
+    program is one of their shapes (``shapes.recognise``)."""
 
     title: str
     program: Callable[[str], str | Path]
     facts: Callable[[str], Mapping[str, np.ndarray]] | None
     headline: str | None
-    shape: str | None = None
     expected: Mapping[str, Mapping[str, int] | Callable[[], Mapping[str, int]]] = field(
         default_factory=dict)
     sizes: tuple[str, ...] = SIZES
@@ -108,54 +108,54 @@ def _specs() -> dict[str, Spec]:
         "tc-graph10000": Spec(
             "TC, dyre graph10000", tc_text,
             tc(lambda: dyre_edges("graph10000"), lambda: dyre_edges("graph1000")),
-            "tc", "tc", {"full": {"tc": 262_144}, "smoke": {"tc": 11_532}}),
+            "tc", {"full": {"tc": 262_144}, "smoke": {"tc": 11_532}}),
         "rdfs-lubm1": Spec(
             "RDFS, dyre LUBM(1)", lambda size: _shared("dyre", "rdfs.dl"),
             _pick(lambda: {"t": lubm1_triples()},
                   lambda: {"t": rdfs_ontology(30, 10, 200, seed=0)}),
-            "m", "rdfs", {"full": {"m": 126_732}}),
+            "m", {"full": {"m": 126_732}}),
         "tc-rmat2048": Spec(
             "TC, R-MAT 2,048 nodes / 20,000 edges", tc_text,
             tc(lambda: rmat(2048, 20_000, seed=0), lambda: rmat(128, 500, seed=0)),
-            "tc", "tc", {"full": {"tc": 2_134_125}}),
+            "tc", {"full": {"tc": 2_134_125}}),
         "tc-gnp1000": Spec(
             "TC, G(1000, 0.01)", tc_text,
             tc(lambda: gnp(1000, 0.01, seed=0), lambda: gnp(100, 0.02, seed=0)),
-            "tc", "tc", {"full": {"tc": 1_000_000}}),
+            "tc", {"full": {"tc": 1_000_000}}),
         "tc-chain2000": Spec(
             "TC, chain of 2,000 edges", tc_text,
             tc(lambda: chain(2000), lambda: chain(100)),
-            "tc", "tc", {"full": {"tc": 2_001_000}, "smoke": {"tc": 5_050}}),
+            "tc", {"full": {"tc": 2_001_000}, "smoke": {"tc": 5_050}}),
         "sg-tree3000": Spec(
             "same generation, random tree of 3,000 nodes",
             lambda size: programs.SAME_GENERATION_DL,
             _pick(lambda: {"parent": random_tree(3000, seed=0)},
                   lambda: {"parent": random_tree(300, seed=0)}),
-            "sg", "sg", {"full": {"sg": 999_438}}),
+            "sg", {"full": {"sg": 999_438}}),
         "andersen5000": Spec(
             "Andersen points-to, 5,000 variables", lambda size: programs.ANDERSEN_DL,
             _pick(lambda: andersen(5000, seed=0), lambda: andersen(1000, seed=0)),
-            "pointsTo", None, {"full": {"pointsTo": 1_707_548}, "smoke": {"pointsTo": 15_120}}),
+            "pointsTo", {"full": {"pointsTo": 1_707_548}, "smoke": {"pointsTo": 15_120}}),
         "counter100k": Spec(
             "counter b(x+1) :- b(x), x < 100000",
             _pick(lambda: programs.counter_dl(100_000), lambda: programs.counter_dl(1_000)),
-            lambda size: {}, "b", None,
+            lambda size: {}, "b",
             {"full": {"b": 100_001}, "smoke": {"b": 1_001}}),
         "lubm-chasebench": Spec(
             "LUBM ChaseBench, 14 queries",
             lambda size: _shared("lubm-chasebench", "lubm_datalog.dl"),
-            None, None, None, {"full": _lubm_expected, "smoke": _lubm_expected},
+            None, None, {"full": _lubm_expected, "smoke": _lubm_expected},
             facts_dir=lambda size: _shared("lubm-chasebench", "data")),
         "tc-gnutella08": Spec(
             "TC, SNAP Gnutella08",
             lambda size: programs.tc_file_dl("snap_p2p-Gnutella08.edge.facts"),
-            None, "tc", "tc", {"full": {"tc": 13_148_244}}, sizes=("full",),
+            None, "tc", {"full": {"tc": 13_148_244}}, sizes=("full",),
             facts_dir=lambda size: _shared("graphs"),
             inputs=lambda size: {"e": "snap_p2p-Gnutella08.edge.facts"}),
         "galen-el": Spec(
             "Galen EL (inf_subClassOf)",
             lambda size: _shared("galen-el", "el-calc.souffle.dl"),
-            None, "inf_subClassOf", None, {"full": {"inf_subClassOf": 1_091_144}},
+            None, "inf_subClassOf", {"full": {"inf_subClassOf": 1_091_144}},
             sizes=("full",), facts_dir=lambda size: _shared("galen-el", "data")),
     }
 
@@ -169,14 +169,29 @@ HEAVY = ("tc-gnutella08", "galen-el")
 _SPECS: dict[str, Spec] | None = None
 
 
+class UnknownWorkloadError(UnknownComponentError, KeyError):
+    """A workload name that is not in ``WORKLOADS`` (the message lists them)."""
+
+    __str__ = Exception.__str__  # KeyError would quote the message
+
+
 def spec(name: str) -> Spec:
-    """The Spec of workload ``name``; KeyError listing the workloads for an unknown name."""
+    """The Spec of workload ``name``; UnknownWorkloadError listing the workloads for an
+    unknown name."""
     global _SPECS
     if _SPECS is None:
         _SPECS = _specs()
     if name not in _SPECS:
-        raise KeyError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}")
+        raise UnknownWorkloadError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}")
     return _SPECS[name]
+
+
+def shape_of(name: str, size: str = "full") -> Shape | None:
+    """The peers' shape of workload ``name``'s program (None: no peer runs it). Reads the
+    program (a file of shared/workloads for some) but no facts."""
+    program = spec(name).program(size)
+    return recognise(parse_file(program) if isinstance(program, Path)
+                     else parse_text(program))
 
 
 def _write_rows(path: Path, rows: np.ndarray) -> None:
@@ -188,16 +203,19 @@ def _write_rows(path: Path, rows: np.ndarray) -> None:
 
 
 def prepare(name: str, size: str = "full", root: Path | None = None) -> Prepared:
-    """The workload's files at ``size``, written under ``root`` (default ``cache_root()``)
-    the first time and reused after: ``<root>/workloads/<name>-<size>/`` holds the program
-    (unless it is a file of shared/workloads) and ``facts/`` (unless the facts are a folder of
-    shared/workloads). Writing is atomic (a temporary folder renamed into place), so parallel
-    sessions never see half-written files. ValueError for a size the workload lacks; FactsError
-    when shared/workloads is missing. Cost: generating and writing the facts once."""
+    """The workload's files at ``size``, written under ``root`` (default herbrand's cache
+    directory, ``$HERBRAND_CACHE_DIR`` or ``~/.cache/herbrand``) the first time and reused
+    after: ``<root>/workloads/<name>-<size>/`` holds the program (unless it is a file of
+    shared/workloads) and ``facts/`` (unless the facts are a folder of shared/workloads).
+    Writing is atomic (a temporary folder renamed into place), so parallel sessions never see
+    half-written files. UnknownWorkloadError for an unknown name, UsageError for a size the
+    workload lacks, FactsError when shared/workloads is missing. Cost: generating and writing
+    the facts once."""
     workload = spec(name)
     if size not in workload.sizes:
-        raise ValueError(f"workload {name} has no {size!r} size (only {', '.join(workload.sizes)})")
-    root = Path(root) if root is not None else cache_root()
+        raise UsageError(f"workload {name} has no {size!r} size "
+                         f"(only {', '.join(workload.sizes)})")
+    root = Path(root) if root is not None else cache_directory()
     folder = root / "workloads" / f"{name}-{size}"
     program = workload.program(size)
     stamp = folder / f".complete-{LAYOUT_VERSION}"
@@ -225,4 +243,20 @@ def prepare(name: str, size: str = "full", root: Path | None = None) -> Prepared
         inputs = {path.stem: path for path in sorted(facts_dir.glob("*.facts"))}
     expected = workload.expected.get(size, {})
     expected = dict(expected() if callable(expected) else expected)
-    return Prepared(name, size, Path(program_path), Path(facts_dir), inputs, expected)
+    return Prepared(name, size, Path(program_path), Path(facts_dir), inputs, expected,
+                    shape_of(name, size), workload.headline)
+
+
+def prepare_program(program: Path, facts: Path, name: str | None = None) -> Prepared:
+    """A program file and its facts folder as they are, ready for whole-process runs: the
+    inputs are the files its ``.input`` directives name, its shape is recognised for the peers.
+    Raises the parser's and analysis's errors, and FactsError for a bad directive. O(program)."""
+    parsed = parse_file(program)
+    analyse(parsed)
+    inputs = {}
+    for directive in parsed.directives:
+        if directive.kind == "input":
+            _, filename, _ = io.io_parameters(directive, ".facts")
+            inputs[directive.relation] = Path(facts) / filename
+    return Prepared(name or Path(program).stem, "", Path(program), Path(facts), inputs,
+                    shape=recognise(parsed))
