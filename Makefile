@@ -15,11 +15,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m herbrand.evaluators.native.compiled
 	touch $(STAMP)
 
+# the main job: the examples, then a comparison of configurations on two shared workloads (Spark
+# on the first when Java is there; `herbrand compare` says in one line when it is not), one
+# query and one proof. Tables and charts go to out/compare-*/.
+COMPARE := $(BIN)/herbrand compare --index all --repeat 1
+
 run: $(STAMP)
 	@for program in $(EXAMPLES); do \
 		echo "== $$program"; \
 		$(BIN)/herbrand run $$program -F examples/facts -D out --summary --stats || exit 1; \
 	done
+	@echo "== herbrand compare: TC over dyre graph10000"
+	$(COMPARE) --workload tc-graph10000 --backend 'local,parallel:2,spark:local[2]' -o out/compare-tc
+	@echo "== herbrand compare: RDFS over LUBM(1)"
+	$(COMPARE) --workload rdfs-lubm1 --backend local,parallel:2 -o out/compare-rdfs
+	@echo "== herbrand query: what node 1 reaches, by magic sets"
+	$(BIN)/herbrand query examples/reachability.dl -F examples/facts 'path(1, y)' --explain-plan
+	@echo "== herbrand explain: why node 1 reaches node 4"
+	$(BIN)/herbrand explain examples/reachability.dl -F examples/facts 'path(1, 4)'
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q --benchmark-disable -p no:cacheprovider

@@ -511,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
         return SIGPIPE_STATUS
     except OSError as error:
         print(f"herbrand: error: {error}", file=sys.stderr)
+    except MemoryError:
+        print("herbrand: error: out of memory (the model does not fit in this machine's memory; "
+              "a query of one goal, herbrand query, may need far less)", file=sys.stderr)
     except KeyboardInterrupt:
         print("herbrand: interrupted", file=sys.stderr)
         return 130

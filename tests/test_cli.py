@@ -304,3 +304,14 @@ def test_run_applies_the_magic_transform_pragma(tc_case, capsys):
     assert main(["run", str(program), "-F", str(tc_case / "facts"), "-D", str(tc_case)]) == 0
     assert (tc_case / "q.csv").read_text() == "3\n"
     assert sorted(p.name for p in tc_case.glob("*.csv")) == ["q.csv"]
+
+
+def test_running_out_of_memory_is_one_line_not_a_traceback(tc_case, capsys, monkeypatch):
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr("herbrand.cli.materialize_with_stats", exhausted)
+    assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", "-",
+                 "--no-progress"]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("herbrand: error: out of memory") and error.count("\n") == 1
