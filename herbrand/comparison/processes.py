@@ -3,9 +3,11 @@
 ``run_process`` runs one command through ``launch.py``, a small interpreter that forks it, and
 reads back the command's wall time and its peak RSS from ``os.wait4``'s rusage (``ru_maxrss``,
 kilobytes on Linux: native memory included, unlike tracemalloc; see ``launch.py`` for why the
-harness does not fork the command itself). A watchdog thread kills the process group when it
-outlives ``timeout`` or its RSS passes ``memory_limit_mb`` (a shared machine: a run that would
-swallow it is stopped and marked instead).
+harness does not fork the command itself), or the largest RSS of its whole process tree sampled
+by the watchdog when that is larger (a Spark run's JVM is a process the command does not wait
+for). The watchdog thread kills the process group when it outlives ``timeout`` or its tree's
+RSS passes ``memory_limit_mb`` (a shared machine: a run that would swallow it is stopped and
+marked instead).
 """
 
 from __future__ import annotations
@@ -63,11 +65,25 @@ def _rss_bytes(pid: int) -> int:
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
-            return [int(child) for child in handle.read().split()]
-    except (OSError, ValueError):
-        return []
+    """The processes ``pid``'s threads started, from /proc (empty once it is gone)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children += [int(child) for child in task.read_bytes().split()]
+        except (OSError, ValueError):
+            continue
+    return children
+
+
+def _tree_rss_bytes(pid: int) -> int:
+    """The resident memory of ``pid``'s descendants together (the launched command and what
+    it starts: a Spark run's JVM is the command's child). O(processes) reads of /proc."""
+    total, pending = 0, _children(pid)
+    while pending:
+        process = pending.pop()
+        total += _rss_bytes(process)
+        pending += _children(process)
+    return total
 
 
 def run_process(
@@ -82,8 +98,11 @@ def run_process(
     ``cwd/stderr.txt``) through ``launch.py``, which forks it from a 5 MB interpreter, waits
     for it with ``os.wait4`` and reports its wall time (fork to exit) and peak RSS
     (``ru_maxrss``): forked from this process directly, the child's peak would include this
-    process's size. Watchdog: SIGKILL to the process group (launcher and command) after
-    ``timeout`` seconds or once the command's RSS (read from /proc every POLL_SECONDS) passes
+    process's size. Processes the command starts and does not wait for (a Spark run's JVM) are
+    not in ``ru_maxrss``: the peak reported is the larger of it and the largest sum of RSS
+    over the command's process tree that the watchdog saw. Watchdog: SIGKILL to the process group (launcher and command) after
+    ``timeout`` seconds or once the RSS of the command's process tree (read from /proc every
+    POLL_SECONDS) passes
     ``memory_limit_mb``; the launcher is reaped only after the watchdog has stood down, so it
     never signals a reused pid. Cost: the command's, plus about 20 ms of launcher start-up
     (not in the seconds) and a wake-up of the watchdog every POLL_SECONDS."""
@@ -105,7 +124,7 @@ def run_process(
 
     def watchdog() -> None:
         while not finished.wait(POLL_SECONDS):
-            rss = sum(_rss_bytes(pid) for pid in _children(child.pid))
+            rss = _tree_rss_bytes(child.pid)
             seen[0] = max(seen[0], rss)
             reason = None
             if time.perf_counter() - start > timeout:
@@ -132,7 +151,8 @@ def run_process(
     peak = seen[0] / 2**20
     try:
         measured, maxrss, returncode = report.read_text().split()
-        seconds, peak, returncode = float(measured), int(maxrss) / 1024, int(returncode)
+        seconds, returncode = float(measured), int(returncode)
+        peak = max(int(maxrss) / 1024, peak)
     except (OSError, ValueError):
         pass  # killed before it could report: the harness's figures stand
     state = stopped[0] if stopped else "ok" if returncode == 0 else "error"

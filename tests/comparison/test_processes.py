@@ -27,6 +27,17 @@ def test_run_measures_time_and_the_childs_own_peak_rss(tmp_path):
     del ballast
 
 
+def test_the_peak_counts_a_process_the_command_starts_and_does_not_wait_for(tmp_path):
+    """As a Spark run's JVM: ru_maxrss of the command does not hold it; the watchdog's
+    samples of the process tree do."""
+    grandchild = ("import time; b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]);"
+                  " time.sleep(1.0)")
+    run = run_process(python(f"import subprocess, sys, time; subprocess.Popen([sys.executable, "
+                             f"'-c', {grandchild!r}]); time.sleep(0.8)"), cwd=tmp_path)
+    assert run.status == "ok"
+    assert 200 < run.peak_rss_mb < 400
+
+
 def test_run_reports_exit_status_and_stderr(tmp_path):
     run = run_process(python("import sys; print('boom', file=sys.stderr); sys.exit(3)"),
                       cwd=tmp_path)
