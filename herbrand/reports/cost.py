@@ -116,9 +116,9 @@ def family_costs(timings: Sequence[Timing]) -> list[FamilyCost]:
 
 
 def cores_chart(timings: Sequence[Timing], path: Path, title: str) -> Path | None:
-    """Write seconds against cores, one line per family, the single thread as a dashed
-    horizontal line, to ``path``; None (nothing written) without a family or a single
-    thread."""
+    """Write seconds against cores, one line per family (a parallel family starts from its
+    executor on the local backend, its 1-core point), the single thread as a dashed horizontal
+    line, to ``path``; None (nothing written) without a family or a single thread."""
     costs = family_costs(timings)
     if not costs:
         return None
@@ -130,6 +130,7 @@ def cores_chart(timings: Sequence[Timing], path: Path, title: str) -> Path | Non
     figure, axis = pyplot.subplots(figsize=(7, 4.2))
     for cost in costs:
         members = sorted((t for t in timings if t.family == cost.family), key=lambda t: t.cores)
+        members = [*one_core_point(cost.family, timings), *members]
         axis.plot([t.cores for t in members], [t.seconds for t in members], marker="o",
                   label=f"{cost.family} (COST: {cost.cores or 'none'})")
     single = costs[0].single
@@ -145,6 +146,21 @@ def cores_chart(timings: Sequence[Timing], path: Path, title: str) -> Path | Non
     figure.savefig(path, dpi=110)
     pyplot.close(figure)
     return path
+
+
+PARALLEL_FAMILY = "@parallel:N"
+
+
+def one_core_point(family: str, timings: Sequence[Timing]) -> list[Timing]:
+    """The drawn 1-core point of a parallel family (``X@parallel:N``): ``X`` on the local
+    backend, the same executor on one thread, when it was measured and the family has no
+    1-core member of its own; else nothing."""
+    if not family.endswith(PARALLEL_FAMILY):
+        return []
+    if any(t.family == family and t.cores == 1 for t in timings):
+        return []
+    local = family[:-len(PARALLEL_FAMILY)]
+    return [t for t in timings if t.name == local and t.family is None and t.cores == 1][:1]
 
 
 def cost_sections(groups: Mapping[str, Sequence[dict]], chart: str | None = None) -> list[str]:

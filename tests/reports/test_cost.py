@@ -9,6 +9,7 @@ from herbrand.reports.cost import (
     cost_of,
     cost_sections,
     family_costs,
+    one_core_point,
     single_thread,
 )
 
@@ -72,3 +73,12 @@ def test_no_cost_without_a_single_thread_and_chart_of_cores(tmp_path):
     assert family_costs([t for t in TIMINGS if t.family is not None]) == []
     assert cores_chart(TIMINGS, tmp_path / "cores.png", "t").stat().st_size > 0
     assert cores_chart(TIMINGS[:2], tmp_path / "none.png", "t") is None
+
+
+def test_a_parallel_family_is_drawn_from_its_executor_on_one_local_thread():
+    local = [Timing("relational/btree", None, 1, 3.0), Timing("native", None, 1, 2.0),
+             Timing("native@parallel:2", "native@parallel:N", 2, 1.2)]
+    assert one_core_point("native@parallel:N", local) == [local[1]]
+    assert one_core_point("native@parallel:N", TIMINGS) == []  # it has a 1-core member
+    assert one_core_point("spark:local[N]", local + TIMINGS) == []  # not a parallel family
+    assert one_core_point("relational/hash@parallel:N", local) == []  # not measured locally
