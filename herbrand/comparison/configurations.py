@@ -35,13 +35,12 @@ from herbrand.comparison.processes import Unavailable
 from herbrand.comparison.souffle import souffle_binary, souffle_version
 from herbrand.framework.errors import HerbrandError, MissingDependencyError, UsageError
 from herbrand.framework.registry import BACKENDS, EVALUATORS, INDEXES
+from herbrand.spark_backend.masters import LOCAL, LOCAL_CLUSTER, master_cores
 from herbrand.workloads.catalogue import Prepared
 
 SOUFFLE = ("souffle", "souffle-interpreted")
 PEERS = (*SOUFFLE, "duckdb", "clingo")
 PEER_PROCESS = str(Path(__file__).with_name("peer_process.py"))  # run by its path
-_CLUSTER = re.compile(r"^local-cluster\[(\d+),\s*(\d+),\s*\d+\]$")
-_LOCAL = re.compile(r"^local(?:\[(\d+|\*)\])?$")
 
 
 @dataclass(frozen=True)
@@ -97,13 +96,7 @@ class Configuration:
         if self.backend == "parallel":
             return self.workers or os.cpu_count() or 1
         if self.backend == "spark":
-            master = self.master or "local[*]"
-            if (local := _LOCAL.match(master)) is not None:
-                count = local.group(1) or "1"
-                return os.cpu_count() or 1 if count == "*" else int(count)
-            if (cluster := _CLUSTER.match(master)) is not None:
-                return int(cluster.group(1)) * int(cluster.group(2))
-            return None
+            return master_cores(self.master or "local[*]")
         return 1
 
     @property
@@ -120,9 +113,9 @@ class Configuration:
         if self.backend == "parallel":
             return re.sub(r"parallel(:\d+)?$", "parallel:N", name)
         master = self.master or "local[*]"
-        if _CLUSTER.match(master):
+        if LOCAL_CLUSTER.match(master):
             return name.replace(master, "local-cluster[E,C,...]")
-        return name.replace(master, "local[N]") if _LOCAL.match(master) else name
+        return name.replace(master, "local[N]") if LOCAL.match(master) else name
 
     # -- running -------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 from herbrand.framework.errors import BackendUnavailableError
+from herbrand.spark_backend.masters import session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
 """Set when spark-submit started the JVM before Python (the session is then spark-submit's)."""
@@ -31,12 +32,6 @@ RUN_SETTINGS: dict[str, str] = {
 }
 """Session SQL settings every run needs; set for the run and restored afterwards."""
 
-SESSION_DEFAULTS: dict[str, str] = {
-    # Spark's console progress bar redraws over herbrand's own progress line on stderr
-    "spark.ui.showConsoleProgress": "false",
-}
-"""Settings a new session gets unless the caller's ``conf`` sets them."""
-
 
 def java_executable() -> str | None:
     """The ``java`` Spark would start: ``$JAVA_HOME/bin/java``, else the one on PATH."""
@@ -48,9 +43,9 @@ def java_executable() -> str | None:
 
 
 def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
-    """The active SparkSession, or a new one on ``master`` with ``SESSION_DEFAULTS`` and
-    ``conf`` (key -> value; it wins over a default); under spark-submit, on spark-submit's
-    master.
+    """The active SparkSession, or a new one on ``master`` with ``masters.session_defaults``
+    and ``conf`` (key -> value; it wins over a default); under spark-submit, on
+    spark-submit's master and its settings.
 
     Raises BackendUnavailableError when no Java is found or the JVM does not start. Cost: a
     JVM start-up (seconds) the first time in a process; O(1) afterwards.
@@ -64,7 +59,8 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
     builder = SparkSession.builder.appName("herbrand")
     if SUBMITTED not in os.environ:  # under spark-submit, the master is spark-submit's
         builder = builder.master(master)
-    for key, value in {**SESSION_DEFAULTS, **conf}.items():
+    settings = dict(conf) if SUBMITTED in os.environ else {**session_defaults(master), **conf}
+    for key, value in settings.items():
         builder = builder.config(key, value)
     try:
         return builder.getOrCreate()

@@ -9,12 +9,7 @@ import pytest
 
 from herbrand import cli
 from herbrand.framework.errors import BackendUnavailableError
-from herbrand.spark_backend.session import (
-    SESSION_DEFAULTS,
-    java_executable,
-    run_settings,
-    start_session,
-)
+from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
 
 def test_without_java_start_session_says_so(monkeypatch, tmp_path):
@@ -42,9 +37,10 @@ def test_run_settings_are_restored(spark):
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
 
 
-def test_a_run_of_the_cli_starts_spark_without_its_console_progress_bar(tmp_path):
-    """Spark's progress bar would redraw over herbrand's progress line on stderr: a session
-    herbrand starts has it off unless the user's --spark-conf turns it on."""
+def test_a_run_of_the_cli_starts_spark_with_herbrands_defaults_under_the_users_settings(
+        tmp_path):
+    """A session herbrand starts has no console progress bar (it would redraw over herbrand's
+    progress line) and shuffle partitions sized from the master's cores; --spark-conf wins."""
     pytest.importorskip("pyspark", reason="needs pyspark (extra 'spark')")
     if java_executable() is None:
         pytest.skip("no Java installed: Spark cannot start a JVM")
@@ -56,12 +52,14 @@ def test_a_run_of_the_cli_starts_spark_without_its_console_progress_bar(tmp_path
         "from herbrand import cli\n"
         "status = cli.main(sys.argv[1:])\n"
         "conf = SparkSession.getActiveSession().sparkContext.getConf()\n"
-        "print(conf.get('spark.ui.showConsoleProgress'))\n"
+        "print(conf.get('spark.ui.showConsoleProgress'), conf.get('spark.sql.shuffle.partitions'),"
+        " conf.get('spark.sql.adaptive.enabled'))\n"
         "sys.exit(status)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script, "run", str(program), "-D", str(tmp_path / "out"),
-         "--backend", "spark", "--master", "local[1]", "--no-progress"],
+         "--backend", "spark", "--master", "local[1]", "--no-progress",
+         "--spark-conf", "spark.sql.adaptive.enabled=false"],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == [SESSION_DEFAULTS["spark.ui.showConsoleProgress"]] == ["false"]
+    assert result.stdout.split() == ["false", "2", "false"]
