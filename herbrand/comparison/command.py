@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from herbrand.builtins import DEFAULT_BACKEND
 from herbrand.comparison.configurations import PEERS, grid
 from herbrand.comparison.runner import run_comparison
 from herbrand.framework.errors import UsageError
@@ -54,7 +55,7 @@ def compare_command(args) -> int:
                          "(--list-workloads names them)")
     indexes = list(INDEXES.names()) if args.index == "all" else _names(args.index)
     configurations, skipped = grid(_names(args.evaluator), indexes,
-                                   _names(args.backend) or ["local"], _peers(args.peers))
+                                   _names(args.backend) or [DEFAULT_BACKEND], _peers(args.peers))
     if args.workload is not None:
         target = prepare(args.workload, args.size)
     else:

@@ -22,8 +22,8 @@ takes none, an evaluator for a backend that runs its own plans) and saying which
 
 from __future__ import annotations
 
+import inspect
 import os
-import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from herbrand.api import default_evaluator
+from herbrand.builtins import DEFAULT_BACKEND
 from herbrand.comparison.processes import Unavailable
 from herbrand.comparison.souffle import souffle_binary, souffle_version
+from herbrand.framework.contracts import Backend
 from herbrand.framework.errors import HerbrandError, MissingDependencyError, UsageError
 from herbrand.framework.registry import BACKENDS, EVALUATORS, INDEXES
-from herbrand.spark_backend.masters import LOCAL, LOCAL_CLUSTER, master_cores
 from herbrand.workloads.catalogue import Prepared
 
 SOUFFLE = ("souffle", "souffle-interpreted")
@@ -52,7 +53,7 @@ class Configuration:
 
     evaluator: str | None = None
     index: str | None = None
-    backend: str = "local"
+    backend: str = DEFAULT_BACKEND
     workers: int | None = None
     master: str | None = None
     peer: str | None = None
@@ -66,15 +67,31 @@ class Configuration:
         backend = self.backend_text
         if not text:
             return backend
-        return text if backend == "local" else f"{text}@{backend}"
+        return text if backend == DEFAULT_BACKEND else f"{text}@{backend}"
+
+    @property
+    def backend_class(self) -> type[Backend]:
+        """The backend's class, from the registry (for spark, importing pyspark)."""
+        return BACKENDS.get(self.backend)
+
+    @property
+    def scale_setting(self) -> object | None:
+        """The value of the backend's ``tags.scale`` parameter (the field of that name:
+        ``workers``, ``master``), None when it takes none or is left at its default."""
+        scale = self.backend_class.tags.scale
+        return None if scale is None else getattr(self, scale)
 
     @property
     def backend_text(self) -> str:
-        if self.backend == "parallel":
-            return "parallel" if self.workers is None else f"parallel:{self.workers}"
-        if self.backend == "spark":
-            return f"spark:{self.master or 'local[*]'}"
-        return self.backend
+        """``NAME`` or ``NAME:SETTING``, the setting at the constructor's default when not
+        given (``spark:local[*]``; ``parallel`` when its default is None)."""
+        backend = self.backend_class
+        if backend.tags.scale is None:
+            return self.backend
+        setting = self.scale_setting
+        if setting is None:
+            setting = inspect.signature(backend).parameters[backend.tags.scale].default
+        return self.backend if setting is None else f"{self.backend}:{setting}"
 
     @property
     def kind(self) -> str:
@@ -93,11 +110,7 @@ class Configuration:
         """The cores it uses: threads, or executors x cores (None: a cluster's, unknown)."""
         if self.peer is not None:
             return self.threads
-        if self.backend == "parallel":
-            return self.workers or os.cpu_count() or 1
-        if self.backend == "spark":
-            return master_cores(self.master or "local[*]")
-        return 1
+        return self.backend_class.cores(self.scale_setting)
 
     @property
     def family(self) -> str | None:
@@ -107,23 +120,22 @@ class Configuration:
         thread by construction (local herbrand, Soufflé, clingo, DuckDB on one thread)."""
         if self.peer == "duckdb" and self.threads > 1:
             return "duckdb:N"
-        if self.peer is not None or self.backend == "local":
+        if self.peer is not None:
+            return None
+        backend = self.backend_class
+        if not (backend.tags.parallel or backend.tags.distributed) or backend.tags.scale is None:
             return None
         name = str(self)
-        if self.backend == "parallel":
-            return re.sub(r"parallel(:\d+)?$", "parallel:N", name)
-        master = self.master or "local[*]"
-        if LOCAL_CLUSTER.match(master):
-            return name.replace(master, "local-cluster[E,C,...]")
-        return name.replace(master, "local[N]") if LOCAL.match(master) else name
+        family = f"{self.backend}:{backend.scale_family(self.scale_setting)}"
+        return name[:len(name) - len(self.backend_text)] + family
 
     # -- running -------------------------------------------------------------------------------
 
     def check(self, prepared: Prepared, cache_root: Path, compile: bool = True) -> None:
         """Raise Unavailable when this configuration cannot run ``prepared`` here; compiles the
         Soufflé binary (cached under ``cache_root``) when ``compile``."""
-        if self.backend == "spark":
-            _check_spark()
+        if self.peer is None:
+            self._check_backend()
         if self.peer == "souffle":
             souffle_binary(prepared.program, cache_root, compile)
         elif self.peer == "souffle-interpreted" and souffle_version() is None:
@@ -141,6 +153,16 @@ class Configuration:
                 raise Unavailable(f"the {self.peer} Python package is not installed "
                                   "(pip install 'herbrand[bench]')") from None
 
+    def _check_backend(self) -> None:
+        """Unavailable when the backend's optional dependency or its runtime is missing."""
+        try:
+            backend = self.backend_class
+        except MissingDependencyError as error:
+            raise Unavailable(str(error).splitlines()[0]) from None
+        reason = backend.unavailable()
+        if reason is not None:
+            raise Unavailable(reason)
+
     def _peer_program(self, prepared: Prepared) -> str | None:
         peer = prepared.shape.peer
         return peer.sql if self.peer == "duckdb" else peer.asp
@@ -152,7 +174,7 @@ class Configuration:
             flags += ["--evaluator", self.evaluator]
         if self.index is not None:
             flags += ["--index", self.index]
-        if self.backend != "local":
+        if self.backend != DEFAULT_BACKEND:
             flags += ["--backend", self.backend]
         if self.workers is not None:
             flags += ["--workers", str(self.workers)]
@@ -207,16 +229,6 @@ def herbrand_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from herbrand.cli import main; sys.exit(main())"]
 
 
-def _check_spark() -> None:
-    try:
-        from herbrand.spark_backend.session import java_executable
-    except ImportError:
-        raise Unavailable("pyspark is not installed (pip install 'herbrand[spark]')") from None
-    if java_executable() is None:
-        raise Unavailable("no Java (Spark needs Java 17 or later: set JAVA_HOME or put java "
-                          "on PATH)")
-
-
 # -- parsing -----------------------------------------------------------------------------------
 
 
@@ -239,7 +251,7 @@ def _parse(text: str) -> Configuration:
     if not at and _backend_name(text) in BACKENDS:
         herbrand, backend_text = "", text
     evaluator, _, index = herbrand.partition("/")
-    backend, workers, master = _backend(backend_text or "local")
+    backend, workers, master = _backend(backend_text or DEFAULT_BACKEND)
     if not (evaluator or index or backend_text):
         raise UsageError("empty (expected EVALUATOR[/INDEX][@BACKEND] or a peer: "
                          f"{', '.join(PEERS)})")
@@ -261,15 +273,21 @@ def _backend_name(text: str) -> str:
 
 
 def _backend(text: str) -> tuple[str, int | None, str | None]:
+    """(name, workers, master) of ``NAME[:SETTING]``: the setting goes to the field its
+    backend's ``tags.scale`` names. A backend whose optional dependency is missing keeps the
+    setting as written (it is reported unavailable later)."""
     name, colon, argument = text.partition(":")
     BACKENDS.check(name)
-    if name == "parallel":
-        return name, _count(argument, "workers") if colon else None, None
-    if name == "spark":
-        return name, None, argument if colon and argument else None
-    if colon:
+    if not colon:
+        return name, None, None
+    try:
+        backend = BACKENDS.get(name)
+    except MissingDependencyError:
+        return name, None, argument or None
+    if backend.tags.scale is None:
         raise UsageError(f"backend {name!r} takes no ':' argument")
-    return name, None, None
+    settings = {"workers": None, "master": None, backend.tags.scale: backend.scale_setting(argument)}
+    return name, settings["workers"], settings["master"]
 
 
 def _count(text: str, what: str) -> int:
@@ -291,7 +309,7 @@ def _uses_evaluator(backend: str) -> bool:
 
 
 def grid(evaluators: Sequence[str] = (), indexes: Sequence[str] = (),
-         backends: Sequence[str] = ("local",), peers: Sequence[str] = ()
+         backends: Sequence[str] = (DEFAULT_BACKEND,), peers: Sequence[str] = ()
          ) -> tuple[list[Configuration], list[str]]:
     """The configurations of ``evaluators x indexes x backends``, then the ``peers``
     (``souffle`` stands for both Soufflés), without repeats, and the combinations left out,

@@ -82,7 +82,17 @@ class ParallelBackend(Backend):
     threshold (``RuleEvaluator.parallel_min_rows``: a slice of the native executor costs far
     less to start than a batch executor's task)."""
 
-    tags = BackendTags(parallel=True, distributed=False)
+    tags = BackendTags(parallel=True, distributed=False, scale="workers")
+
+    @classmethod
+    def scale_setting(cls, text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise UsageError(f"workers must be a whole number >= 1, got {text!r}")
+        return int(text)
+
+    @classmethod
+    def cores(cls, setting: object | None) -> int:
+        return setting or os.cpu_count() or 1
 
     def __init__(self, workers: int | None = None, min_rows: int | None = None):
         if workers is not None and workers < 1:

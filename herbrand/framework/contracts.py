@@ -320,12 +320,42 @@ class BackendTags:
     # runs the RuleEvaluator and FixpointEvaluator it is given (False: its own plans, so an
     # evaluator, fixpoint or index chosen by the user would be ignored and is refused)
     uses_evaluator: bool = True
+    # the constructor parameter that sets how many cores a run gets (parallel: workers; spark:
+    # master), written after the backend's name in a configuration: ``parallel:4``
+    scale: str | None = None
 
 
 class Backend(Component, ABC):
-    """Where a materialization runs: local, parallel, spark."""
+    """Where a materialization runs: local, parallel, spark.
+
+    A backend whose ``tags.scale`` names a constructor parameter says, through the class
+    methods below, what a value of it means: ``scale_setting`` reads one from text,
+    ``cores`` counts the cores it gives, ``scale_family`` writes it with the count as N (the
+    name of its scaling family in a COST table), and ``unavailable`` says why the backend
+    cannot run on this machine."""
 
     tags: ClassVar[BackendTags] = BackendTags()
+
+    @classmethod
+    def scale_setting(cls, text: str) -> object:
+        """``text`` as a value of the ``tags.scale`` parameter; UsageError when it is none."""
+        return text
+
+    @classmethod
+    def cores(cls, setting: object | None) -> int | None:
+        """The cores a run gets with the ``tags.scale`` parameter at ``setting`` (None: its
+        default); None when only the running system knows. O(1)."""
+        return 1
+
+    @classmethod
+    def scale_family(cls, setting: object | None) -> str:
+        """``setting`` with its core count written as N (``4`` -> ``N``)."""
+        return "N"
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this backend cannot run on this machine (a missing runtime), or None."""
+        return None
 
     @abstractmethod
     def materialize(

@@ -28,14 +28,15 @@ from herbrand.framework.contracts import (
     RuleEvaluator,
     StratumStats,
 )
-from herbrand.framework.errors import ArityError
+from herbrand.framework.errors import ArityError, UsageError
 from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
 from herbrand.spark_backend.files import read_inputs, write_outputs
 from herbrand.spark_backend.fixpoint import SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
-from herbrand.spark_backend.session import run_settings, start_session
+from herbrand.spark_backend.masters import master_cores, master_family
+from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
 
 class SparkBackend(Backend):
@@ -54,9 +55,31 @@ class SparkBackend(Backend):
     """
 
     tags = BackendTags(parallel=True, distributed=True, reads_files=True,
-                       uses_evaluator=False)
+                       uses_evaluator=False, scale="master")
+    DEFAULT_MASTER = "local[*]"
 
-    def __init__(self, master: str = "local[*]", conf: Mapping[str, str] | None = None,
+    @classmethod
+    def scale_setting(cls, text: str) -> str:
+        if not text:
+            raise UsageError("a master URL must follow 'spark:'")
+        return text
+
+    @classmethod
+    def cores(cls, setting: object | None) -> int | None:
+        return master_cores(str(setting or cls.DEFAULT_MASTER))
+
+    @classmethod
+    def scale_family(cls, setting: object | None) -> str:
+        return master_family(str(setting or cls.DEFAULT_MASTER))
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        if java_executable() is None:
+            return ("no Java (Spark needs Java 17 or later: set JAVA_HOME or put java on "
+                    "PATH)")
+        return None
+
+    def __init__(self, master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None,
                  checkpoint_interval: int = 5, checkpoint_dir: str | None = None,
                  broadcast_rows: int = 1_000_000, session: SparkSession | None = None):
         self.master = master

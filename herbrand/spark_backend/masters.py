@@ -35,6 +35,16 @@ def master_cores(master: str) -> int | None:
     return None
 
 
+def master_family(master: str) -> str:
+    """``master`` with its core count written as N: ``local[N]``, ``local-cluster[E,C,...]``;
+    a cluster master as it is."""
+    if LOCAL.match(master):
+        return "local[N]"
+    if LOCAL_CLUSTER.match(master):
+        return "local-cluster[E,C,...]"
+    return master
+
+
 def session_defaults(master: str) -> dict[str, str]:
     """Settings a session herbrand starts on ``master`` gets unless the user sets them: no
     console progress bar (it redraws over herbrand's progress line), adaptive execution with
