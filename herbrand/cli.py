@@ -12,104 +12,21 @@ NOT_DERIVED_STATUS (3) when it is not, so that a script can tell those apart fro
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
-import re
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from herbrand import builtins
-from herbrand.api import (
-    incremental,
-    materialize_with_stats,
-    parse,
-    program_to_run,
-    query,
-    query_rewrite,
-)
+from herbrand.api import parse, query, query_rewrite
 from herbrand.framework import io
-from herbrand.framework.contracts import Backend, StratumStats
-from herbrand.framework.errors import FactsError, HerbrandError, OutputError, UsageError
-from herbrand.framework.registry import (
-    BACKENDS,
-    EVALUATORS,
-    FIXPOINTS,
-    INCREMENTAL_ENGINES,
-    INDEXES,
-)
-from herbrand.framework.storage import Database
-from herbrand.framework.syntax import Program
-from herbrand.materialization import Materialization
-from herbrand.progress import ProgressDisplay, plural
-from herbrand.updates import read_updates
+from herbrand.framework.errors import HerbrandError, UsageError
+from herbrand.framework.registry import EVALUATORS, INDEXES
+from herbrand.progress import plural
+from herbrand.run_command import add_run_parser, check_paths, registry_names
 
-SUMMARY_ROWS = 5
-OUTPUT_FORMATS = ("csv", "parquet")
 SIGPIPE_STATUS = 141
 NOT_DERIVED_STATUS = 3  # `herbrand explain` of a tuple not in the model (errors are 1, usage 2)
-# options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
-BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
-                   "--checkpoint-dir": "checkpoint_dir", "--workers": "workers"}
-# what each flag of `herbrand run` goes with, as data: flag -> its attribute in the namespace
-RUN_FLAGS = {"--evaluator": "evaluator", "--fixpoint": "fixpoint", "--index": "index",
-             "--backend": "backend", "--master": "master", "--spark-conf": "spark_conf",
-             "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
-             "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
-             "--no-progress": "no_progress", "--engine": "engine", "--updates": "updates"}
-ENGINE_FLAGS = ("--engine", "--updates", "--index", "--stats", "--summary", "--no-progress")
-EVALUATOR_FLAGS = ("--evaluator", "--fixpoint", "--index")
-_URI = re.compile(r"^[a-zA-Z][\w+.-]*:")
-
-
-def _names(registry) -> str:
-    return ", ".join(registry.names())
-
-
-def _run_parser(commands) -> None:
-    run = commands.add_parser("run", help="materialize a program (Soufflé's -F/-D meaning)")
-    run.add_argument("program", help="the Datalog program (.dl)")
-    run.add_argument("-F", "--facts", default=".", help="directory of .input files (default .)")
-    run.add_argument("-D", "--output", default=".",
-                     help="directory for .output files, or - for stdout (default .)")
-    run.add_argument("--evaluator", default=None,
-                     help=f"rule evaluator: {_names(EVALUATORS)} "
-                          f"(default {builtins.DEFAULT_EVALUATOR}; with --index, "
-                          f"{builtins.INDEXED_EVALUATOR})")
-    run.add_argument("--fixpoint", default=None,
-                     help=f"fixpoint strategy: {_names(FIXPOINTS)} "
-                          f"(default {builtins.DEFAULT_FIXPOINT})")
-    run.add_argument("--index", default=None,
-                     help=f"index backing of an evaluator or engine that takes one: "
-                          f"{_names(INDEXES)}")
-    run.add_argument("--backend", default=None,
-                     help=f"execution backend: {_names(BACKENDS)} "
-                          f"(default {builtins.DEFAULT_BACKEND})")
-    run.add_argument("--stats", action="store_true",
-                     help="print per-stratum iterations, tuples derived and time to stderr "
-                          "(with --engine: the engine's state and the materialization's size)")
-    run.add_argument("--summary", action="store_true",
-                     help="print each output relation's size and first rows, and the time")
-    run.add_argument("--no-progress", action="store_true", help="no progress display")
-    run.add_argument("--workers", type=int, default=None,
-                     help="threads of the parallel backend (default: the machine's cores)")
-    run.add_argument("--master", default=None,
-                     help="master URL of a distributed backend (spark: default local[*])")
-    run.add_argument("--spark-conf", action="append", default=None, metavar="KEY=VALUE",
-                     help="a Spark configuration setting (repeatable)")
-    run.add_argument("--checkpoint-dir", default=None,
-                     help="spark: reliable checkpoints in this directory (default: local ones)")
-    run.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
-                     help="format of the .output relations (default csv; parquet: a backend "
-                          "that writes files itself, spark)")
-    run.add_argument("--engine", default=None,
-                     help=f"materialize with an incremental engine: {_names(INCREMENTAL_ENGINES)}")
-    run.add_argument("--updates", default=None,
-                     help="apply the epochs of this updates file (+rel/-rel lines, 'commit' "
-                          "between epochs) with --engine; prints one line per epoch to stderr")
-    run.set_defaults(handler=_run)
 
 
 def _translate_parser(commands) -> None:
@@ -131,10 +48,10 @@ def _query_parser(commands) -> None:
                                   "(a repeated variable asks for equal values): 'tc(1, y)'")
     ask.add_argument("-F", "--facts", default=".", help="directory of .input files (default .)")
     ask.add_argument("--evaluator", default=None,
-                     help=f"rule evaluator: {_names(EVALUATORS)} "
+                     help=f"rule evaluator: {registry_names(EVALUATORS)} "
                           f"(default {builtins.DEFAULT_EVALUATOR}; with --index, "
                           f"{builtins.INDEXED_EVALUATOR})")
-    ask.add_argument("--index", default=None, help=f"index backing: {_names(INDEXES)}")
+    ask.add_argument("--index", default=None, help=f"index backing: {registry_names(INDEXES)}")
     ask.add_argument("--explain-plan", action="store_true",
                      help="print the rewritten program, and the relations materialized whole "
                           "and why, to stderr")
@@ -182,12 +99,12 @@ def _compare_parser(commands) -> None:
     compare.add_argument("--list-workloads", action="store_true",
                          help="name the shared workloads and stop")
     compare.add_argument("--evaluator", default=None,
-                         help=f"comma-separated rule evaluators: {_names(EVALUATORS)} "
+                         help=f"comma-separated rule evaluators: {registry_names(EVALUATORS)} "
                               f"(default {builtins.DEFAULT_EVALUATOR}, and "
                               f"{builtins.INDEXED_EVALUATOR} with --index)")
     compare.add_argument("--index", default=None,
                          help=f"comma-separated index backings of the evaluators that take "
-                              f"one, or all: {_names(INDEXES)}")
+                              f"one, or all: {registry_names(INDEXES)}")
     compare.add_argument("--backend", default="local",
                          help="comma-separated backends: local, parallel:N, spark:MASTER "
                               "(default local)")
@@ -207,231 +124,13 @@ def _compare_parser(commands) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="herbrand", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    _run_parser(commands)
+    add_run_parser(commands)
     _translate_parser(commands)
     _query_parser(commands)
     _explain_parser(commands)
     _bench_parser(commands)
     _compare_parser(commands)
     return parser
-
-
-# -- run ---------------------------------------------------------------------------------------
-
-
-def _given(args) -> list[str]:
-    """The flags of ``herbrand run`` given on the command line, in RUN_FLAGS order."""
-    return [flag for flag, attribute in RUN_FLAGS.items()
-            if getattr(args, attribute) not in (None, False)]
-
-
-def _refuse(flags: list[str], why: str) -> None:
-    """UsageError naming the first of ``flags`` and why it does not apply."""
-    if flags:
-        raise UsageError(f"{flags[0]} does not go with {why}")
-
-
-def _run(args) -> int:
-    given = _given(args)
-    program = parse(Path(args.program))
-    if args.engine is not None or args.updates is not None:
-        _refuse([f for f in given if f not in ENGINE_FLAGS],
-                f"--engine (an incremental engine runs in this process on its own evaluator; "
-                f"with --engine use {', '.join(ENGINE_FLAGS[1:])})")
-        _check_paths(program, args.facts, args.output)
-        return _run_incremental(args, program)
-    backend = _backend(args)
-    if not backend.tags.uses_evaluator:
-        _refuse([f for f in given if f in EVALUATOR_FLAGS],
-                f"--backend {args.backend} (it runs its own plans, not a local evaluator)")
-    if backend.tags.reads_files:
-        _check_paths(program, args.facts, args.output)
-        return _run_distributed(args, program, backend)
-    if args.output_format not in (None, "csv"):
-        raise UsageError(f"--output-format {args.output_format} needs a backend that writes "
-                         f"files itself (spark)")
-    _check_paths(program, args.facts, args.output)
-    progress = None if args.no_progress else ProgressDisplay()
-    start = time.perf_counter()
-    try:
-        database, stats = materialize_with_stats(
-            program, facts_dir=args.facts,
-            evaluator=args.evaluator,
-            fixpoint=args.fixpoint or builtins.DEFAULT_FIXPOINT,
-            index=args.index, backend=backend, observer=progress,
-        )
-        seconds = time.perf_counter() - start
-        _write_outputs(program, database, args.output, progress)
-    finally:
-        if progress is not None:
-            progress.close()
-    if args.stats:
-        _print_stats(stats, seconds)
-    if args.summary:
-        _print_summary(program, database, seconds)
-    return 0
-
-
-def _write_outputs(program: Program, database: Database, output: str,
-                   progress: ProgressDisplay | None) -> None:
-    """Write the outputs, reporting each relation on ``progress`` and ending it with the
-    final line."""
-    started = time.perf_counter()
-    io.write_outputs(program, database, output, observer=progress and progress.stage)
-    if progress is not None:
-        derived = sum(len(database[name]) for name in database)
-        progress.finish(f"done: {plural(derived, 'tuple')} in {plural(len(database), 'relation')}"
-                        f", outputs written in {time.perf_counter() - started:.1f}s")
-
-
-def _check_paths(program: Program, facts: str, output: str) -> None:
-    """Fail now, before any input is read, when the facts directory is not one (FactsError) or
-    an output file of ``program`` could not be written (``_check_outputs``). Local paths only:
-    URIs are left to the backend that reads them. The I/O directives are checked first."""
-    io.check_directives(program)
-    if program.inputs and not _URI.match(facts) and not Path(facts).is_dir():
-        reason = "not a directory" if Path(facts).exists() else "no such directory"
-        raise FactsError(f"{facts}: facts directory: {reason}")
-    _check_outputs(program, output)
-
-
-def _check_outputs(program: Program, output: str) -> None:
-    """Create each output directory under ``output`` (a local path; URIs and ``-`` are left to
-    the backend) and write and remove a probe file in it. Raises OutputError naming the
-    directory. Cost: one small file per output directory."""
-    if output == "-" or _URI.match(output):
-        return
-    directories = {Path(output)}
-    for directive in program.directives:
-        if directive.kind == "output":
-            kind, filename, _ = io.io_parameters(directive, ".csv")
-            if kind == "file" and not _URI.match(filename):
-                directories.add((Path(output) / filename).parent)
-    for directory in sorted(directories):
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
-            raise OutputError(f"{directory}: cannot write outputs there: it is a file, "
-                              f"not a directory") from None
-        except OSError as error:
-            raise OutputError(f"{directory}: cannot create the output directory: "
-                              f"{_strerror(error)}") from None
-        try:
-            with tempfile.TemporaryFile(dir=directory):
-                pass
-        except OSError as error:
-            raise OutputError(f"{directory}: cannot write outputs there: "
-                              f"{_strerror(error)}") from None
-
-
-def _strerror(error: OSError) -> str:
-    """The system's reason for a failed write, in lower case (no errno, no path)."""
-    return (error.strerror or str(error)).lower()
-
-
-def _backend(args) -> Backend:
-    """The ``--backend`` built with the BACKEND_OPTIONS given; UsageError naming a flag the
-    backend does not take."""
-    name = args.backend or builtins.DEFAULT_BACKEND
-    given = {"--master": args.master, "--checkpoint-dir": args.checkpoint_dir,
-             "--spark-conf": dict(map(_setting, args.spark_conf or [])) or None,
-             "--workers": args.workers}
-    cls = BACKENDS.get(name)
-    accepted = inspect.signature(cls).parameters
-    options = {}
-    for flag, value in given.items():
-        if value is None:
-            continue
-        if BACKEND_OPTIONS[flag] not in accepted:
-            raise UsageError(f"backend {name!r} does not take {flag}")
-        options[BACKEND_OPTIONS[flag]] = value
-    return cls(**options)
-
-
-def _setting(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    if not equals or not key:
-        raise UsageError(f"--spark-conf {text!r}: expected KEY=VALUE")
-    return key, value
-
-
-def _run_distributed(args, program: Program, backend: Backend) -> int:
-    """``run`` on a backend that reads the ``.input`` files and writes the ``.output``
-    relations itself (``materialize_files``), so no relation passes through this process."""
-    if args.summary:
-        raise UsageError("--summary needs a local backend (a distributed backend writes "
-                         "its outputs where it runs)")
-    progress = None if args.no_progress else ProgressDisplay()
-    start = time.perf_counter()
-    try:
-        stats = backend.materialize_files(program_to_run(program), args.facts, args.output,
-                                          output_format=args.output_format or "csv",
-                                          observer=progress)
-        if progress is not None:
-            progress.finish(f"done: {plural(sum(s.derived for s in stats), 'tuple')} derived, "
-                            f"outputs written")
-    finally:
-        if progress is not None:
-            progress.close()
-    if args.stats:
-        _print_stats(stats, time.perf_counter() - start)
-    return 0
-
-
-def _run_incremental(args, program: Program) -> int:
-    """``run --engine NAME [--updates FILE]``: bootstrap, apply each epoch (one stderr line
-    each: epoch, facts given, tuples added and removed, seconds, strategy), write the outputs;
-    with ``--stats``, the engine's state and the materialization's size at the end."""
-    if args.engine is None:
-        raise UsageError("--updates needs --engine NAME (an incremental engine: "
-                         f"{_names(INCREMENTAL_ENGINES)})")
-    options = {} if args.index is None else {"index": args.index}
-    epochs = read_updates(args.updates, program) if args.updates is not None else []
-    start = time.perf_counter()
-    materialization = incremental(program, facts_dir=args.facts, engine=args.engine, **options)
-    if epochs:
-        print("epoch\tgiven\tadded\tremoved\tseconds\tstrategy", file=sys.stderr)
-    for number, epoch in enumerate(epochs, start=1):
-        changes = materialization.update(insert=epoch.insert, delete=epoch.delete)
-        stats = materialization.stats()
-        added = sum(len(c.added) for c in changes.relations.values())
-        print(f"{number}\t{epoch.size}\t{added}\t{changes.size - added}\t{stats.seconds:.3f}"
-              f"\t{stats.strategy}", file=sys.stderr)
-    seconds = time.perf_counter() - start
-    io.write_outputs(program, materialization.database, args.output)
-    if args.stats:
-        _print_engine_stats(args.engine, materialization)
-    if args.summary:
-        _print_summary(program, materialization.database, seconds)
-    return 0
-
-
-def _print_engine_stats(engine: str, materialization: Materialization) -> None:
-    stats = materialization.stats()
-    print("engine\tstate_tuples\tstate_mb\ttuples\tmb", file=sys.stderr)
-    print(f"{engine}\t{stats.state_tuples}\t{stats.state_bytes / 2**20:.1f}\t{stats.tuples}"
-          f"\t{stats.bytes / 2**20:.1f}", file=sys.stderr)
-
-
-def _print_stats(stats: list[StratumStats], seconds: float) -> None:
-    print("stratum\titerations\tderived\tseconds\trelations", file=sys.stderr)
-    for s in stats:
-        print(f"{s.stratum}\t{s.iterations}\t{s.derived}\t{s.seconds:.3f}\t{','.join(s.relations)}",
-              file=sys.stderr)
-    print(f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
-          f"\t{seconds:.3f}", file=sys.stderr)
-
-
-def _print_summary(program: Program, database: Database, seconds: float) -> None:
-    names = program.outputs or tuple(database)
-    for name in names:
-        rows = sorted(database.decoded_rows(name), key=io.row_sort_key)
-        print(f"{name}: {plural(len(rows), 'tuple')}")
-        for row in rows[:SUMMARY_ROWS]:
-            print("    " + "\t".join(map(str, row)))
-        if len(rows) > SUMMARY_ROWS:
-            print("    ...")
-    print(f"materialized in {seconds:.3f}s")
 
 
 # -- translate, bench ----------------------------------------------------------------------------
@@ -456,7 +155,7 @@ def _query(args) -> int:
         if args.no_magic:
             raise UsageError("--explain-plan does not go with --no-magic (nothing is rewritten)")
         sys.stderr.write(query_rewrite(program, args.goal).explain())
-    _check_paths(program, args.facts, "-")
+    check_paths(program, args.facts, "-")
     answer = query(program, args.goal, facts_dir=args.facts, evaluator=args.evaluator,
                    index=args.index, magic=not args.no_magic)
     (name,) = answer
@@ -473,7 +172,7 @@ def _explain(args) -> int:
     if args.max_depth is not None and args.max_depth < 0:
         raise UsageError(f"--max-depth {args.max_depth}: expected a number of levels >= 0")
     program = parse(Path(args.program))
-    _check_paths(program, args.facts, "-")
+    check_paths(program, args.facts, "-")
     answer = explain(program, args.goal, facts_dir=args.facts, max_depth=args.max_depth)
     if args.json:
         print(json.dumps(answer.to_dict(max_depth=args.max_depth) if answer.derived

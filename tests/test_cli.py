@@ -310,7 +310,7 @@ def test_running_out_of_memory_is_one_line_not_a_traceback(tc_case, capsys, monk
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr("herbrand.cli.materialize_with_stats", exhausted)
+    monkeypatch.setattr("herbrand.run_command.materialize_with_stats", exhausted)
     assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", "-",
                  "--no-progress"]) == 1
     error = capsys.readouterr().err
