@@ -16,7 +16,7 @@ from pathlib import Path
 
 from herbrand import builtins
 from herbrand.framework import io
-from herbrand.framework.analysis import analyse, check_goal
+from herbrand.framework.analysis import analyse
 from herbrand.framework.contracts import (
     Backend,
     IncrementalEvaluator,
@@ -30,6 +30,7 @@ from herbrand.framework.errors import (
     UnknownComponentError,
     UsageError,
 )
+from herbrand.framework.goals import check_goal
 from herbrand.framework.parser import decode_source, parse_atom, parse_file
 from herbrand.framework.parser import parse as parse_text
 from herbrand.framework.registry import (

@@ -34,7 +34,6 @@ from typing import TypeVar
 
 from herbrand.framework.errors import (
     ArityError,
-    HerbrandTypeError,
     RedefinitionError,
     SourceLocation,
     StratificationError,
@@ -73,11 +72,11 @@ __all__ = [
     "POSITIVE",
     "Stratum",
     "analyse",
-    "check_goal",
     "check_rule",
     "dependency_graph",
     "rule_literals",
     "strongly_connected_components",
+    "suggestion",
     "variable_types",
 ]
 
@@ -121,7 +120,7 @@ def analyse(program: Program) -> tuple[Stratum, ...]:
         if directive.relation not in program.declaration_of:
             raise UndeclaredRelationError(
                 f"{location_text(directive.location)}: .{directive.kind} names undeclared "
-                f"relation {directive.relation}{_suggestion(directive.relation, program)}"
+                f"relation {directive.relation}{suggestion(directive.relation, program)}"
             )
     for rule in program.rules:
         check_rule(rule, program)
@@ -209,7 +208,7 @@ def _check_atom(atom: Atom, rule: Rule, program: Program) -> None:
     if declaration is None:
         raise UndeclaredRelationError(
             f"{location}: undeclared relation {atom.relation}"
-            f"{_suggestion(atom.relation, program)}, in {_kind(rule)}: {rule}"
+            f"{suggestion(atom.relation, program)}, in {_kind(rule)}: {rule}"
         )
     raise ArityError(
         f"{location}: {atom.relation} has {atom.arity} argument(s) here but "
@@ -218,47 +217,8 @@ def _check_atom(atom: Atom, rule: Rule, program: Program) -> None:
     )
 
 
-def check_goal(goal: Atom, program: Program) -> None:
-    """Check a query's goal against ``program``: a declared relation with its arity
-    (``goal_declaration``), whose arguments are constants of the columns' types, variables or
-    wildcards. Raises UndeclaredRelationError, ArityError or HerbrandTypeError naming the
-    goal's place (and the column of a bad argument). Cost: linear in the goal."""
-    declaration = goal_declaration(goal, program)
-    location = goal_place(goal)
-    for term, column in zip(goal.terms, declaration.columns, strict=True):
-        if isinstance(term, (Var, Wildcard)):
-            continue
-        if not isinstance(term, Const):
-            raise HerbrandTypeError(f"{location}: argument {column.name} of the goal {goal} "
-                                    f"must be a constant, a variable or _, not {term}")
-        if term.type != column.type:
-            raise HerbrandTypeError(f"{location}: argument {column.name} of {goal.relation} "
-                                    f"is a {column.type}, but the goal gives the {term.type} "
-                                    f"{term}")
-
-
-def goal_declaration(goal: Atom, program: Program) -> Declaration:
-    """The declaration of the relation of ``goal`` (a query's or ``explain``'s), checked:
-    UndeclaredRelationError or ArityError naming the goal's place otherwise. O(arity)."""
-    declaration = program.declaration_of.get(goal.relation)
-    location = goal_place(goal)
-    if declaration is None:
-        raise UndeclaredRelationError(f"{location}: undeclared relation {goal.relation}"
-                                      f"{_suggestion(goal.relation, program)}")
-    if declaration.arity != goal.arity:
-        raise ArityError(f"{location}: {goal.relation} has {goal.arity} argument(s) here but "
-                         f"{declaration.arity} in its declaration at "
-                         f"{location_text(declaration.location)}")
-    return declaration
-
-
-def goal_place(goal: Atom) -> str:
-    """Where a goal is, for its errors: ``goal:line:col`` when it was parsed from text, else
-    ``goal <the atom>``."""
-    return location_text(goal.location) if goal.location is not None else f"goal {goal}"
-
-
-def _suggestion(name: str, program: Program) -> str:
+def suggestion(name: str, program: Program) -> str:
+    """`` (did you mean X?)`` naming the declared relation closest to ``name``, or ``""``."""
     close = difflib.get_close_matches(name, list(program.declaration_of), n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 

@@ -53,19 +53,16 @@ is exponential in the number of nested disjunctions of one rule.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypeVar
 
 from herbrand.framework.dnf import Dnf, conjoin, negate
 from herbrand.framework.errors import (
     HerbrandError,
     HerbrandSyntaxError,
     ProgramFileError,
-    SourceLocation,
     os_reason,
 )
-from herbrand.framework.lexer import Source, Token, tokenize
+from herbrand.framework.lexer import Source, Token
 from herbrand.framework.syntax import (
     AGGREGATE_FUNCTIONS,
     COMPARISON_OPS,
@@ -88,10 +85,9 @@ from herbrand.framework.syntax import (
     Var,
     Wildcard,
 )
+from herbrand.framework.token_cursor import TokenCursor
 
 __all__ = ["decode_source", "parse", "parse_atom", "parse_file", "read_source"]
-
-_T = TypeVar("_T")
 
 _BINARY_LEVELS = (
     ("lor",), ("lxor",), ("land",), ("bor",), ("bxor",), ("band",),
@@ -180,13 +176,12 @@ def decode_source(data: bytes) -> str:
     return data.decode("utf-8-sig", "surrogateescape")
 
 
-class _Parser:
-    """Recursive descent over the token list; ``pos`` indexes the next token."""
+class _Parser(TokenCursor):
+    """Recursive descent over the token list (``TokenCursor``: ``pos`` indexes the next
+    token)."""
 
     def __init__(self, source: Source):
-        self.source = source
-        self.tokens = tokenize(source)
-        self.pos = 0
+        super().__init__(source)
         self.declarations: list[tuple[Token, list[tuple[str, Token]]]] = []
         self.rules: list[Rule] = []
         self.directives: list[Directive] = []
@@ -196,65 +191,11 @@ class _Parser:
         self.type_refs: list[tuple[str, Token]] = []
         self.base_types: dict[str, str] = {}
 
-    # -- tokens ----------------------------------------------------------------------------
-
-    def peek(self, ahead: int = 0) -> Token:
-        """The token ``ahead`` positions after the next one (``eof`` past the end)."""
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def advance(self) -> Token:
-        """Consume and return the next token."""
-        token = self.peek()
-        self.pos += 1
-        return token
-
-    def accept(self, kind: str) -> bool:
-        """Consume the next token if it is of ``kind``."""
-        if self.peek().kind == kind:
-            self.pos += 1
-            return True
-        return False
-
-    def expect(self, kind: str, expected: str | None = None) -> Token:
-        """Consume a token of ``kind`` or fail with ``expected ... but found ...``."""
-        if self.peek().kind != kind:
-            self.fail(f"expected {expected or repr(kind)}")
-        return self.advance()
-
-    def fail(self, expected: str) -> NoReturn:
-        """Raise ``{expected} but found <next token>`` at the next token."""
-        token = self.peek()
-        raise self.error(f"{expected} but found {token.describe()}", token)
-
-    def error(self, message: str, token: Token) -> HerbrandSyntaxError:
-        """A syntax error located at ``token``."""
-        return self.source.error(message, token.line, token.column)
-
-    def location(self, token: Token) -> SourceLocation:
-        """The source location of ``token``."""
-        return SourceLocation(token.line, token.column, self.source.file)
-
-    def name(self, what: str) -> Token:
-        """Consume an identifier (not ``_``), described as ``what`` in the error."""
-        if self.peek().kind != "ident" or self.peek().text == "_":
-            self.fail(f"expected {what}")
-        return self.advance()
-
     def relation_name(self) -> Token:
         """Consume a relation name: an identifier that is not a keyword."""
         if self.peek().text in _KEYWORDS or self.peek().text in _QUALIFIERS:
             self.fail("expected a relation name")
         return self.name("a relation name")
-
-    def sequence(self, item: Callable[[], _T], close: str, *, empty_ok: bool = True) -> list[_T]:
-        """Items separated by ',' up to and including the ``close`` token."""
-        if empty_ok and self.accept(close):
-            return []
-        items = [item()]
-        while not self.accept(close):
-            self.expect(",", f"',' or '{close}'")
-            items.append(item())
-        return items
 
     # -- statements ------------------------------------------------------------------------
 

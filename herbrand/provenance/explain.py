@@ -22,8 +22,8 @@ A goal is Datalog text (``"tc(1, 3)"``), an ``Atom`` of constants, or a tuple
 from __future__ import annotations
 
 from herbrand.evaluators.arithmetic import evaluate_ground_term
-from herbrand.framework.analysis import goal_declaration, goal_place
 from herbrand.framework.errors import HerbrandTypeError, UsageError
+from herbrand.framework.goals import goal_declaration, goal_place
 from herbrand.framework.parser import parse_atom
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import NUMBER, SYMBOL, Arith, Atom, Const, Program
