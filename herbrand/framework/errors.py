@@ -148,3 +148,8 @@ class UpdateError(HerbrandError):
 
 class BackendUnavailableError(HerbrandError):
     """A backend whose runtime cannot start here (the Spark backend without Java)."""
+
+
+class BackendMemoryError(HerbrandError):
+    """A backend's runtime ran out of memory (a Spark JVM's heap); the message names the
+    setting to raise."""

@@ -17,7 +17,8 @@ from pathlib import Path
 import pyspark
 from pyspark.sql import SparkSession
 
-from herbrand.framework.errors import BackendUnavailableError
+from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
+from herbrand.spark_backend.failures import memory_failures_reported
 from herbrand.spark_backend.masters import session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
@@ -47,7 +48,8 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
     and ``conf`` (key -> value; it wins over a default); under spark-submit, on
     spark-submit's master and its settings.
 
-    Raises BackendUnavailableError when no Java is found or the JVM does not start. Cost: a
+    Raises BackendUnavailableError when no Java is found or the JVM does not start,
+    BackendMemoryError (naming the setting) when the driver heap is below Spark's floor. Cost: a
     JVM start-up (seconds) the first time in a process; O(1) afterwards.
     """
     if java_executable() is None:
@@ -63,7 +65,10 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
-        return builder.getOrCreate()
+        with memory_failures_reported(master, settings):
+            return builder.getOrCreate()
+    except BackendMemoryError:
+        raise
     except Exception as error:  # the gateway reports a failed JVM start in several ways
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise BackendUnavailableError(f"backend 'spark': cannot start Spark on {master}: "
@@ -73,15 +78,21 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
 @contextmanager
 def run_settings(session: SparkSession, settings: Mapping[str, str] = RUN_SETTINGS
                  ) -> Iterator[None]:
-    """Set the SQL ``settings`` on ``session`` for the duration, then restore them."""
+    """Set the SQL ``settings`` on ``session`` for the duration, then restore them; a JVM
+    memory failure inside is raised as one BackendMemoryError line naming the setting to raise
+    (``failures``)."""
     previous = {key: session.conf.get(key, None) for key in settings}
     for key, value in settings.items():
         session.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                session.conf.unset(key)
-            else:
-                session.conf.set(key, value)
+    context = session.sparkContext
+    # outside the restoring: after a JVM died of memory, restoring fails too, and that failure
+    # (with the first as its context) is reported as the memory failure it is
+    with memory_failures_reported(context.master, dict(context.getConf().getAll())):
+        try:
+            yield
+        finally:
+            for key, value in previous.items():
+                if value is None:
+                    session.conf.unset(key)
+                else:
+                    session.conf.set(key, value)
