@@ -107,10 +107,13 @@ def format_plan(plan: Plan, indent: int = 0) -> str:
 def explain_program(program: Program, passes: Sequence[Pass] = DEFAULT_PASSES) -> str:
     """For every proper rule of ``program`` (checked by ``analyse``), in source order: the
     rule, its plan and, when it reads a relation of its own recursive stratum, the plan of each
-    semi-naive delta variant. What ``herbrand translate`` prints."""
+    semi-naive delta variant; then each recursive stratum's pivot (``pivots``), or that it has
+    none. What ``herbrand translate`` prints."""
     from herbrand.framework.analysis import analyse
+    from herbrand.translators.pivots import find_pivot
 
-    recursive = {r: s.relations for s in analyse(program) if s.recursive for r in s.relations}
+    strata = analyse(program)
+    recursive = {r: s.relations for s in strata if s.recursive for r in s.relations}
     blocks = []
     for rule in program.proper_rules:
         lines = [str(rule), format_plan(translate_rule(rule, passes), 1)]
@@ -121,4 +124,9 @@ def explain_program(program: Program, passes: Sequence[Pass] = DEFAULT_PASSES) -
                              f"{DELTA_PREFIX}{element.atom.relation}:")
                 lines.append(format_plan(translate_rule(rule, passes, delta={position}), 2))
         blocks.append("\n".join(lines))
+    pivots = [f"recursive stratum {', '.join(s.relations)}: "
+              + (f"pivot {pivot}" if (pivot := find_pivot(s)) is not None else "no pivot")
+              for s in strata if s.recursive]
+    if pivots:
+        blocks.append("\n".join(pivots))
     return "\n\n".join(blocks) + "\n"

@@ -106,7 +106,7 @@ def test_format_plan_indents_children():
     assert format_plan(Scan("e", 1), 2) == "    Scan e/1"
 
 
-def test_explain_program_prints_rules_plans_and_delta_variants():
+def test_explain_program_prints_rules_plans_delta_variants_and_pivots():
     assert explain_program(parse(TC)) == """\
 path(x, y) :- edge(x, y).
   Scan edge/2
@@ -121,4 +121,6 @@ path(x, z) :- path(x, y), edge(y, z).
       Join left=[1] right=[0]
         Scan @delta:path/2
         Scan edge/2
+
+recursive stratum path: pivot path=0
 """
