@@ -64,7 +64,9 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation, row_keys
 from herbrand.framework.syntax import Atom, Literal, Rule, Var, Wildcard
 
-INSTANCE, FOCUS, PROVED = "@instance:", "@focus:", "@proved:"
+INSTANCE, PROVED = "@instance:", "@proved:"
+# the frontier, named as a delta so that join ordering starts every instance rule from it
+FOCUS = delta_name("focus:")
 
 
 @dataclass(frozen=True)
