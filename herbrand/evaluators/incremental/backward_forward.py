@@ -174,10 +174,9 @@ class BackwardForward:
             self.rounds += 1
             instances = self._instances_of(frontier)
             self._saturate(self._proving(instances))
-            expansion = self._expansion(instances, full)
-            if not full:
-                for name, rows in frontier.items():
-                    lazy[name].append(rows)
+            expansion, partial = self._expansion(instances, full)
+            for name, parts in partial.items():
+                lazy[name].extend(parts)
             frontier = {n: self._checked[n].insert(rows) for n, rows in expansion.items()}
             for name, rows in frontier.items():
                 checked.setdefault(name, []).append(rows)
@@ -234,28 +233,31 @@ class BackwardForward:
             derived = {n: [rows] for n, rows in
                        self._evaluator.derive(self._saturation, reads).items()}
 
-    def _expansion(self, instances, full: bool) -> dict[str, list[np.ndarray]]:
-        """The stratum atoms to check next: of every instance of an unproved fact (``full``),
-        or of one instance per unproved fact none of whose instances has its atoms all
-        checked (lazy)."""
+    def _expansion(self, instances, full: bool
+                   ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+        """``(atoms, partial)``: the stratum atoms to check next, and (lazy) the unproved facts
+        that may have instances with atoms left unchecked. ``full``: the atoms of every instance
+        of an unproved fact. Lazy: of one instance per unproved fact, none if one of its
+        instances has its atoms all checked already (the fact waits for them)."""
         out: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        kept = []
-        for instance, rows in instances:
-            rows = rows[:, ~self._proved[instance.head].contains(rows[:instance.head_arity])]
-            kept.append((instance, rows))
+        partial: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
+        kept = [(instance, rows[:, ~self._proved[instance.head].contains(
+            rows[:instance.head_arity])]) for instance, rows in instances]
         if not full:
-            kept = self._one_per_fact(kept)
+            kept = self._one_per_fact(kept, partial)
         for instance, rows in kept:
             for relation, columns in instance.atom_columns(rows):
                 out[relation].append(columns)
-        return {n: _concat(parts, self._empty[n]) for n, parts in out.items()}
+        return {n: _concat(parts, self._empty[n]) for n, parts in out.items()}, partial
 
-    def _one_per_fact(self, instances):
-        """For each head fact: no instance if one has its atoms all checked, else its first."""
+    def _one_per_fact(self, instances, partial: dict[str, list[np.ndarray]]):
+        """The instances to expand lazily (one per fact, or none when one has its atoms all
+        checked); records in ``partial`` the facts with an instance not all checked."""
         chosen = []
         for head in {i.head for i, _ in instances}:
             group = [(i, rows) for i, rows in instances if i.head == head]
-            keys = np.concatenate(row_keys(*[rows[:i.head_arity] for i, rows in group]))
+            heads = np.concatenate([rows[:i.head_arity] for i, rows in group], axis=1)
+            keys, = row_keys(heads)
             ready = np.concatenate([self._all_in(self._checked, i, rows) for i, rows in group])
             candidates = np.flatnonzero(~np.isin(keys, keys[ready]))
             _, first = np.unique(keys[candidates], return_index=True)
@@ -265,6 +267,9 @@ class BackwardForward:
             for instance, rows in group:
                 chosen.append((instance, rows[:, take[start:start + rows.shape[1]]]))
                 start += rows.shape[1]
+            unready = np.flatnonzero(~ready)
+            _, first = np.unique(keys[unready], return_index=True)
+            partial[head].append(heads[:, unready[first]])
         return chosen
 
 
