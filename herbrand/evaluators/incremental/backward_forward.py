@@ -133,7 +133,6 @@ class BackwardForward:
         self._empty = {n: old[n].columns[:, :0] for n in stratum.relations}
         self._checked = {n: RowSet(self._empty[n]) for n in stratum.relations}
         self._proved = {n: RowSet(self._empty[n]) for n in stratum.relations}
-        self.rounds = 0
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -171,7 +170,6 @@ class BackwardForward:
                 if not any(rows.shape[1] for rows in frontier.values()):
                     break
                 full = True
-            self.rounds += 1
             instances = self._instances_of(frontier)
             self._saturate(self._proving(instances))
             expansion, partial = self._expansion(instances, full)
