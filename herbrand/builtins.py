@@ -26,6 +26,7 @@ INDEXES.register("spine", "herbrand.indexes.spine:SpineIndex")
 INCREMENTAL_ENGINES.register(
     "recompute", "herbrand.evaluators.incremental.recompute:RecomputeEngine")
 INCREMENTAL_ENGINES.register("dred", "herbrand.evaluators.incremental.dred:DRedEngine")
+INCREMENTAL_ENGINES.register("bf", "herbrand.evaluators.incremental.bf:BFEngine")
 INCREMENTAL_ENGINES.register(
     "counting", "herbrand.evaluators.incremental.counting:CountingEngine")
 INCREMENTAL_ENGINES.register("elastic", "herbrand.evaluators.incremental.elastic:ElasticEngine")

@@ -33,7 +33,7 @@ path(x, z) :- path(x, y), edge(y, z).
 heavy(x) :- weight(x, w), w > 10.
 edge("z", "z").
 """
-OWN_ENGINES = ("recompute", "dred", "counting")
+OWN_ENGINES = ("recompute", "dred", "bf", "counting")
 
 
 @pytest.fixture(params=OWN_ENGINES)

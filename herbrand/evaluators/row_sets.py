@@ -169,9 +169,20 @@ class RowSet:
         block = self._block(rows)
         if not block.shape[1] or not self._count:
             return block
-        mask = np.concatenate([
+        return block[:, self._absent(block)]
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        """One bool per row of an (arity, m) batch: whether the set holds it. O(m) expected;
+        reads only, as ``unseen``."""
+        if rows.shape[0] == 0:
+            return np.full(rows.shape[1], self._count > 0)
+        if not rows.shape[1] or not self._count:
+            return np.zeros(rows.shape[1], dtype=bool)
+        return ~self._absent(self._block(rows))
+
+    def _absent(self, block: np.ndarray) -> np.ndarray:
+        return np.concatenate([
             _absent(self._slots, self._stored, block[:, i:i + CHUNK],
                     _hashes(block[:, i:i + CHUNK]))
             for i in range(0, block.shape[1], CHUNK)
         ])
-        return block[:, mask]

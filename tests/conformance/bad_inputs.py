@@ -42,7 +42,7 @@ from herbrand.framework.errors import (
 from herbrand.translators.ir import TranslationError
 
 KINDS = ("syntax", "semantics", "facts", "cli", "updates", "python", "incremental")
-ENGINES = ("recompute", "dred", "counting", "elastic", "dbsp")
+ENGINES = ("recompute", "dred", "bf", "counting", "elastic", "dbsp")
 
 
 class UsageExit(Exception):
@@ -688,10 +688,10 @@ INCREMENTAL_ROWS = [
             lambda m: m.update(insert={"label": [(9, "never-interned"), (1, "a", "b")]})),
     _update("add-rules-without-dynamic-rules", U, "add_rules needs an engine with dynamic rules",
             lambda m: m.add_rules("path(x, x) :- edge(x, _)."),
-            engines=("recompute", "dred", "counting", "elastic")),
+            engines=("recompute", "dred", "bf", "counting", "elastic")),
     _update("remove-rules-without-dynamic-rules", U, "remove_rules needs an engine with dynamic "
             "rules", lambda m: m.remove_rules("path(x, y) :- edge(x, y)."),
-            engines=("recompute", "dred", "counting", "elastic")),
+            engines=("recompute", "dred", "bf", "counting", "elastic")),
     _update("add-rules-with-a-declaration", UsageError, "add_rules takes rules only",
             lambda m: m.add_rules(".decl q(x: number)\nq(x) :- edge(x, _)."), engines=("dbsp",)),
     _update("add-rules-deriving-an-input-relation", U, "edge",

@@ -22,6 +22,7 @@ def test_insert_keeps_first_occurrences_of_unknown_rows(arity, data):
     for batch in batches:
         expected = list(dict.fromkeys(r for r in batch if r not in known))
         unseen = row_set.unseen(_batch(batch, arity))
+        assert row_set.contains(_batch(batch, arity)).tolist() == [r in known for r in batch]
         # repeats may be kept (all of them for arity > 0; rows of arity 0 are one row)
         assert {tuple(r) for r in unseen.T.tolist()} == {r for r in batch if r not in known}
         new = row_set.insert(_batch(batch, arity))

@@ -5,6 +5,8 @@ Engines:
 
 - ``recompute``: re-materialize after every update; the baseline (``recompute``).
 - ``dred``: delete-rederive with semi-naive insertion (``dred``).
+- ``bf``: backward/forward deletion (check for another proof before deleting), semi-naive
+  insertion (``bf``, its batched checks in ``backward_forward``).
 - ``counting``: per-iteration derivation counts, as differential dataflow keeps them
   (``counting``, its rewrites in ``counting_rules``).
 - ``elastic``: Bootstrap / Update with the sparse state and the switch (``elastic*``).

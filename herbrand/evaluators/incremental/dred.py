@@ -58,6 +58,8 @@ PLUS, MINUS, OVER = "@plus:", "@minus:", "@over:"
 class DRedEngine(StoredEngine):
     """Delete-rederive. ``index``: the relational evaluator's index backing."""
 
+    STRATEGY = "dred"  # the name of an update in ``last_strategy``
+
     def __init__(self, index: str = "sorted_vector"):
         self.index = index
         self._evaluator = RelationalEvaluator(index=index)
@@ -82,7 +84,7 @@ class DRedEngine(StoredEngine):
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
-        self._commit(self._program, new, "dred")
+        self._commit(self._program, new, self.STRATEGY)
         return changes
 
     def state_size(self) -> tuple[int, int]:
@@ -103,27 +105,40 @@ class DRedEngine(StoredEngine):
         and ``removed``."""
         plus = {name: PLUS + name for name, rows in added.items() if len(rows)}
         minus = {name: MINUS + name for name, rows in removed.items() if len(rows)}
-        overdelete_rules = _variants(stratum.rules, positive=minus, negative=plus)
+        deletion_rules = _variants(stratum.rules, positive=minus, negative=plus)
         insert_rules = _variants(stratum.rules, positive=plus, negative=minus)
-        if not overdelete_rules and not insert_rules:
+        if not deletion_rules and not insert_rules:
             return new
         deltas = {**{plus[n]: added[n] for n in plus}, **{minus[n]: removed[n] for n in minus}}
+        reads = new.with_relations(deltas)
+        gone, remaining, seeds = self._delete(stratum, old.with_relations(deltas), reads,
+                                              deletion_rules)
+        instance = reads.with_relations(remaining)
+        known = {name: RowSet(remaining[name].columns) for name in stratum.relations}
+        instance, inserted = self._closure(stratum, instance, insert_rules, seeds, known,
+                                           grow=True)
+        for name in stratum.relations:
+            added[name] = inserted[name].difference(gone[name])
+            removed[name] = gone[name].difference(inserted[name])
+        return new.with_relations({name: instance[name] for name in stratum.relations})
+
+    def _delete(self, stratum: Stratum, old: Database, new: Database,
+                deletion_rules: Sequence[Rule]) -> tuple[dict[str, Relation],
+                                                         dict[str, Relation], dict]:
+        """The deletion step of one stratum: ``(gone, remaining, seeds)``, the stratum's facts
+        taken out, the rest of its old facts, and the batches the insertion step starts from.
+        ``old`` / ``new`` are the states before and after the lower strata's changes (both
+        with the change relations the ``deletion_rules`` read; the stratum's relations old in
+        both). Here: overdelete, then rederive the overdeleted facts that one rule application
+        still derives (they are inserted again)."""
         empty = {name: RowSet(old[name].columns[:, :0]) for name in stratum.relations}
-        _, over = self._closure(stratum, old.with_relations(deltas), overdelete_rules, {},
-                                empty, grow=False)
+        _, over = self._closure(stratum, old, deletion_rules, {}, empty, grow=False)
         remaining = {name: without(old[name], over[name]) for name in stratum.relations}
-        instance = new.with_relations({**deltas, **remaining,
+        instance = new.with_relations({**remaining,
                                        **{OVER + n: rows for n, rows in over.items()}})
         rederive = tuple(head_restricted(rule, OVER + rule.head.relation)
                          for rule in stratum.rules if len(over[rule.head.relation]))
-        rederived = self._evaluator.derive(rederive, instance) if rederive else {}
-        known = {name: RowSet(remaining[name].columns) for name in stratum.relations}
-        instance, inserted = self._closure(stratum, instance, insert_rules, rederived, known,
-                                           grow=True)
-        for name in stratum.relations:
-            added[name] = inserted[name].difference(over[name])
-            removed[name] = over[name].difference(inserted[name])
-        return new.with_relations({name: instance[name] for name in stratum.relations})
+        return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
 
     def _closure(self, stratum: Stratum, instance: Database, seed_rules: Sequence[Rule],
                  seeds: Mapping, known: dict[str, RowSet],
