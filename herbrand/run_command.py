@@ -38,12 +38,13 @@ SUMMARY_ROWS = 5
 OUTPUT_FORMATS = ("csv", "parquet")
 # options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
 BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
-                   "--checkpoint-dir": "checkpoint_dir", "--workers": "workers"}
+                   "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
+                   "--no-decompose": "decompose"}
 # what each flag of `herbrand run` goes with, as data: flag -> its attribute in the namespace
 RUN_FLAGS = {"--evaluator": "evaluator", "--fixpoint": "fixpoint", "--index": "index",
              "--backend": "backend", "--master": "master", "--spark-conf": "spark_conf",
              "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
-             "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
+             "--no-decompose": "no_decompose", "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
              "--no-progress": "no_progress", "--engine": "engine", "--updates": "updates"}
 ENGINE_FLAGS = ("--engine", "--updates", "--index", "--stats", "--summary", "--no-progress")
 EVALUATOR_FLAGS = ("--evaluator", "--fixpoint", "--index")
@@ -88,6 +89,9 @@ def add_run_parser(commands) -> None:
                      help="a Spark configuration setting (repeatable)")
     run.add_argument("--checkpoint-dir", default=None,
                      help="spark: reliable checkpoints in this directory (default: local ones)")
+    run.add_argument("--no-decompose", action="store_true",
+                     help="spark: semi-naive passes for every recursive stratum (default: one "
+                          "with a pivot runs as one job, herbrand's engine in each partition)")
     run.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
                      help="format of the .output relations (default csv; parquet: a backend "
                           "that writes files itself, spark)")
@@ -219,7 +223,7 @@ def _backend(args) -> Backend:
     name = args.backend or builtins.DEFAULT_BACKEND
     given = {"--master": args.master, "--checkpoint-dir": args.checkpoint_dir,
              "--spark-conf": dict(map(_setting, args.spark_conf or [])) or None,
-             "--workers": args.workers}
+             "--workers": args.workers, "--no-decompose": False if args.no_decompose else None}
     cls = BACKENDS.get(name)
     accepted = inspect.signature(cls).parameters
     options = {}

@@ -49,6 +49,9 @@ class SparkBackend(Backend):
     - ``checkpoint_dir``: None for local checkpoints (fast; lost with an executor), or a
       directory (any Hadoop path) for reliable ones that survive executor loss.
     - ``broadcast_rows``: a join's right-hand relation with at most this many rows is broadcast.
+    - ``decompose``: run a recursive stratum that has a pivot, and reads at most
+      ``broadcast_rows`` rows of lower relations, as one job with herbrand's native engine in
+      each partition (``decomposed``); False: semi-naive passes for every stratum.
     - ``session``: an existing SparkSession to run on (else the active one, or a new one).
 
     Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
@@ -81,12 +84,14 @@ class SparkBackend(Backend):
 
     def __init__(self, master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None,
                  checkpoint_interval: int = 5, checkpoint_dir: str | None = None,
-                 broadcast_rows: int = 1_000_000, session: SparkSession | None = None):
+                 broadcast_rows: int = 1_000_000, decompose: bool = True,
+                 session: SparkSession | None = None):
         self.master = master
         self.conf = dict(conf or {})
         self.checkpoint_interval = checkpoint_interval
         self.checkpoint_dir = checkpoint_dir
         self.broadcast_rows = broadcast_rows
+        self.decompose = decompose
         self.session = session
 
     def spark(self) -> SparkSession:
@@ -102,7 +107,8 @@ class SparkBackend(Backend):
         return SparkFixpoint(session, frames, counts, strata=strata,
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
-                             broadcast_rows=self.broadcast_rows, observer=observer)
+                             broadcast_rows=self.broadcast_rows, decompose=self.decompose,
+                             observer=observer)
 
     # -- the Backend contract: a Database in, a Database out -------------------------------------
 

@@ -23,6 +23,10 @@ kept by the executors: fast, but an executor lost loses the run) or reliable, to
 
 Cost per pass: the rules' joins (a shuffle each, unless the static side is broadcast), a
 distinct and an anti-join against the full relation (a shuffle of both), and one job.
+
+A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
+small enough to broadcast skips the passes: after the first, one job runs herbrand's native
+engine to fixpoint in each partition of the seeds, split by pivot value (``decomposed``).
 """
 
 from __future__ import annotations
@@ -36,9 +40,12 @@ from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
+from herbrand.spark_backend.decomposed import lower_relations, relation_of, run_decomposed
+from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.plans import PlanFrames
 from herbrand.translators import ir
 from herbrand.translators.pipeline import translate_rule
+from herbrand.translators.pivots import Pivot, find_pivot
 
 
 def new_rows(derived: DataFrame, known: DataFrame) -> DataFrame:
@@ -60,7 +67,7 @@ class SparkFixpoint:
 
     def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
                  counts: dict[str, int], *, strata: int, checkpoint_interval: int,
-                 checkpoint_dir: str | None, broadcast_rows: int,
+                 checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
                  observer: ProgressObserver | None = None):
         self.session = session
         self.frames = frames
@@ -69,6 +76,7 @@ class SparkFixpoint:
         self.checkpoint_interval = checkpoint_interval
         self.checkpoint_dir = checkpoint_dir
         self.broadcast_rows = broadcast_rows
+        self.decompose = decompose
         self.observer = observer
         self.stats: list[StratumStats] = []
         self.total = 0
@@ -79,10 +87,18 @@ class SparkFixpoint:
     # -- one stratum -----------------------------------------------------------------------------
 
     def run_stratum(self, stratum: Stratum) -> None:
-        """Bring ``stratum``'s relations to fixpoint in ``frames``."""
+        """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
+        one decomposed job when ``decompose`` is on, the stratum has a pivot and the lower
+        relations it reads hold at most ``broadcast_rows`` rows (``decomposed``), else by
+        semi-naive passes."""
         start, before, passes = time.perf_counter(), self.total, 1
         self._apply(stratum, self._plans(stratum.rules), passes)
-        if stratum.recursive:
+        pivot = find_pivot(stratum) if stratum.recursive and self.decompose else None
+        if pivot is not None and sum(self.counts[name] for name in lower_relations(stratum)) \
+                <= self.broadcast_rows:
+            passes += 1
+            self._decomposed(stratum, pivot, passes)
+        elif stratum.recursive:
             variants = self._plans(tuple(v for rule in stratum.rules
                                          for v in delta_variants(rule, set(stratum.relations))))
             while any(self.counts[delta_name(name)] for name in stratum.relations):
@@ -94,6 +110,27 @@ class SparkFixpoint:
         self.stats.append(StratumStats(
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
             derived=self.total - before, seconds=time.perf_counter() - start))
+
+    def _decomposed(self, stratum: Stratum, pivot: Pivot, iteration: int) -> None:
+        """The stratum's fixpoint from its seeds (the frames after the first pass) by one
+        decomposed job, reported as pass ``iteration``."""
+        names = (*lower_relations(stratum), *stratum.relations)
+        types = {name: frame_types(self.frames[name]) for name in names}
+        partitions = int(self.session.conf.get("spark.sql.shuffle.partitions"))
+        result, counts = run_decomposed(self.session, stratum, pivot, self.frames,
+                                                    types, partitions)
+        self._stored.append(result)
+        added = 0
+        for name in stratum.relations:
+            self.frames[name] = relation_of(result, stratum, name, types)
+            added += counts[name] - self.counts[name]
+            self.counts[name] = counts[name]
+            self.frames[delta_name(name)] = self.frames[name].limit(0)
+            self.counts[delta_name(name)] = 0
+        self.total += added
+        if self.observer is not None:
+            self.observer(Progress(stratum=stratum.index, strata=self.strata,
+                                   iteration=iteration, delta=added, total=self.total))
 
     def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
         return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)

@@ -20,8 +20,14 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
-from herbrand.framework.syntax import SYMBOL
+from herbrand.framework.syntax import NUMBER, SYMBOL
 from herbrand.spark_backend.expressions import column_name
+
+
+def frame_types(frame: DataFrame) -> tuple[str, ...]:
+    """The column types (``number`` or ``symbol``) of a relation's frame."""
+    return tuple(SYMBOL if isinstance(field.dataType, StringType) else NUMBER
+                 for field in frame.schema.fields)
 
 
 def frame_schema(types: tuple[str, ...]) -> StructType:
@@ -64,6 +70,35 @@ def _symbol_list(column: pa.ChunkedArray) -> list[str]:
         return [value.decode(*ENCODING) for value in column.cast(pa.binary()).to_pylist()]
 
 
+def relation_table(relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> pa.Table:
+    """``relation`` (arity >= 1, ids decoded with ``symbols``) as an Arrow table of columns
+    c0..c{k-1} typed by ``types``. O(rows)."""
+    arrays = [
+        _symbol_array(symbols.decode_many(column).tolist()) if type_ == SYMBOL
+        else pa.array(column, type=pa.int64())
+        for column, type_ in zip(relation.columns, types, strict=True)
+    ]
+    return pa.Table.from_arrays(arrays, schema=pa.schema([
+        pa.field(column_name(i), array.type, nullable=False) for i, array in enumerate(arrays)
+    ]))
+
+
+def table_relation(table: pa.Table, types: tuple[str, ...], symbols: SymbolTable) -> Relation:
+    """The distinct rows of an Arrow table (its first ``len(types)`` columns typed by
+    ``types``; a nullary relation holds one row when the table has any) as a Relation, symbols
+    interned into ``symbols``. O(rows)."""
+    if not types:
+        return Relation(np.zeros((0, min(table.num_rows, 1)), dtype=np.int64), unique=True)
+    if not table.num_rows:
+        return Relation.empty(len(types))
+    columns = [
+        symbols.intern_many(_symbol_list(table.column(i))) if type_ == SYMBOL
+        else np.asarray(table.column(i).to_numpy(), dtype=np.int64)
+        for i, type_ in enumerate(types)
+    ]
+    return Relation(np.vstack(columns), unique=True)
+
+
 def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, ...],
                    symbols: SymbolTable) -> DataFrame:
     """``relation`` (ids decoded with ``symbols``) as a frame typed by ``types``."""
@@ -71,15 +106,8 @@ def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, 
         return nullary_frame(session, len(relation) > 0)
     if not len(relation):
         return empty_frame(session, types)
-    arrays = [
-        _symbol_array(symbols.decode_many(column).tolist()) if type_ == SYMBOL
-        else pa.array(column, type=pa.int64())
-        for column, type_ in zip(relation.columns, types, strict=True)
-    ]
-    table = pa.Table.from_arrays(arrays, schema=pa.schema([
-        pa.field(column_name(i), array.type, nullable=False) for i, array in enumerate(arrays)
-    ]))
-    return session.createDataFrame(table, schema=frame_schema(types))
+    return session.createDataFrame(relation_table(relation, types, symbols),
+                                   schema=frame_schema(types))
 
 
 def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTable) -> Relation:
@@ -89,12 +117,4 @@ def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTabl
     if not types:
         return Relation(np.zeros((0, min(frame.limit(1).count(), 1)), dtype=np.int64),
                         unique=True)
-    table = frame.toArrow()
-    if not table.num_rows:
-        return Relation.empty(len(types))
-    columns = [
-        symbols.intern_many(_symbol_list(table.column(i))) if type_ == SYMBOL
-        else np.asarray(table.column(i).to_numpy(), dtype=np.int64)
-        for i, type_ in enumerate(types)
-    ]
-    return Relation(np.vstack(columns), unique=True)
+    return table_relation(frame.toArrow(), types, symbols)

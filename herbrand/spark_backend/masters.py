@@ -35,6 +35,11 @@ def master_cores(master: str) -> int | None:
     return None
 
 
+def on_this_machine(master: str) -> bool:
+    """Whether ``master``'s executors run on this machine (``local``, ``local-cluster``)."""
+    return LOCAL.match(master) is not None or LOCAL_CLUSTER.match(master) is not None
+
+
 def master_family(master: str) -> str:
     """``master`` with its core count written as N: ``local[N]``, ``local-cluster[E,C,...]``;
     a cluster master as it is."""
@@ -49,8 +54,8 @@ def session_defaults(master: str) -> dict[str, str]:
     """Settings a session herbrand starts on ``master`` gets unless the user sets them: no
     console progress bar (it redraws over herbrand's progress line), adaptive execution with
     partition coalescing, and where the master's cores are known ``PARTITIONS_PER_CORE``
-    shuffle partitions per core; on a ``local`` master (the driver is the whole run) a driver
-    heap of ``DRIVER_MEMORY_SHARE`` of the machine's memory. O(1)."""
+    shuffle partitions per core; on a ``local`` master (the driver is the whole run) a driver heap of
+    ``DRIVER_MEMORY_SHARE`` of the machine's memory. O(1)."""
     defaults = {
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",

@@ -4,12 +4,15 @@
 ``BackendUnavailableError`` line instead of a gateway traceback. A ``local-cluster[n,c,m]``
 master launches executor JVMs through ``$SPARK_HOME/bin``; with a pip-installed pyspark that
 folder is the pyspark package itself, which ``start_session`` uses when SPARK_HOME is unset.
+On masters on this machine, Python workers run the driver's interpreter (``PYSPARK_PYTHON``,
+unless set): a decomposed stratum runs herbrand in them.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +22,7 @@ from pyspark.sql import SparkSession
 
 from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
 from herbrand.spark_backend.failures import memory_failures_reported
-from herbrand.spark_backend.masters import session_defaults
+from herbrand.spark_backend.masters import on_this_machine, session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
 """Set when spark-submit started the JVM before Python (the session is then spark-submit's)."""
@@ -58,6 +61,10 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
             "PATH)")
     if master.startswith("local-cluster") and "SPARK_HOME" not in os.environ:
         os.environ["SPARK_HOME"] = str(Path(pyspark.__file__).parent)
+    if on_this_machine(master) and "PYSPARK_PYTHON" not in os.environ:
+        # Python workers on this machine run this interpreter, which has herbrand and numpy
+        # (a decomposed stratum runs herbrand's engine in them); pyspark reads only this
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     builder = SparkSession.builder.appName("herbrand")
     if SUBMITTED not in os.environ:  # under spark-submit, the master is spark-submit's
         builder = builder.master(master)

@@ -1,9 +1,11 @@
 """Real executor processes: ``local-cluster[2,1,1024]`` starts two executor JVMs.
 
 Each test runs ``herbrand run --backend spark`` in a subprocess (one process can hold only one
-SparkContext, and the suite's own session is a ``local[2]`` one). One test kills an executor
-JVM in the middle of the recursive run; with reliable checkpoints the run still completes, its
-lost tasks redone on the executor the cluster starts in its place.
+SparkContext, and the suite's own session is a ``local[2]`` one), both with TC decomposed (its
+pivot: one job, herbrand's engine in each partition, in Python workers the executors start) and
+with semi-naive passes (``--no-decompose``). One test kills an executor JVM in the middle of the
+recursive run; with reliable checkpoints the run still completes, its lost tasks redone on the
+executor the cluster starts in its place.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from herbrand.workloads import dyre_edges, dyre_program, write_facts_dir
 
@@ -56,16 +60,27 @@ def _facts(tmp_path: Path) -> Path:
     return write_facts_dir(tmp_path / "facts", {"e": dyre_edges("graph1000")})
 
 
-def test_tc_over_graph1000_on_two_executors(tmp_path):
-    result = subprocess.run(_command(_facts(tmp_path), tmp_path / "out", "--no-progress"),
+# the extra flags of a path, and the progress line's iteration from which it is under way
+PATHS = {"decomposed": ((), 1), "semi-naive": (("--no-decompose",), 3)}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_tc_over_graph1000_on_two_executors(tmp_path, path):
+    extra, _ = PATHS[path]
+    result = subprocess.run(_command(_facts(tmp_path), tmp_path / "out", "--no-progress",
+                                     "--stats", *extra),
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     assert len((tmp_path / "out" / "tc.csv").read_text().splitlines()) == TC_GRAPH1000
+    passes = int(re.search(r"^total\t(\d+)\t", result.stderr, re.MULTILINE)[1])
+    assert (passes == 2) == (path == "decomposed"), result.stderr[-2000:]
 
 
-def test_killing_an_executor_during_recursion_still_gives_the_right_answer(tmp_path):
+@pytest.mark.parametrize("path", PATHS)
+def test_killing_an_executor_during_recursion_still_gives_the_right_answer(tmp_path, path):
+    extra, under_way = PATHS[path]
     command = _command(_facts(tmp_path), tmp_path / "out",
-                       "--checkpoint-dir", str(tmp_path / "checkpoints"))
+                       "--checkpoint-dir", str(tmp_path / "checkpoints"), *extra)
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     killed, progress = None, []
@@ -73,7 +88,8 @@ def test_killing_an_executor_during_recursion_still_gives_the_right_answer(tmp_p
         for line in process.stderr:  # progress lines: "stratum 1/1  iteration N  ..."
             found = re.search(r"iteration (\d+)", line)
             progress += [line] if found else []
-            executors = _executors(process.pid) if found and int(found[1]) >= 3 else []
+            executors = (_executors(process.pid) if found and int(found[1]) >= under_way
+                         else [])
             if executors:
                 os.kill(executors[0], signal.SIGKILL)
                 killed = executors[0]

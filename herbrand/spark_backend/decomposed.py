@@ -1,0 +1,198 @@
+"""A recursive stratum with a pivot run as one Spark job: herbrand's native engine to fixpoint
+inside each partition (generalized pivoting; ``herbrand.translators.pivots``).
+
+Given the stratum's seeds (its relations after the first pass: given facts and exit rules),
+``run_decomposed``
+
+1. collects the lower relations the recursive rules read on the driver and broadcasts them
+   (Arrow tables; the caller checks they are small enough);
+2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
+   then each relation's columns, null outside its own rows) and hash-partitions it on the
+   pivot column's value, so that every seed of one pivot value lands in one partition;
+3. runs ``PartitionFixpoint`` over each partition with ``mapInArrow``: the recursive rules, fed
+   the partition's seeds through ``@seed:`` relations and the broadcast relations, are brought
+   to fixpoint by the local backend's default engine (the native executor) in the Python
+   worker, and the partition's tuples come back in the same wide layout.
+
+A pivot keeps every tuple in the partition of its pivot value, so the partitions' results are
+disjoint and their union is the stratum's fixpoint: no distinct, no anti-join, no exchange
+between passes. The workers import herbrand, numpy and its native kernels: on ``local`` and
+``local-cluster`` masters they run the driver's Python (``masters.session_defaults`` sets
+``spark.pyspark.python``); on a cluster, ship an environment (README, "Spark on a cluster").
+
+Cost: one job; per partition, the native engine's work on its share of the derivations plus
+loading the broadcast relations (O(their rows) per partition) and converting its rows to and
+from Arrow (O(rows)). Memory per partition: the broadcast relations and its share of the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+from herbrand.framework.analysis import Stratum, rule_literals
+from herbrand.framework.storage import Database
+from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import (
+    SYMBOL,
+    Atom,
+    Column,
+    Declaration,
+    Literal,
+    Program,
+    Rule,
+    Var,
+)
+from herbrand.spark_backend.expressions import column_name
+from herbrand.spark_backend.frames import relation_table, table_relation
+from herbrand.translators.pivots import Pivot
+
+SEED_PREFIX = "@seed:"
+RELATION = "relation"  # the wide layout's relation number
+PIVOT = "pivot"  # the hash of the pivot value the seeds are partitioned on
+
+
+def wide_column(relation: int, column: int) -> str:
+    """The name, in the wide layout, of column ``column`` of the stratum's ``relation``-th
+    relation."""
+    return f"r{relation}_{column_name(column)}"
+
+
+def _wide_schema(types: tuple[tuple[str, ...], ...]) -> StructType:
+    fields = [StructField(RELATION, LongType(), False)]
+    for k, columns in enumerate(types):
+        fields += [StructField(wide_column(k, j), StringType() if t == SYMBOL else LongType(),
+                               True) for j, t in enumerate(columns)]
+    return StructType(fields)
+
+
+def _arrow_type(type_: str) -> pa.DataType:
+    return pa.string() if type_ == SYMBOL else pa.int64()
+
+
+@dataclass(frozen=True)
+class PartitionFixpoint:
+    """What one partition runs (pickled to the workers): ``program`` (the stratum's recursive
+    rules and a copying rule from each ``@seed:`` relation) over ``lower`` (name -> Arrow table
+    of a lower relation, broadcast) and the partition's seeds; ``relations`` and ``types``
+    (of the stratum's relations, in the wide layout's order) and ``lower_types``."""
+
+    program: Program
+    relations: tuple[str, ...]
+    types: tuple[tuple[str, ...], ...]
+    lower_types: tuple[tuple[str, tuple[str, ...]], ...]
+    lower: object  # a Broadcast of {name: pa.Table}
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
+        from herbrand.evaluators.local import LocalBackend
+        from herbrand.evaluators.native.evaluator import NativeEvaluator
+
+        received = list(batches)
+        if not received:
+            return
+        seeds = pa.Table.from_batches(received)
+        symbols = SymbolTable()
+        tables = self.lower.value
+        relations = {name: table_relation(tables[name], types, symbols)
+                     for name, types in self.lower_types}
+        numbers = seeds.column(RELATION).to_numpy()
+        for k, name in enumerate(self.relations):
+            own = seeds.filter(pa.array(numbers == k)).select(
+                [wide_column(k, j) for j in range(len(self.types[k]))])
+            relations[SEED_PREFIX + name] = table_relation(own, self.types[k], symbols)
+        types = {**dict(self.lower_types),
+                 **{SEED_PREFIX + n: t for n, t in zip(self.relations, self.types, strict=True)}}
+        result, _ = LocalBackend().materialize(
+            self.program, Database(relations, symbols, types, {}),
+            evaluator=NativeEvaluator(), fixpoint=SemiNaiveFixpoint)
+        for k, name in enumerate(self.relations):
+            if len(result[name]):
+                yield self._wide(k, relation_table(result[name], self.types[k], symbols))
+
+    def _schema(self) -> pa.Schema:
+        fields = [pa.field(RELATION, pa.int64(), nullable=False)]
+        for k, columns in enumerate(self.types):
+            fields += [pa.field(wide_column(k, j), _arrow_type(t)) for j, t in enumerate(columns)]
+        return pa.schema(fields)
+
+    def _wide(self, k: int, table: pa.Table) -> pa.RecordBatch:
+        """``table`` (relation ``k``'s columns) as a record batch of the wide layout."""
+        n = table.num_rows
+        arrays = [pa.array(np.full(n, k, dtype=np.int64))]
+        for other, columns in enumerate(self.types):
+            for j, type_ in enumerate(columns):
+                arrays.append(table.column(j).combine_chunks() if other == k
+                              else pa.nulls(n, _arrow_type(type_)))
+        return pa.RecordBatch.from_arrays(arrays, schema=self._schema())
+
+
+def lower_relations(stratum: Stratum) -> tuple[str, ...]:
+    """The relations of lower strata the stratum's rules read (sorted)."""
+    own = set(stratum.relations)
+    return tuple(sorted({literal.atom.relation for rule in stratum.rules
+                         for literal, _ in rule_literals(rule)} - own))
+
+
+def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> Program:
+    """The stratum's recursive rules and ``name :- @seed:name`` for each of its relations."""
+    own = set(stratum.relations)
+    recursive = tuple(rule for rule in stratum.rules
+                      if any(isinstance(e, Literal) and e.atom.relation in own
+                             for e in rule.body))
+    copies = []
+    for name in stratum.relations:
+        variables = tuple(Var(f"v{j}") for j in range(len(types[name])))
+        copies.append(Rule(Atom(name, variables), (Literal(Atom(SEED_PREFIX + name, variables)),)))
+    names = [*lower_relations(stratum), *stratum.relations,
+             *(SEED_PREFIX + name for name in stratum.relations)]
+    declarations = tuple(
+        Declaration(name, tuple(Column(f"c{j}", t) for j, t in enumerate(
+            types[name.removeprefix(SEED_PREFIX)]))) for name in names)
+    return Program(declarations=declarations, rules=tuple(copies) + recursive)
+
+
+def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
+                   frames: dict[str, DataFrame], types: dict[str, tuple[str, ...]],
+                   partitions: int) -> tuple[DataFrame, dict[str, int]]:
+    """The wide frame of the stratum's fixpoint computed from its seeds (``frames`` of its
+    relations) in ``partitions`` parts, and the rows of each relation. The job runs here,
+    once; the frame is cached and must be unpersisted by the caller."""
+    lower = lower_relations(stratum)
+    tables = session.sparkContext.broadcast({name: frames[name].toArrow() for name in lower})
+    own = tuple(types[name] for name in stratum.relations)
+    task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
+                             tuple((name, types[name]) for name in lower), tables)
+    schema = _wide_schema(own)
+    parts = []
+    for k, name in enumerate(stratum.relations):
+        frame = frames[name]
+        columns = [F.lit(k).cast("long").alias(RELATION)]
+        for other, other_types in enumerate(own):
+            columns += [frame[column_name(j)].alias(wide_column(k, j)) if other == k
+                        else F.lit(None).cast(schema[wide_column(other, j)].dataType)
+                        .alias(wide_column(other, j)) for j in range(len(other_types))]
+        columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
+        parts.append(frame.select(*columns))
+    seeds = parts[0]
+    for part in parts[1:]:
+        seeds = seeds.unionByName(part)
+    seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
+    result = seeds.mapInArrow(task, schema).persist()
+    sizes = dict(result.groupBy(RELATION).count().collect())
+    tables.unpersist()
+    return result, {name: sizes.get(k, 0) for k, name in enumerate(stratum.relations)}
+
+
+def relation_of(result: DataFrame, stratum: Stratum, name: str,
+                types: dict[str, tuple[str, ...]]) -> DataFrame:
+    """Relation ``name``'s rows of a wide result, as a relation frame (columns c0..)."""
+    k = stratum.relations.index(name)
+    return result.filter(F.col(RELATION) == k).select(
+        *(F.col(wide_column(k, j)).alias(column_name(j)) for j in range(len(types[name]))))
