@@ -340,6 +340,10 @@ def check_invariants_under_random_operations(IndexClass: type[IndexBacking]) -> 
 def _check_view(index: IndexBacking, stored: Iterable[Row], probe: list[Row], what: str) -> None:
     """The rows ``native_view().lookup`` reaches for each probe key equal the batch join's."""
     view = index.native_view()
+    for run in view.runs:
+        assert run.data.dtype == np.int64 and (run.data.shape[1] < 2 or run.data.strides[1] == 8), (
+            f"{what}: native_view(): a run's data is not int64 with each field's values "
+            "contiguous")
     got = sorted((i, row) for i, p in enumerate(probe)
                  for row in _tuples(view.lookup(p), index.arity, f"{what}: view lookup({p})"))
     _assert_same(got, _pairs(index, probe, len(index.key), tuple(range(len(index.key)))),

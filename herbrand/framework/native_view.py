@@ -24,6 +24,9 @@ values walks every run:
   the first row of its key, where ``h = key_hash(key values)`` and probing starts at slot
   ``h >> (64 - b)``; ``chains[row]`` is the next row of the same key (-1: the last).
 
+Every array is int64 and each field's values are contiguous (``data.strides[1] == 8``);
+``order`` and ``width`` are the same in every view of one backing.
+
 Ownership and lifetime. The arrays belong to the backing; the view only refers to them. A view
 is valid until the next write (``insert``, ``delete``) to its backing, which may free, move or
 change them; a reader takes a new view after each write, and never writes through one.

@@ -106,13 +106,16 @@ class _Keys:
 
 
 class SortedRun:
-    """An immutable, duplicate-free block of rows sorted on (key, rest). ``len`` is O(1)."""
+    """An immutable, duplicate-free block of rows sorted on (key, rest). ``len`` is O(1).
+
+    ``data`` is kept C-contiguous (copied once if it is not: numpy's fancy indexing may hand
+    back another layout), as the numba kernels and a NativeView's readers need it."""
 
     __slots__ = ("codec", "data", "packed")
 
     def __init__(self, codec: RowCodec, data: np.ndarray, packed: bool):
         self.codec = codec
-        self.data = data
+        self.data = np.ascontiguousarray(data)
         self.packed = packed
 
     @classmethod

@@ -96,7 +96,8 @@ class _Unsorted(SortedVectorIndex):
     def native_view(self):
         view = super().native_view()
         run = view.runs[0]
-        return dataclasses.replace(view, runs=(dataclasses.replace(run, data=run.data[:, ::-1]),))
+        return dataclasses.replace(view, runs=(dataclasses.replace(
+            run, data=np.ascontiguousarray(run.data[:, ::-1])),))
 
 
 @pytest.mark.parametrize("broken", [_DropsARun, _Unsorted])
