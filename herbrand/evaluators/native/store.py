@@ -133,9 +133,9 @@ class NativeStore:
 
     def probe(self, rel: int, key: tuple[int, ...], whole: bool) -> tuple[int, int]:
         """(level kind, index id) for a probe of ``rel`` keyed on ``key`` (``encoding.IndexOf``):
-        a view index when ``whole`` and the store has a ``view_index`` class, else a hash
-        index."""
-        if whole and self.view_index is not None:
+        a view index when ``whole``, the store has a ``view_index`` class and no column is a
+        key twice (a backing's key is distinct columns), else a hash index."""
+        if whole and self.view_index is not None and len(set(key)) == len(key):
             found = self._indexes.get((rel, key, L.VIEW))
             if found is None:
                 found = self._indexes[(rel, key, L.VIEW)] = self._new_view(rel, key)

@@ -72,27 +72,19 @@ def _compare_key(data, stride, row, key, width):
     return 0
 
 @njit(inline="always")
-def _key_bound(data, stride, rows, key, width, upper):
+def _bound(data, stride, rows, key, width, word, upper):
     """The first row of a sorted run whose key fields are above (``upper``) or at least
-    ``key``. O(width log rows)."""
+    ``key``; of a packed run (``width`` 0), whose word is above or at least ``word``.
+    O(width log rows)."""
     lo, hi = 0, rows
     while lo < hi:
         mid = (lo + hi) >> 1
-        c = _compare_key(data, stride, mid, key, width)
-        if c < 0 or (upper and c == 0):
-            lo = mid + 1
+        if width == 0:
+            value = _load(data + 8 * mid)
+            c = -1 if value < word else (1 if value > word else 0)
         else:
-            hi = mid
-    return lo
-
-@njit(inline="always")
-def _word_bound(data, rows, word, upper):
-    """The first row of a packed run whose word is above (``upper``) or at least ``word``."""
-    lo, hi = 0, rows
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        value = _load(data + 8 * mid)
-        if value < word or (upper and value == word):
+            c = _compare_key(data, stride, mid, key, width)
+        if c < 0 or (upper and c == 0):
             lo = mid + 1
         else:
             hi = mid
@@ -114,8 +106,8 @@ def _packed_range(runs, r, key, width):
             return 0, 0
         low |= np.uint64(key[f] + offset) << np.uint64(bits * (fields - 1 - f))
     high = low | np.uint64((1 << (bits * (fields - width))) - 1)
-    return (_word_bound(data, rows, np.int64(low ^ SIGN), False),
-            _word_bound(data, rows, np.int64(high ^ SIGN), True))
+    return (_bound(data, 0, rows, key, 0, np.int64(low ^ SIGN), False),
+            _bound(data, 0, rows, key, 0, np.int64(high ^ SIGN), True))
 
 @njit(inline="always")
 def _chain_head(runs, r, key, width):
@@ -143,8 +135,10 @@ def _open_run(runs, r, key, width):
         return _packed_range(runs, r, key, width)
     data, stride = _run_field(runs, r, V_DATA), _run_field(runs, r, V_STRIDE)
     rows = _run_field(runs, r, V_ROWS)
-    return (_key_bound(data, stride, rows, key, width, False),
-            _key_bound(data, stride, rows, key, width, True))
+    if width == 0:
+        return 0, rows
+    return (_bound(data, stride, rows, key, width, 0, False),
+            _bound(data, stride, rows, key, width, 0, True))
 
 @njit(inline="always")
 def _view_next(ix_meta, ix, depth, cursor, stop, part, sources, constants, registers, key,
