@@ -213,7 +213,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                 if candidate < high[rel]:
                     row = candidate
                     break
-        elif kind == VIEW_PROBE:
+        elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
             row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
                              constants, registers, key, level_keys[2 * level],
                              level_keys[2 * level + 1])

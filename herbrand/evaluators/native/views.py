@@ -6,7 +6,8 @@ is ``herbrand.framework.native_view``'s). A probe walks every run in turn: a sor
 binary search (lower and upper bound of the key fields), a packed run by binary search on the
 packed word, a hash run through its key directory and chain. The level's state between rows
 is ``part[depth]`` (the run), ``cursor[depth]`` and ``stop[depth]`` (the row range of a sorted
-run; the next row of the chain of a hash run), so the interpreter stays resumable; the key is
+run, which the interpreter steps through as a scan's; for a hash run the next row of its
+chain, and -1), so the interpreter stays resumable; the key is
 filled again from the registers when the next run opens (a probe's key sources are bound
 before its level). Views are read only: threads probe them at once.
 """
@@ -127,10 +128,11 @@ def _chain_head(runs, r, key, width):
 
 @njit(inline="always")
 def _open_run(runs, r, key, width):
-    """(cursor, stop) of run ``r`` for ``key``: a row range, or a chain's first row."""
+    """(cursor, stop) of run ``r`` for ``key``: a row range, or a chain's first row and -1
+    (so that the interpreter never steps it as a range)."""
     kind = _run_field(runs, r, V_KIND)
     if kind == HASH_RUN:
-        return _chain_head(runs, r, key, width), 0
+        return _chain_head(runs, r, key, width), -1
     if kind == PACKED_RUN:
         return _packed_range(runs, r, key, width)
     data, stride = _run_field(runs, r, V_DATA), _run_field(runs, r, V_STRIDE)
