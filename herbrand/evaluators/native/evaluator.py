@@ -93,8 +93,8 @@ class NativeEvaluator(RuleEvaluator):
         backing = INDEXES.get(index) if index is not None else None
         # the class whose views joins probe; with an index the kernels cannot read, every rule
         # runs on the batch executor
-        self._views = backing if backing is not None and backing.tags.native else None
-        self._batch_only = backing is not None and self._views is None
+        self._view_class = backing if backing is not None and backing.tags.native else None
+        self._batch_only = backing is not None and self._view_class is None
         self._fallback: RelationalEvaluator | None = None
         self._store: NativeStore | None = None
         self._symbols = None
@@ -115,7 +115,7 @@ class NativeEvaluator(RuleEvaluator):
         Cost: O(size of the relations the rules read) to load them, then the derivations."""
         if self._batch_only:
             return self.batch.evaluate(rules, instance)
-        store = NativeStore(self._views)
+        store = NativeStore(self._view_class)
         outputs: dict[str, int] = {}
         for rule in rules:
             name = rule.head.relation
@@ -225,7 +225,7 @@ class NativeEvaluator(RuleEvaluator):
         if (store is None or instance.symbols is not self._symbols
                 or any(instance.get(name) is not relation
                        for name, relation in store.sources.items())):
-            store = self._store = NativeStore(self._views)
+            store = self._store = NativeStore(self._view_class)
             self._symbols = instance.symbols
         return store
 
