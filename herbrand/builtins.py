@@ -23,6 +23,7 @@ INDEXES.register("btree", "herbrand.indexes.btree:BTreeIndex")
 INDEXES.register("sorted_vector", "herbrand.indexes.sorted_vector:SortedVectorIndex")
 INDEXES.register("persistent", "herbrand.indexes.persistent:PersistentIndex")
 INDEXES.register("spine", "herbrand.indexes.spine:SpineIndex")
+INDEXES.register("open_hash", "herbrand.indexes.open_hash:OpenHashIndex")
 INCREMENTAL_ENGINES.register(
     "recompute", "herbrand.evaluators.incremental.recompute:RecomputeEngine")
 INCREMENTAL_ENGINES.register("dred", "herbrand.evaluators.incremental.dred:DRedEngine")

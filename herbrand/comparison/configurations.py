@@ -3,7 +3,8 @@
 The syntax, used by ``herbrand compare`` and ``herbrand.compare`` alike:
 
     [EVALUATOR][/INDEX][@BACKEND]     herbrand, e.g. native, relational/btree, /hash,
-                                      native@parallel:2, relational/spine@parallel:4
+                                      native/spine, native@parallel:2,
+                                      relational/spine@parallel:4
     BACKEND                           a backend that runs its own plans: spark:local[2],
                                       spark:local-cluster[2,1,1024]
     souffle | souffle-interpreted     Soufflé, compiled (souffle -o, once, not timed) or not
@@ -313,11 +314,13 @@ def grid(evaluators: Sequence[str] = (), indexes: Sequence[str] = (),
          ) -> tuple[list[Configuration], list[str]]:
     """The configurations of ``evaluators x indexes x backends``, then the ``peers``
     (``souffle`` stands for both Soufflés), without repeats, and the combinations left out,
-    each said once. No evaluators: the default one, plus ``relational`` when indexes are
-    named. An index goes with the evaluators that take one (``EvaluatorTags.uses_index``);
-    the others get one configuration per backend. A backend that runs its own plans (spark)
+    each said once. No evaluators: the default one (without an index), plus ``relational``
+    with each index when indexes are named. An index goes with the evaluators named that take
+    one (``EvaluatorTags.uses_index``: ``native/spine``, ``relational/spine``); the others get
+    one configuration per backend. A backend that runs its own plans (spark)
     gets one configuration, whatever the evaluators. Raises UsageError for a bad name."""
-    if not evaluators:
+    defaulted = not evaluators
+    if defaulted:
         evaluators = [default_evaluator(None)] + (
             [default_evaluator(indexes[0])] if indexes else [])
     try:
@@ -329,6 +332,8 @@ def grid(evaluators: Sequence[str] = (), indexes: Sequence[str] = (),
     configurations: list[Configuration] = []
     skipped: list[str] = []
     takes_index = {e: EVALUATORS.get(e).tags.uses_index for e in evaluators}
+    if defaulted:  # the default evaluator as herbrand run uses it: with its own indexes
+        takes_index[default_evaluator(None)] = None
     for backend_text in backends:
         backend = parse_configuration(f"@{backend_text}")
         if backend.evaluator is None:  # its own plans
@@ -338,7 +343,7 @@ def grid(evaluators: Sequence[str] = (), indexes: Sequence[str] = (),
             continue
         for evaluator in evaluators:
             chosen = indexes if takes_index[evaluator] and indexes else [None]
-            if indexes and not takes_index[evaluator]:
+            if indexes and takes_index[evaluator] is False:
                 _note(skipped, f"{evaluator} takes no index (one configuration per backend)")
             for index in chosen:
                 configurations.append(Configuration(

@@ -254,14 +254,20 @@ class SemiNaiveFixpoint(StratifiedFixpoint):
     def run_stratum(self, stratum: Stratum, instance: Database, run: _Run) -> Database:
         if self.rule_evaluator.tags.runs_strata:
             return self.rule_evaluator.run_stratum(stratum, instance, run)
-        instance, deltas = run.apply(stratum, stratum.rules, instance, instance)
-        if not stratum.recursive:
-            return instance
-        recursive = set(stratum.relations)
-        variants = tuple(v for rule in stratum.rules for v in delta_variants(rule, recursive))
-        while any(map(len, deltas.values())):
-            reads = instance.with_relations(
-                {delta_name(name): delta for name, delta in deltas.items()}
-            )
-            instance, deltas = run.apply(stratum, variants, instance, reads)
+        return seminaive_stratum(stratum, instance, run)
+
+
+def seminaive_stratum(stratum: Stratum, instance: Database, run: _Run) -> Database:
+    """``instance`` with ``stratum``'s relations at fixpoint by semi-naive iterations, each
+    through ``run`` (its step: the rule evaluator's ``derive``, in morsels or on threads)."""
+    instance, deltas = run.apply(stratum, stratum.rules, instance, instance)
+    if not stratum.recursive:
         return instance
+    recursive = set(stratum.relations)
+    variants = tuple(v for rule in stratum.rules for v in delta_variants(rule, recursive))
+    while any(map(len, deltas.values())):
+        reads = instance.with_relations(
+            {delta_name(name): delta for name, delta in deltas.items()}
+        )
+        instance, deltas = run.apply(stratum, variants, instance, reads)
+    return instance

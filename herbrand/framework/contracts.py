@@ -21,6 +21,7 @@ from typing import ClassVar, TextIO
 
 import numpy as np
 
+from herbrand.framework.native_view import NativeView, NoNativeView
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Program, Rule
 
@@ -50,6 +51,7 @@ class IndexTags:
     supports_delete: bool = False  # delete(rows) is supported
     persistent: bool = False  # snapshot() is O(1) and snapshots are unaffected by later writes
     parallel_safe: bool = False  # concurrent joins on one instance are safe (no lazy mutation)
+    native: bool = False  # native_view() exposes the storage as arrays a kernel can probe
 
 
 class IndexBacking(Component, ABC):
@@ -95,6 +97,12 @@ class IndexBacking(Component, ABC):
     def snapshot(self) -> IndexBacking:
         """An O(1) read-only view unaffected by later writes. Only when ``persistent``."""
         raise NotImplementedError(f"{type(self).__name__} is not persistent")
+
+    def native_view(self) -> NativeView:
+        """The stored rows as arrays a compiled kernel searches in place, valid until the next
+        write (``herbrand.framework.native_view``). Only when ``native``; NoNativeView
+        otherwise."""
+        raise NoNativeView(f"{type(self).__name__} has no native view (IndexTags.native)")
 
     def _check_invariants(self) -> None:
         """Assert the structure's internal invariants (used by stress tests)."""

@@ -8,8 +8,9 @@ Each check is a function ``check_<property>(IndexClass)`` that builds fresh inst
 property of the contract and raises AssertionError describing the failing case. The class's
 ``tags`` decide which checks apply: ``check_delete_then_reinsert`` needs ``supports_delete``,
 ``check_range_matches_filter`` needs ``ordered``, ``check_snapshot_isolation`` needs
-``persistent``; the others always apply. Known failures are data (check name -> reason) and
-strict: a declared failure that passes is an error, so a fixed gap gets noticed.
+``persistent``, ``check_native_view_matches_join`` needs ``native``; the others always
+apply. Known failures are data (check name -> reason) and strict: a declared failure that
+passes is an error, so a fixed gap gets noticed.
 
 In pytest, one test per (class, check) with readable ids and strict xfails:
 
@@ -336,6 +337,46 @@ def check_invariants_under_random_operations(IndexClass: type[IndexBacking]) -> 
             _assert_contents(snapshot, expected, f"a snapshot, after [{', '.join(log)}]")
 
 
+def _check_view(index: IndexBacking, stored: Iterable[Row], probe: list[Row], what: str) -> None:
+    """The rows ``native_view().lookup`` reaches for each probe key equal the batch join's."""
+    view = index.native_view()
+    for run in view.runs:
+        assert run.data.dtype == np.int64 and (run.data.shape[1] < 2 or run.data.strides[1] == 8), (
+            f"{what}: native_view(): a run's data is not int64 with each field's values "
+            "contiguous")
+    got = sorted((i, row) for i, p in enumerate(probe)
+                 for row in _tuples(view.lookup(p), index.arity, f"{what}: view lookup({p})"))
+    _assert_same(got, _pairs(index, probe, len(index.key), tuple(range(len(index.key)))),
+                 f"{what}: native_view() lookups vs join")
+    expected = sorted((i, row) for i, p in enumerate(probe) for row in set(stored)
+                      if tuple(row[c] for c in index.key) == p)
+    _assert_same(got, expected, f"{what}: native_view() lookups vs the stored rows")
+
+
+def check_native_view_matches_join(IndexClass: type[IndexBacking]) -> None:
+    """The rows reachable through ``native_view()`` for each probe key (read by its reference
+    reader, ``NativeView.lookup``) equal the batch join's, after one batch, several batches
+    and, where supported, deletes."""
+    rng = _rng("native view")
+    for arity, key, wide in [(2, (0,), False), (3, (2, 0), True), (2, (1, 0), True),
+                             (1, (0,), True), (3, (), False), (4, (3,), False)]:
+        index = IndexClass(arity=arity, key=key)
+        model: set[Row] = set()
+        batches = [_random_rows(rng, n, arity, wide=wide) for n in (30, 0, 5, 12, 40)]
+        for number, rows in enumerate(batches):
+            index.insert(_batch(rows, arity))
+            model |= set(rows)
+            probe = [tuple(r[c] for c in key) for r in
+                     _probe_for(rng, list(model), 10, arity, key, key)]
+            what = f"arity={arity}, key={key}, after {number + 1} batches"
+            _check_view(index, model, probe, what)
+            if IndexClass.tags.supports_delete and number % 2:
+                gone = list(model)[::3]
+                index.delete(_batch(gone, arity))
+                model -= set(gone)
+                _check_view(index, model, probe, f"{what} and a delete")
+
+
 def check_repr_shows_hyperparameters(IndexClass: type[IndexBacking]) -> None:
     """repr names the class and every constructor parameter with its value."""
     index = IndexClass(arity=3, key=(2, 0))
@@ -361,6 +402,7 @@ _CHECKS: tuple[tuple[Check, str | None], ...] = (  # (check, the tag it needs)
     (check_range_matches_filter, "ordered"),
     (check_snapshot_isolation, "persistent"),
     (check_invariants_under_random_operations, None),
+    (check_native_view_matches_join, "native"),
     (check_repr_shows_hyperparameters, None),
 )
 CHECK_NAMES = tuple(check.__name__ for check, _ in _CHECKS)

@@ -7,6 +7,10 @@
 - ``persistent`` (``PersistentIndex``): pyrsistent pmap of tuple/pset buckets; O(1) snapshots,
   delete.
 - ``spine`` (``SpineIndex``): geometrically merged sorted runs (an LSM); ordered, delete.
+- ``open_hash`` (``OpenHashIndex``): numba open-addressing tables over a row block; delete.
+
+``sorted_vector``, ``spine`` and ``open_hash`` are tagged ``native``: their ``native_view()``
+is what the native executor's kernels probe in place.
 
 ``runs`` holds the sorted run shared by sorted_vector and spine, ``kernels`` the numpy and numba
 routines shared by all. Each module's docstring states its costs. No implementation is imported
@@ -24,6 +28,7 @@ BUILTIN_INDEXES = {
     "sorted_vector": "herbrand.indexes.sorted_vector:SortedVectorIndex",
     "persistent": "herbrand.indexes.persistent:PersistentIndex",
     "spine": "herbrand.indexes.spine:SpineIndex",
+    "open_hash": "herbrand.indexes.open_hash:OpenHashIndex",
 }
 for _name, _target in BUILTIN_INDEXES.items():
     INDEXES.register(_name, _target)

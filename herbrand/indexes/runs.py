@@ -20,6 +20,7 @@ import bisect
 
 import numpy as np
 
+from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, ViewRun
 from herbrand.indexes.kernels import (
     expand_ranges,
     is_strictly_sorted,
@@ -77,6 +78,11 @@ class RowCodec:
         """Run data (or a selection of its columns) as an (arity, n) batch. O(arity n)."""
         return (self.unpack(data) if packed else data)[self.inverse]
 
+    def view(self, runs: list[SortedRun]) -> NativeView:
+        """``runs`` (of this codec) as a NativeView: their arrays, not copied. O(runs)."""
+        return NativeView(self.arity, self.key, self.order, self.width,
+                          tuple(run.view_run() for run in runs))
+
     def key_of(self, column: np.ndarray, packed: bool) -> tuple[int, ...]:
         """The key of one stored row (a column of run data) as Python ints. O(arity)."""
         if not packed:
@@ -100,13 +106,16 @@ class _Keys:
 
 
 class SortedRun:
-    """An immutable, duplicate-free block of rows sorted on (key, rest). ``len`` is O(1)."""
+    """An immutable, duplicate-free block of rows sorted on (key, rest). ``len`` is O(1).
+
+    ``data`` is kept C-contiguous (copied once if it is not: numpy's fancy indexing may hand
+    back another layout), as the numba kernels and a NativeView's readers need it."""
 
     __slots__ = ("codec", "data", "packed")
 
     def __init__(self, codec: RowCodec, data: np.ndarray, packed: bool):
         self.codec = codec
-        self.data = data
+        self.data = np.ascontiguousarray(data)
         self.packed = packed
 
     @classmethod
@@ -121,6 +130,10 @@ class SortedRun:
     def columns(self) -> np.ndarray:
         """The rows as (arity, n) columns in (key, rest) order (O(n) to unpack if packed)."""
         return self.codec.unpack(self.data) if self.packed else self.data
+
+    def view_run(self) -> ViewRun:
+        """The run as a run of a NativeView (its data, not copied). O(1)."""
+        return ViewRun(PACKED_RUN if self.packed else SORTED_RUN, self.data, len(self))
 
     def rows(self) -> np.ndarray:
         """The rows as an (arity, n) batch in the original column order, sorted. O(arity n)."""

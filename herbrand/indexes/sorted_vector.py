@@ -16,6 +16,7 @@ Costs, for n stored rows, a batch of m rows, m probe rows and k result pairs:
 - ``range``: O(log n) Python steps + O(k) after the merge.
 - ``delete``: O(m log m + n): merge, sort the batch, search it, rebuild the run without it.
 - ``len``, ``rows``: O(1) and O(n) after the merge.
+- ``native_view``: O(1) after the merge: the run's array (``native``).
 
 Not ``parallel_safe``: the lazy merge mutates the index on the first read after a write, so
 concurrent joins on one instance are unsafe unless ``flush()`` was called after the last write
@@ -29,6 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from herbrand.framework.contracts import IndexBacking, IndexTags
+from herbrand.framework.native_view import NativeView
 from herbrand.indexes.kernels import as_batch, key_bounds, probe_key_columns, validate_key
 from herbrand.indexes.runs import RowCodec, SortedRun
 
@@ -36,7 +38,7 @@ from herbrand.indexes.runs import RowCodec, SortedRun
 class SortedVectorIndex(IndexBacking):
     """Rows in one sorted, deduplicated numpy run; inserts wait in a tail until the next read."""
 
-    tags: ClassVar[IndexTags] = IndexTags(ordered=True, supports_delete=True)
+    tags: ClassVar[IndexTags] = IndexTags(ordered=True, supports_delete=True, native=True)
 
     def __init__(self, arity: int, key: tuple[int, ...]):
         super().__init__(arity, key)
@@ -73,6 +75,11 @@ class SortedVectorIndex(IndexBacking):
         """Rows with lo <= key <= hi, sorted by (key, other columns). O(log n + k) after a flush."""
         self.flush()
         return self._main.key_slice(*key_bounds(self.key, lo, hi)).rows()
+
+    def native_view(self) -> NativeView:
+        """The sorted run as a one-run NativeView (packed or columns). O(1) after a flush."""
+        self.flush()
+        return self._codec.view([self._main])
 
     def delete(self, rows: np.ndarray) -> None:
         """Rebuild the run without the batch's rows. O(m log m + n)."""

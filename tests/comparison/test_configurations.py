@@ -17,6 +17,8 @@ from herbrand.framework.errors import UsageError
 @pytest.mark.parametrize(("text", "expected"), [
     ("native", Configuration("native")),
     ("relational/btree", Configuration("relational", "btree")),
+    ("native/spine", Configuration("native", "spine")),
+    ("native/hash@parallel:2", Configuration("native", "hash", "parallel", 2)),
     ("/hash", Configuration("relational", "hash")),  # the evaluator herbrand run would use
     ("@parallel:2", Configuration("native", backend="parallel", workers=2)),
     ("relational/spine@parallel:4", Configuration("relational", "spine", "parallel", 4)),
@@ -35,7 +37,7 @@ def test_syntax_parses_and_prints_back(text, expected):
 @pytest.mark.parametrize(("text", "message"), [
     ("natve", "unknown evaluator 'natve'; known: native, relational, substitution"),
     ("relational/btre", "unknown index 'btre'"),
-    ("native/btree", "evaluator 'native' does not use an index"),
+    ("substitution/btree", "evaluator 'substitution' does not use an index"),
     ("native@paralel:2", "unknown backend 'paralel'"),
     ("native@parallel:two", "workers must be a whole number >= 1, got 'two'"),
     ("relational@spark:local[2]", "backend 'spark' runs its own plans: no evaluator or index"),
@@ -68,7 +70,11 @@ def test_grid_pairs_indexes_with_the_evaluators_that_take_one():
         "native", "relational/hash", "relational/btree",
         "native@parallel:2", "relational/hash@parallel:2", "relational/btree@parallel:2",
         "souffle", "souffle-interpreted"]
-    assert skipped == ["native takes no index (one configuration per backend)"]
+    assert skipped == []
+    configurations, skipped = grid(["native", "substitution"], ["spine", "open_hash"])
+    assert [str(c) for c in configurations] == [
+        "native/spine", "native/open_hash", "substitution"]
+    assert skipped == ["substitution takes no index (one configuration per backend)"]
 
 
 def test_grid_gives_a_backend_with_its_own_plans_one_configuration():

@@ -9,9 +9,11 @@ from __future__ import annotations
 import pytest
 
 from herbrand.evaluators.parallel import ParallelBackend
+from herbrand.framework.registry import INDEXES as INDEX_REGISTRY
 
 REFERENCE = {"evaluator": "substitution", "fixpoint": "naive"}
 INDEXES = ("hash", "btree", "sorted_vector", "persistent", "spine")
+NATIVE_INDEXES = ("sorted_vector", "spine", "open_hash", "hash")  # three views, one batch
 
 CONFIGURATIONS = {
     "substitution-seminaive": {"evaluator": "substitution", "fixpoint": "seminaive"},
@@ -36,11 +38,34 @@ CONFIGURATIONS = {
         "evaluator": "native", "fixpoint": "seminaive",
         "backend": ParallelBackend(workers=2, min_rows=0),
     },
+    # native with an index: the kernels probe the views of the tagged backings; an untagged
+    # one (hash) makes it the batch executor over that index
+    **{
+        f"native-{index}-seminaive": {"evaluator": "native", "index": index,
+                                      "fixpoint": "seminaive"}
+        for index in NATIVE_INDEXES
+    },
+    **{
+        f"native-{index}-seminaive-parallel": {
+            "evaluator": "native", "index": index, "fixpoint": "seminaive",
+            "backend": ParallelBackend(workers=2, min_rows=0),
+        }
+        for index in NATIVE_INDEXES
+    },
     "substitution-seminaive-parallel": {
         "evaluator": "substitution", "fixpoint": "seminaive",
         "backend": ParallelBackend(workers=3, min_rows=0),
     },
 }
+
+
+def runs_batch(configuration: dict) -> bool:
+    """Whether a configuration runs the batch executor: relational, or native over an index
+    its kernels cannot read (``IndexTags.native`` unset)."""
+    index = configuration.get("index")
+    return configuration["evaluator"] == "relational" or (
+        configuration["evaluator"] == "native" and index is not None
+        and not INDEX_REGISTRY.get(index).tags.native)
 
 
 def configuration_params():

@@ -15,6 +15,7 @@ from herbrand.framework.index_checks import check_index, index_check_params
 from herbrand.framework.registry import INDEXES
 from herbrand.indexes.btree import BTreeIndex
 from herbrand.indexes.hash import HashIndex
+from herbrand.indexes.open_hash import OpenHashIndex
 from herbrand.indexes.persistent import PersistentIndex
 from herbrand.indexes.sorted_vector import SortedVectorIndex
 from herbrand.indexes.spine import SpineIndex
@@ -25,6 +26,7 @@ BUILTINS = {
     "sorted_vector": SortedVectorIndex,
     "persistent": PersistentIndex,
     "spine": SpineIndex,
+    "open_hash": OpenHashIndex,
 }
 
 
@@ -73,6 +75,7 @@ def test_tags_and_cost_docs(name):
     assert cls.tags.ordered == (name in {"btree", "sorted_vector", "spine"})
     assert cls.tags.persistent == (name == "persistent")
     assert cls.tags.parallel_safe == (name != "sorted_vector")
+    assert cls.tags.native == (name in {"sorted_vector", "spine", "open_hash"})
 
 
 @pytest.mark.parametrize("name", sorted(BUILTINS))

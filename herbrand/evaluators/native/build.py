@@ -20,8 +20,8 @@ _ARRAY = "i8[::1]"
 _TABLE = "i8[:, ::1]"  # a metadata table, a block of rows
 _PROGRAM = "UniTuple(i8[::1], 20)"  # layout.PROGRAM_FIELDS arrays
 _STORAGE = f"{_TABLE}, {_TABLE}, {_ARRAY}"  # rel_meta, ix_meta, ix_cols
-_RUN_SCRATCH = ", ".join([_ARRAY] * 9)  # registers .. stack, progress, state, need
-_RUN_SCRATCH_TASK = ", ".join([_ARRAY] * 8)  # registers .. stack, state, tickets
+_RUN_SCRATCH = ", ".join([_ARRAY] * 10)  # registers .. stack, part, progress, state, need
+_RUN_SCRATCH_TASK = ", ".join([_ARRAY] * 9)  # registers .. stack, part, state, tickets
 
 # entry point -> signature (the argument order of each kernel)
 ENTRY_POINTS = {

@@ -14,7 +14,8 @@ a *level* of nested loops:
           Scan m/3
 
 A right atom's selections by value join its key (so the index is keyed on the join columns and
-the selected ones), a relation read as a delta (``@delta:r``) is relation r restricted to its
+the selected ones; the probe reads a view index when ``index_of`` gives one, see ``IndexOf``),
+a relation read as a delta (``@delta:r``) is relation r restricted to its
 delta range, and a column that is a key takes its value from the key instead of a register.
 Aggregates, unions and joins whose right side is not one atom are not lowered (``lower_rule``
 returns None): the native evaluator runs those rules with the batch executor. Every function is
@@ -40,8 +41,10 @@ Resolve = Callable[[str, int], tuple[int, bool]]
 """(relation name, arity it is read with) -> (relation id, whether it is read as a delta range
 of that relation); raises the evaluator's error for a missing relation or another arity."""
 
-IndexOf = Callable[[int, tuple[int, ...]], int]
-"""(relation id, key columns) -> the id of an index of that relation keyed on them."""
+IndexOf = Callable[[int, tuple[int, ...], bool], tuple[int, int]]
+"""(relation id, key columns, whole) -> (level kind, index id): an index of that relation keyed
+on them, probed by a ``PROBE`` level, or a view index (``VIEW_PROBE``) when ``whole`` (a join's
+probe of the whole relation; False for a delta's or a negation's, which read hash indexes)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class NativeRule:
 
     def indexes(self) -> tuple[int, ...]:
         """Every index the rule probes (its levels and its negations), once each."""
-        found = [level.index for level in self.levels if level.kind == L.PROBE]
+        found = [level.index for level in self.levels if level.kind in (L.PROBE, L.VIEW_PROBE)]
         for level in self.levels:
             found += [operation[1] for operation in level.code if operation[0] == L.OP_ABSENT]
         return tuple(dict.fromkeys(found))
@@ -228,8 +231,8 @@ def _probe(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
             binds.append((column, register))
             layout[column] = ("register", register)
     if columns:
-        level = Level(L.PROBE, rel, b.index_of(rel, tuple(columns)), ranged, tuple(key),
-                      tuple(binds))
+        kind, index = b.index_of(rel, tuple(columns), not ranged)
+        level = Level(kind, rel, index, ranged, tuple(key), tuple(binds))
     else:
         level = Level(L.SCAN, rel, ranged=ranged, binds=tuple(binds))
     b.levels.append(level)
@@ -248,7 +251,7 @@ def _absent(node: ir.Plan, values: list[Source], right_keys: tuple[int, ...],
     if others or ranged:
         raise NotLowered("a negated atom with repeated variables or over a delta")
     if columns:
-        b.add_code(L.OP_ABSENT, b.index_of(rel, tuple(columns)), tuple(key))
+        b.add_code(L.OP_ABSENT, b.index_of(rel, tuple(columns), False)[1], tuple(key))
     else:
         b.add_code(L.OP_EMPTY, rel)
 
@@ -308,11 +311,13 @@ class Program:
         levels = int(np.diff(self.arrays[L.P_RULE_LEVELS]).max(initial=0))
         self._scratch = (max(fields[L.P_RULE_REGISTERS], default=0),  # registers
                          max(fields[L.P_RULE_HEAD_SOURCES][1::2], default=0),  # head values
-                         levels, levels, L.MAX_STACK, L.MAX_STACK)  # cursors, stops, key, stack
+                         levels, levels, L.MAX_STACK, L.MAX_STACK,  # cursors, stops, key, stack
+                         levels)  # parts (a view probe's run)
 
     def scratch(self) -> tuple[np.ndarray, ...]:
         """New scratch arrays for ``kernels.run``, each sized for the program's largest rule:
-        registers, head values, cursors and stops (one per level), a key, an expression stack."""
+        registers, head values, cursors and stops (one per level), a key, an expression stack,
+        parts (one per level)."""
         return tuple(np.zeros(max(1, n), dtype=np.int64) for n in self._scratch)
 
     def _source(self, source: Source) -> int:

@@ -17,6 +17,20 @@ Two ways in:
 - ``evaluate`` (the RuleEvaluator contract): one application of some rules to an instance, for
   the naive fixpoint, the incremental engines and the conformance checks: the instance is loaded
   into a fresh store and the head tuples go to relations of their own.
+
+The ``index`` hyperparameter (a name of ``herbrand.framework.registry.INDEXES``) chooses what
+joins probe:
+
+- None (the default): the store's own chained hash indexes, one per (relation, key).
+- a backing tagged ``IndexTags.native`` (``sorted_vector``, ``spine``, ``open_hash``): a join's
+  probe of a whole relation reads a backing of that class inside the kernel, through its
+  ``native_view()`` (``store``, ``views``); the backing is fed the relation's new rows between
+  iterations (the kernel asks for them, so a recursive stratum returns to Python once per
+  iteration). Probes of a delta, negations and the dedup tables stay on the store's hash
+  indexes: a delta is a row range of its relation, which a backing does not keep apart.
+- any other backing: the kernels cannot read it, so the evaluator is the batch executor
+  ``RelationalEvaluator(index=index)``, every iteration run in bounded morsels of the delta
+  (``evaluators.morsels``), so memory stays bounded whatever the index.
 """
 
 from __future__ import annotations
@@ -26,13 +40,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import Threads, delta_positions, delta_variants
+from herbrand.evaluators.fixpoint import (
+    Threads,
+    delta_positions,
+    delta_variants,
+    seminaive_stratum,
+)
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import EvaluatorTags, Progress, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
+from herbrand.framework.registry import INDEXES
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 from herbrand.translators.encode_symbols import encode_symbols
@@ -51,20 +71,30 @@ BODY_ORDER_PASSES = tuple(step for step in DEFAULT_PASSES if step is not order_j
 
 
 class NativeEvaluator(RuleEvaluator):
-    """Runs rule plans with the native interpreter (see the module doc); no hyperparameters.
+    """Runs rule plans with the native interpreter (see the module doc); ``index``: None for
+    its own hash indexes, or the name of the IndexBacking joins probe (a backing without
+    ``IndexTags.native`` makes this the batch executor ``RelationalEvaluator(index=index)``).
 
-    Cost: per derivation, O(1) expected per atom, in native code; per iteration of a recursive
-    stratum, O(delta) plus about a microsecond; per stratum, O(n) to hand its relations back as
-    Relations. Memory: each relation's rows once, its dedup table (two slots per row), and one
-    chained hash index per (relation, key) that a rule probes."""
+    Cost: per derivation, O(1) expected per atom, in native code (a view probe: O(log n) per
+    sorted run, O(1) expected per hash run); per iteration of a recursive stratum, O(delta)
+    plus about a microsecond (with a view index, plus the backing's inserts and a return to
+    Python); per stratum, O(n) to hand its relations back as Relations. Memory: each relation's
+    rows once, its dedup table (two slots per row), and one chained hash index (or backing) per
+    (relation, key) that a rule probes."""
 
-    tags = EvaluatorTags(negation=True, arithmetic=True, aggregates=True, uses_index=False,
+    tags = EvaluatorTags(negation=True, arithmetic=True, aggregates=True, uses_index=True,
                          runs_strata=True)
     # a slice costs about 20 µs to start: Galen EL on 2 threads 2.70 s at 20,000 rows, 2.48 s
     # at 2,000 (in process, with reading the facts)
     parallel_min_rows = 2_000
 
-    def __init__(self) -> None:
+    def __init__(self, index: str | None = None) -> None:
+        self.index = index
+        backing = INDEXES.get(index) if index is not None else None
+        # the class whose views joins probe; with an index the kernels cannot read, every rule
+        # runs on the batch executor
+        self._view_class = backing if backing is not None and backing.tags.native else None
+        self._batch_only = backing is not None and self._view_class is None
         self._fallback: RelationalEvaluator | None = None
         self._store: NativeStore | None = None
         self._symbols = None
@@ -72,9 +102,10 @@ class NativeEvaluator(RuleEvaluator):
     @property
     def batch(self) -> RelationalEvaluator:
         """The batch executor that runs the rules the interpreter does not (made when first
-        needed: its indexes load numba)."""
+        needed: its indexes load numba), over ``index`` when one is given."""
         if self._fallback is None:
-            self._fallback = RelationalEvaluator()
+            self._fallback = (RelationalEvaluator() if self.index is None
+                              else RelationalEvaluator(index=self.index))
         return self._fallback
 
     # -- one application (the RuleEvaluator contract) --------------------------------------------
@@ -82,7 +113,9 @@ class NativeEvaluator(RuleEvaluator):
     def evaluate(self, rules: Sequence[Rule], instance: Database) -> dict[str, Relation]:
         """Every row one application of ``rules`` derives from ``instance``, by head relation.
         Cost: O(size of the relations the rules read) to load them, then the derivations."""
-        store = NativeStore()
+        if self._batch_only:
+            return self.batch.evaluate(rules, instance)
+        store = NativeStore(self._view_class)
         outputs: dict[str, int] = {}
         for rule in rules:
             name = rule.head.relation
@@ -98,7 +131,7 @@ class NativeEvaluator(RuleEvaluator):
         native = []
         for rule in rules:
             plan = encode_symbols(translate_rule(rule, sizes=sizes), instance.symbols)
-            lowered = lower_rule(plan, resolve, store.index)
+            lowered = lower_rule(plan, resolve, store.probe)
             head = outputs[rule.head.relation]
             if lowered is None:
                 batch = self.batch.derive([rule], instance).get(rule.head.relation)
@@ -114,11 +147,22 @@ class NativeEvaluator(RuleEvaluator):
                       no_range, 0, 0)
         return {name: store.relation(rel) for name, rel in outputs.items()}
 
+    def derive(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
+        """``evaluate``'s rows as batches; the batch executor's own with an index the kernels
+        cannot read."""
+        if self._batch_only:
+            return self.batch.derive(rules, instance)
+        return super().derive(rules, instance)
+
     # -- a whole stratum -------------------------------------------------------------------------
 
     def run_stratum(self, stratum: Stratum, instance: Database, run) -> Database:
         """``instance`` with ``stratum``'s relations at their least fixpoint (semi-naive), the
-        counters and progress of ``run`` (the fixpoint's ``_Run``) kept up to date."""
+        counters and progress of ``run`` (the fixpoint's ``_Run``) kept up to date. With an
+        index the kernels cannot read: the batch executor's semi-naive iterations, through
+        ``run``'s step (bounded morsels, or threads)."""
+        if self._batch_only:
+            return seminaive_stratum(stratum, instance, run)
         store = self._store_for(instance)
         rules = _StratumRules(self, store, stratum, instance)
         low = np.zeros(store.count, dtype=np.int64)
@@ -181,7 +225,7 @@ class NativeEvaluator(RuleEvaluator):
         if (store is None or instance.symbols is not self._symbols
                 or any(instance.get(name) is not relation
                        for name, relation in store.sources.items())):
-            store = self._store = NativeStore()
+            store = self._store = NativeStore(self._view_class)
             self._symbols = instance.symbols
         return store
 
@@ -231,7 +275,7 @@ class _StratumRules:
         """Lower ``plan`` (of ``rule``) into the program: its id, or ``rule`` itself when it
         falls back to the batch executor."""
         lowered = lower_rule(encode_symbols(plan, self.instance.symbols), self._resolve,
-                             self.store.index)
+                             self.store.probe)
         if lowered is None:
             return rule
         head = self.store.ids[rule.head.relation]

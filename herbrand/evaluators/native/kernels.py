@@ -33,7 +33,9 @@ from numba import njit
 from herbrand.evaluators.native.layout import (
     DONE,
     EMPTY,
+    IX_COLS,
     IX_KEYS,
+    IX_WIDTH,
     NEED_ROW,
     NO_ROOM,
     OP_ABSENT,
@@ -77,9 +79,10 @@ from herbrand.evaluators.native.layout import (
     S_WAITING,
     SCAN,
     UNIT,
+    VIEW_PROBE,
 )
 from herbrand.evaluators.native.memory import _cell, _next, _slot
-from herbrand.evaluators.native.operators import _compare, _evaluate, _source
+from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
 from herbrand.evaluators.native.tables import (
     _add_concurrently,
     _append,
@@ -88,12 +91,8 @@ from herbrand.evaluators.native.tables import (
     _full,
     _hash_key,
 )
+from herbrand.evaluators.native.views import _view_cell, _view_next
 
-
-@njit(inline="always")
-def _fill_key(sources, constants, first, width, registers, key):
-    for j in range(width):
-        key[j] = _source(sources, constants, registers, first + j)
 
 @njit(inline="always")
 def _run_code(code, i, end, sources, constants, expressions, registers, stack, key, rel_meta,
@@ -148,9 +147,11 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
     """The (cursor, stop) of a level about to be iterated: a chain's first row for a probe, a
     row range for a scan (the delta range when the level is ranged; else the rows in use, at
     most ``visible[rel]``: rows other threads are appending are not read), one pass for a
-    unit."""
+    unit, nothing for a view probe (``views._view_next`` opens its runs)."""
     if kind == UNIT:
         return 0, 1
+    if kind == VIEW_PROBE:
+        return 0, 0
     if kind == SCAN:
         if ranged == 1:
             return low[rel], high[rel]
@@ -162,7 +163,7 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
 
 @njit(nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
-            cursor, stop, key, stack, state, tickets):
+            cursor, stop, key, stack, part, state, tickets):
     """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
     with the head tuple waiting in ``values``), inserting each head tuple into the head
     relation when new. With ``tickets`` (one cell: a parallel task), other threads run tasks of
@@ -212,14 +213,24 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                 if candidate < high[rel]:
                     row = candidate
                     break
+        elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
+            row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
+                             constants, registers, key, level_keys[2 * level],
+                             level_keys[2 * level + 1])
         elif cursor[depth] < stop[depth]:
             row = cursor[depth]
             cursor[depth] += 1
         if row < 0:
             depth -= 1
             continue
-        if kind != UNIT:
-            first_bind = level_binds[2 * level]
+        first_bind = level_binds[2 * level]
+        if kind == VIEW_PROBE:  # ix_cols after the key columns: each column's field
+            ix = level_index[level]
+            fields = ix_meta[ix, IX_COLS] + ix_meta[ix, IX_WIDTH]
+            for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
+                registers[bind_register[b]] = _view_cell(ix_meta, ix, part[depth],
+                                                         ix_cols[fields + bind_column[b]], row)
+        elif kind != UNIT:
             for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
                 registers[bind_register[b]] = _cell(rel_meta, rel, bind_column[b], row)
         code_first = level_code[2 * level]
@@ -251,6 +262,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                                            level_keys[2 * level + 1], sources, constants,
                                            registers, key, rel_meta, ix_meta, ix_cols, low,
                                            high, visible)
+        part[depth] = -1
     state[S_DEPTH], state[S_ADDED] = depth, added
     return DONE
 
@@ -289,7 +301,7 @@ def _estimate(program, rule, rel_meta, ix_meta, low, high):
         if kind == UNIT:
             continue
         n = float(high[rel] - low[rel] if ranged[level] == 1 else rel_meta[rel, R_SIZE])
-        if kind == PROBE:
+        if kind in (PROBE, VIEW_PROBE):
             n /= max(ix_meta[level_index[level], IX_KEYS], 1)
         work += rows
         rows *= n
@@ -336,7 +348,7 @@ def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, r
 
 @njit(nogil=True)
 def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low, high, budget,
-        max_delta, registers, values, cursor, stop, key, stack, progress, state, need):
+        max_delta, registers, values, cursor, stop, key, stack, part, progress, state, need):
     """Apply ``rules`` of ``program``, each rule or its alternative (``alternatives``, aligned
     with ``rules``, -1 for none), whichever ``_choose`` expects cheaper at each iteration, each
     head tuple inserted into its relation when new. With ``budget`` 0: once (a pass). Otherwise
@@ -384,7 +396,8 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
                 progress[RUN_PHASE] = PHASE_RUN
             rule = progress[RUN_RULE]
             if _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, every_row,
-                       registers, values, cursor, stop, key, stack, state, serial) == NEED_ROW:
+                       registers, values, cursor, stop, key, stack, part, state,
+                       serial) == NEED_ROW:
                 need[0], need[1] = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
                 return NEED_ROW
             progress[RUN_ADDED] += state[S_ADDED]
@@ -402,7 +415,7 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
 
 @njit(nogil=True, _nrt=False)
 def run_slice(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
-              cursor, stop, key, stack, state, tickets):
+              cursor, stop, key, stack, part, state, tickets):
     """A parallel task: rule ``rule`` of ``program`` from ``state`` (``_resume``'s; a new task
     has its first level's ``cursor[0]``, ``stop[0]`` set to its slice of rows), while other
     threads run other slices of the same rule and insert into the same head relation
@@ -411,4 +424,4 @@ def run_slice(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, reg
     again). The rule's indexes are caught up beforehand; full scans read ``visible`` rows at
     most. Cost: per derivation, as ``run``."""
     return _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers,
-                   values, cursor, stop, key, stack, state, tickets)
+                   values, cursor, stop, key, stack, part, state, tickets)

@@ -3,20 +3,29 @@
 Importing it loads numpy only.
 
 ``rel_meta[r]`` describes relation ``r`` (``R_*`` columns), ``ix_meta[i]`` index ``i``
-(``IX_*``); a rule plan is a tuple of ``PROGRAM_FIELDS`` int64 arrays (``P_*``) of levels
-(``UNIT``, ``SCAN``, ``PROBE``), code (``OP_*``) and postfix expressions (``E_*``). The kernels
-return ``DONE`` or a request for room (``NEED_*``, the relation or index in their ``need``
-array), which ``store.NativeStore`` grants by growing a buffer or a table and calling again.
+(``IX_*``; a view index's runs ``V_*``); a rule plan is a tuple of ``PROGRAM_FIELDS`` int64
+arrays (``P_*``) of levels (``UNIT``, ``SCAN``, ``PROBE``, ``VIEW_PROBE``), code (``OP_*``)
+and postfix expressions (``E_*``). The kernels return ``DONE`` or a request for room
+(``NEED_*``, the relation or index in their ``need`` array), which ``store.NativeStore`` grants
+by growing a buffer or a table (or catching a view up) and calling again.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-EMPTY = -1
-MIX = np.uint64(0xFF51AFD7ED558CCD)
-SEED = np.uint64(0x9E3779B97F4A7C15)
-SHIFT = np.uint64(33)
+# the hash, the empty slot and a slot's fields are those of a native view's hash run
+from herbrand.framework.native_view import (  # noqa: F401 - re-exported to the kernels
+    EMPTY,
+    FINGERPRINT,
+    HASH_RUN,
+    MIX,
+    PACKED_RUN,
+    ROW,
+    SEED,
+    SHIFT,
+    SORTED_RUN,
+)
 
 # rel_meta columns: the buffer's address and capacity, rows in use, arity
 R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
@@ -27,12 +36,24 @@ REL_FIELDS = 4
 IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
 IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
 IX_FIELDS = 11
-# a slot holds the key's hash's top 32 bits (its fingerprint) above a row number (< 2^32)
-FINGERPRINT = np.uint64(0xFFFFFFFF00000000)
-ROW = np.int64(0xFFFFFFFF)
+# a slot holds the key's hash's top 32 bits (its fingerprint, FINGERPRINT) above a row
+# number (< 2^32, ROW)
 
-# level kinds
-UNIT, SCAN, PROBE = 0, 1, 2
+# an index that is an IndexBacking's native view (``herbrand.framework.native_view``) has
+# IX_UNIQUE == VIEW, IX_SLOTS the address of its run table, IX_MASK its number of runs, IX_KEYS
+# an estimate of its distinct keys, and in ix_cols, after its key columns, the field of each
+# column of its relation; the store catches it up (the kernels ask with NEED_INDEX)
+VIEW = 2
+# run table columns (one row per run of the view): kind (SORTED_RUN, PACKED_RUN, HASH_RUN),
+# the data's address, its stride (between fields), rows, fields, bits per packed field, and
+# for a hash run its directory's address, mask and shift (64 - log2 length), its chains' address
+V_KIND, V_DATA, V_STRIDE, V_ROWS, V_FIELDS, V_WIDTH = range(6)
+V_SLOTS, V_MASK, V_SHIFT, V_CHAINS = range(6, 10)
+VIEW_FIELDS = 10
+SIGN = np.uint64(1 << 63)
+
+# level kinds (VIEW_PROBE: a probe of a view index)
+UNIT, SCAN, PROBE, VIEW_PROBE = 0, 1, 2, 3
 
 # code operations (a level's code, after binding): operands follow the opcode
 OP_EQUAL = 1  # a, b: sources that must be equal

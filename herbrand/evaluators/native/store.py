@@ -7,17 +7,29 @@ were last used. The kernels read and write them through the addresses in ``rel_m
 ``ix_meta`` (layout in ``kernels``); this class owns the arrays, names relations, creates
 indexes once per (relation, key), grows a buffer or a table when a kernel asks for room
 (``layout.NEED_*``), runs the kernels until they are done, and turns buffers back into Relations.
+
+Given an IndexBacking class tagged ``native`` (``view_index``), a join's probe of a whole
+relation reads a *view index* instead: a backing of that class on (relation, key), fed the
+relation's rows, whose ``native_view()`` arrays the kernels probe in place (``views``) through
+a run table this class fills. A kernel that finds a view behind its relation asks for it
+(``NEED_INDEX``); the store inserts the rows appended since into the backing, takes a new view
+and calls again, so views change only between a kernel's iterations. Deltas, negations and the
+dedup tables stay on the hash indexes.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
 from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.compiled import kernels
-from herbrand.framework.storage import Relation
+from herbrand.framework.contracts import IndexBacking
+from herbrand.framework.errors import EvaluationError
+from herbrand.framework.native_view import HASH_RUN, NativeView
+from herbrand.framework.storage import Relation, row_keys
 
 
 def _table_size(rows: int) -> int:
@@ -25,12 +37,26 @@ def _table_size(rows: int) -> int:
     return 1 << max(4, int(2 * rows).bit_length())
 
 
-class NativeStore:
-    """Named relations and their indexes. Not safe for concurrent use: only the tasks of
-    ``run_slices`` run at once, and they grow nothing."""
+@dataclass
+class _View:
+    """A view index's backing, its last view and run table (kept alive: the kernels read
+    their addresses), and the relation size its distinct keys were last counted at."""
 
-    def __init__(self) -> None:
+    backing: IndexBacking
+    view: NativeView | None = None
+    table: np.ndarray | None = None
+    counted: int = -1
+
+
+class NativeStore:
+    """Named relations and their indexes; with ``view_index`` (an IndexBacking class tagged
+    ``native``), joins of whole relations probe backings of that class in place. Not safe for
+    concurrent use: only the tasks of ``run_slices`` run at once, and they grow nothing."""
+
+    def __init__(self, view_index: type[IndexBacking] | None = None) -> None:
         self.kernels = kernels()
+        self.view_index = view_index
+        self._views: dict[int, _View] = {}  # view index id -> its backing and view
         self.rel_meta = np.zeros((16, L.REL_FIELDS), dtype=np.int64)
         self.ix_meta = np.zeros((16, L.IX_FIELDS), dtype=np.int64)
         self.ix_cols = np.zeros(64, dtype=np.int64)
@@ -105,6 +131,17 @@ class NativeStore:
 
     # -- indexes ---------------------------------------------------------------------------------
 
+    def probe(self, rel: int, key: tuple[int, ...], whole: bool) -> tuple[int, int]:
+        """(level kind, index id) for a probe of ``rel`` keyed on ``key`` (``encoding.IndexOf``):
+        a view index when ``whole``, the store has a ``view_index`` class and no column is a
+        key twice (a backing's key is distinct columns), else a hash index."""
+        if whole and self.view_index is not None and len(set(key)) == len(key):
+            found = self._indexes.get((rel, key, L.VIEW))
+            if found is None:
+                found = self._indexes[(rel, key, L.VIEW)] = self._new_view(rel, key)
+            return L.VIEW_PROBE, found
+        return L.PROBE, self.index(rel, key)
+
     def index(self, rel: int, key: tuple[int, ...]) -> int:
         """The id of the probe index of ``rel`` keyed on ``key`` (created empty when new; the
         kernels catch it up before each use)."""
@@ -119,20 +156,73 @@ class NativeStore:
         while self.kernels.catch_up(*self.arguments(), ix, self.need) != L.DONE:
             self._room_for_index(int(self.need[0]))
 
-    def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
-        """A new empty index on ``rel`` keyed on ``key``, its table sized for ``rows``."""
+    def _allocate(self, rel: int, columns: tuple[int, ...], width: int, unique: int) -> int:
+        """A new index id on ``rel``: ``columns`` (its ``width`` key columns first) in
+        ``ix_cols``, its metadata up to the table."""
         ix = len(self._tables)
         if ix >= len(self.ix_meta):
             self.ix_meta = np.concatenate([self.ix_meta, np.zeros_like(self.ix_meta)])
-        while self._columns + len(key) > len(self.ix_cols):
+        while self._columns + len(columns) > len(self.ix_cols):
             self.ix_cols = np.concatenate([self.ix_cols, np.zeros_like(self.ix_cols)])
-        self.ix_cols[self._columns:self._columns + len(key)] = key
-        self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, len(key), 0, 0, int(unique))
-        self._columns += len(key)
+        self.ix_cols[self._columns:self._columns + len(columns)] = columns
+        self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, width, 0, 0, unique)
+        self._columns += len(columns)
         self._tables.append(_NO_ROWS)
         self._chains.append(_NO_ROWS)
+        return ix
+
+    def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
+        """A new empty index on ``rel`` keyed on ``key``, its table sized for ``rows``."""
+        ix = self._allocate(rel, key, len(key), int(unique))
         self._reset(ix, rows)
         return ix
+
+    def _new_view(self, rel: int, key: tuple[int, ...]) -> int:
+        """A new view index on ``rel`` keyed on ``key``: an empty ``view_index`` backing (the
+        kernels ask for its rows before they probe it); after its key columns, ``ix_cols``
+        holds the field of each column of the relation (a backing's field order is fixed)."""
+        backing = self.view_index(arity=int(self.rel_meta[rel, L.R_ARITY]), key=key)
+        fields = tuple(np.argsort(np.asarray(backing.native_view().order, dtype=np.int64)))
+        ix = self._allocate(rel, key + fields, len(key), L.VIEW)
+        self._views[ix] = _View(backing)
+        self._refresh(ix)
+        return ix
+
+    def _catch_up_view(self, ix: int) -> None:
+        """Insert the rows of view index ``ix``'s relation appended since it was last caught
+        up into its backing, and take a new view. The backing's insert cost, plus O(runs)."""
+        rel = int(self.ix_meta[ix, L.IX_REL])
+        self._views[ix].backing.insert(self.rows_since(rel, int(self.ix_meta[ix, L.IX_DONE])))
+        self.ix_meta[ix, L.IX_DONE] = self.size(rel)
+        self._refresh(ix)
+
+    def _refresh(self, ix: int) -> None:
+        """Take view index ``ix``'s view and fill its run table (``layout.V_*``); count its
+        distinct keys (``IX_KEYS``, for ``kernels._choose``) again once its relation doubled
+        since they were last counted: O(runs), amortised O(log n) per row."""
+        state = self._views[ix]
+        view = state.backing.native_view()
+        table = np.zeros((max(1, len(view.runs)), L.VIEW_FIELDS), dtype=np.int64)
+        for row, run in zip(table, view.runs, strict=False):
+            data = run.data
+            if data.dtype != np.int64 or (data.shape[1] > 1 and data.strides[1] != 8):
+                raise EvaluationError(f"{state.backing!r}.native_view(): a run's data is not "
+                                      "int64 with each field's values contiguous")
+            row[:L.V_SLOTS] = (run.kind, data.ctypes.data, data.strides[0] // 8, run.rows,
+                               view.arity, view.width)
+            if run.kind == HASH_RUN:
+                length = len(run.slots)
+                row[L.V_SLOTS:] = (run.slots.ctypes.data, length - 1, 65 - length.bit_length(),
+                                   run.chains.ctypes.data)
+        state.view, state.table = view, table
+        self.ix_meta[ix, L.IX_SLOTS] = table.ctypes.data
+        self.ix_meta[ix, L.IX_MASK] = len(view.runs)
+        rel, size = int(self.ix_meta[ix, L.IX_REL]), int(self.ix_meta[ix, L.IX_DONE])
+        if size >= 2 * state.counted:
+            first, width = int(self.ix_meta[ix, L.IX_COLS]), int(self.ix_meta[ix, L.IX_WIDTH])
+            key = self._buffers[rel][:size, self.ix_cols[first:first + width]].T
+            self.ix_meta[ix, L.IX_KEYS] = len(np.unique(row_keys(key)[0]))
+            state.counted = size
 
     def _reset(self, ix: int, rows: int) -> None:
         """Index ``ix`` emptied, its table sized for ``rows``."""
@@ -268,9 +358,12 @@ class NativeStore:
             self._rehash(dedup, _table_size(keys + rows))
 
     def _room_for_index(self, ix: int) -> None:
-        """Grow index ``ix``'s chains to its relation's capacity, or else double its table."""
+        """Grow index ``ix``'s chains to its relation's capacity, or else double its table; a
+        view index: catch it up."""
         rel = int(self.ix_meta[ix, L.IX_REL])
-        if (self.ix_meta[ix, L.IX_UNIQUE] == 0
+        if self.ix_meta[ix, L.IX_UNIQUE] == L.VIEW:
+            self._catch_up_view(ix)
+        elif (self.ix_meta[ix, L.IX_UNIQUE] == 0
                 and self.ix_meta[ix, L.IX_NEXT_CAPACITY] < self.size(rel)):
             done = int(self.ix_meta[ix, L.IX_DONE])
             chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int32)

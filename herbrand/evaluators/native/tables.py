@@ -64,6 +64,7 @@ from herbrand.evaluators.native.layout import (
     SHIFT,
     TICKET_BATCH,
     TICKETS_LEFT,
+    VIEW,
 )
 from herbrand.evaluators.native.memory import (
     _cell,
@@ -207,10 +208,13 @@ def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
 def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
     """Index the rows of index ``ix``'s relation appended since it was last caught up: DONE,
     or NEED_INDEX (``need[0] = ix``) when its chains or table must grow first (the rows indexed
-    so far stay indexed). O(new rows) expected."""
+    so far stay indexed), or when it is a view index that is behind. O(new rows) expected."""
     size = rel_meta[ix_meta[ix, IX_REL], R_SIZE]
     if ix_meta[ix, IX_DONE] >= size:
         return DONE
+    if ix_meta[ix, IX_UNIQUE] == VIEW:  # a backing's view: the store feeds it the new rows
+        need[0] = ix
+        return NEED_INDEX
     if ((ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size)
             or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size):
         need[0] = ix

@@ -64,13 +64,16 @@ def test_a_failed_build_is_one_line_and_leaves_no_module(tmp_path, monkeypatch):
 
 
 def test_the_module_name_changes_with_the_sources(monkeypatch, tmp_path):
-    (tmp_path / "kernels.py").write_text("a")
-    for source in ("tables.py", "operators.py", "memory.py", "layout.py", "build.py"):
-        (tmp_path / source).write_text("")
-    monkeypatch.setattr(compiled, "__file__", str(tmp_path / "compiled.py"))
-    before = compiled.module_name()
-    (tmp_path / "kernels.py").write_text("b")
-    assert compiled.module_name() != before
+    here = tmp_path / "herbrand" / "evaluators" / "native"
+    for source in compiled._SOURCES:  # the native view's layout too, outside the package
+        (here / source).parent.mkdir(parents=True, exist_ok=True)
+        (here / source).write_text("")
+    monkeypatch.setattr(compiled, "__file__", str(here / "compiled.py"))
+    names = {compiled.module_name()}
+    for source in ("kernels.py", "views.py", "../../framework/native_view.py"):
+        (here / source).write_text("changed")
+        names.add(compiled.module_name())
+    assert len(names) == 4
 
 
 def test_only_the_most_recent_modules_are_kept(tmp_path):

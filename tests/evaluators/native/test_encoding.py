@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from herbrand.evaluators.fixpoint import delta_variants
 from herbrand.evaluators.native import layout as k
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
 from herbrand.framework.parser import parse
@@ -17,9 +18,9 @@ def _lower(text: str, delta: frozenset[int] = frozenset()) -> tuple[NativeRule |
                     ".decl p(x: number, y: number)\n.decl c(x: number, n: number)\n" + text)
     created = []
 
-    def index_of(rel, key):
+    def index_of(rel, key, whole):
         created.append((rel, key))
-        return len(created) - 1
+        return k.PROBE, len(created) - 1
 
     def resolve(name, arity):
         relation, is_delta = delta_relation(name)
@@ -79,3 +80,23 @@ def test_a_filter_pushed_onto_a_probed_atom_is_tested_after_the_probe():
     first, second = rule.levels
     assert second.kind == k.PROBE
     assert [operation[0] for operation in second.code] == [k.OP_COMPARE]
+
+
+def test_only_a_joins_probe_of_a_whole_relation_may_read_a_view():
+    program = parse(".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n"
+                    "p(x, z) :- p(x, y), e(y, z), !e(z, x).")
+    asked = []
+
+    def index_of(rel, key, whole):
+        asked.append((rel, key, whole))
+        return (k.VIEW_PROBE if whole else k.PROBE), len(asked) - 1
+
+    def resolve(name, arity):
+        relation, is_delta = delta_relation(name)
+        return {"e": 0, "p": 1}[relation], is_delta
+
+    variant = delta_variants(program.rules[0], {"p"})[0]  # p read as a delta, e whole
+    lowered = lower_rule(translate_rule(variant), resolve, index_of)
+    assert [level.kind for level in lowered.levels] == [k.SCAN, k.VIEW_PROBE]
+    assert asked == [(0, (0,), True), (0, (0, 1), False)]  # the join; the negation
+    assert lowered.indexes() == (0, 1)
