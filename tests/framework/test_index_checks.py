@@ -114,13 +114,18 @@ BROKEN = [
 ]
 
 
+# every check but those of a native view: the reference SetIndex has every other tag
+SET_INDEX_CHECKS = tuple(name for name in index_checks.CHECK_NAMES
+                         if name != "check_native_view_matches_join")
+
+
 def _failed(error: IndexCheckError) -> set[str]:
     return {name for name, outcome in error.outcomes.items() if outcome.startswith("failed")}
 
 
 def test_the_reference_index_passes_every_check():
     outcomes = check_index(SetIndex)
-    assert outcomes == dict.fromkeys(index_checks.CHECK_NAMES, "passed")
+    assert outcomes == dict.fromkeys(SET_INDEX_CHECKS, "passed")
 
 
 @pytest.mark.parametrize(("broken", "check_name"), BROKEN, ids=[c.__name__ for c, _ in BROKEN])
@@ -180,13 +185,13 @@ def test_tags_select_the_checks():
     assert "check_range_matches_filter" in names[Ordered]
     assert not {"check_range_matches_filter", "check_delete_then_reinsert",
                 "check_snapshot_isolation"} & set(names[Plain])
-    assert names[SetIndex] == list(index_checks.CHECK_NAMES)
+    assert names[SetIndex] == list(SET_INDEX_CHECKS)
     assert set(names[Plain]) < set(names[Ordered]) < set(names[SetIndex])
 
 
 def test_params_have_readable_ids_and_strict_xfail_marks():
     params = index_check_params(MissesRows, {"check_join_matches_nested_loop": "drops a pair"})
-    assert [p.id for p in params] == [f"MissesRows-{n}" for n in index_checks.CHECK_NAMES]
+    assert [p.id for p in params] == [f"MissesRows-{n}" for n in SET_INDEX_CHECKS]
     marked = {p.id: p.marks for p in params if p.marks}
     (mark,) = marked.pop("MissesRows-check_join_matches_nested_loop")
     assert not marked
