@@ -15,6 +15,8 @@ ResultsDisagreeError naming the first one, its relation and sizes.
 
 from __future__ import annotations
 
+import re
+
 import sys
 from pathlib import Path
 
@@ -27,8 +29,13 @@ from herbrand.reports.comparison import render, write_report
 from herbrand.workloads.catalogue import WORKLOADS, prepare, prepare_program, spec
 
 
+_LIST_ITEM = re.compile(r"(?:[^,\[]|\[[^\]]*\])+")
+
+
 def _names(text: str | None) -> list[str]:
-    return [name.strip() for name in (text or "").split(",") if name.strip()]
+    """The comma-separated items of ``text``; a comma inside brackets belongs to its item
+    (``spark:local-cluster[2,1,4096]``)."""
+    return [item.strip() for item in _LIST_ITEM.findall(text or "") if item.strip()]
 
 
 def workload_lines() -> list[str]:

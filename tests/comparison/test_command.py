@@ -40,3 +40,11 @@ def test_workloads_are_listed_and_a_bad_call_is_one_line(capsys):
 def test_unknown_peer_is_refused(peers, capsys):
     assert main(["compare", "x.dl", "--peers", peers]) == 1
     assert "--peers: unknown peer 'nope'" in capsys.readouterr().err
+
+
+def test_a_comma_inside_brackets_belongs_to_its_item():
+    from herbrand.comparison.command import _names
+
+    assert _names("local, parallel:2,spark:local-cluster[2,1,4096],spark:local[2]") == [
+        "local", "parallel:2", "spark:local-cluster[2,1,4096]", "spark:local[2]"]
+    assert _names(None) == [] and _names(" , ") == []
