@@ -31,8 +31,8 @@ from herbrand.framework.errors import (
     UsageError,
 )
 from herbrand.framework.goals import check_goal
-from herbrand.framework.parser import decode_source, parse_atom, parse_file
 from herbrand.framework.parser import parse as parse_text
+from herbrand.framework.parser import parse_atom, parse_file
 from herbrand.framework.registry import (
     BACKENDS,
     EVALUATORS,
@@ -40,6 +40,7 @@ from herbrand.framework.registry import (
     INCREMENTAL_ENGINES,
     INDEXES,
 )
+from herbrand.framework.source_files import decode_source
 from herbrand.framework.storage import Database, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Atom, Program

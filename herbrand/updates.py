@@ -26,7 +26,7 @@ from pathlib import Path
 from herbrand.framework.analysis import analyse
 from herbrand.framework.errors import FactsError, quoted
 from herbrand.framework.io import parse_number
-from herbrand.framework.parser import read_source
+from herbrand.framework.source_files import read_source
 from herbrand.framework.syntax import SYMBOL, Program
 
 COMMIT = "commit"

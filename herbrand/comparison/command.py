@@ -16,7 +16,6 @@ ResultsDisagreeError naming the first one, its relation and sizes.
 from __future__ import annotations
 
 import re
-
 import sys
 from pathlib import Path
 
@@ -27,7 +26,6 @@ from herbrand.framework.errors import UsageError
 from herbrand.framework.registry import INDEXES
 from herbrand.reports.comparison import render, write_report
 from herbrand.workloads.catalogue import WORKLOADS, prepare, prepare_program, spec
-
 
 _LIST_ITEM = re.compile(r"(?:[^,\[]|\[[^\]]*\])+")
 

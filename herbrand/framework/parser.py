@@ -53,16 +53,11 @@ is exponential in the number of nested disjunctions of one rule.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from herbrand.framework.dnf import Dnf, conjoin, negate
-from herbrand.framework.errors import (
-    HerbrandError,
-    HerbrandSyntaxError,
-    ProgramFileError,
-    os_reason,
-)
+from herbrand.framework.errors import HerbrandSyntaxError
 from herbrand.framework.lexer import Source, Token
+from herbrand.framework.source_files import read_source
 from herbrand.framework.syntax import (
     AGGREGATE_FUNCTIONS,
     COMPARISON_OPS,
@@ -87,7 +82,7 @@ from herbrand.framework.syntax import (
 )
 from herbrand.framework.token_cursor import TokenCursor
 
-__all__ = ["decode_source", "parse", "parse_atom", "parse_file", "read_source"]
+__all__ = ["parse", "parse_atom", "parse_file"]
 
 _BINARY_LEVELS = (
     ("lor",), ("lxor",), ("land",), ("bor",), ("bxor",), ("band",),
@@ -155,25 +150,6 @@ def parse_file(path: str | os.PathLike[str]) -> Program:
     character at their file:line:col. Raises ProgramFileError naming the path when it is
     missing, a directory or unreadable."""
     return parse(read_source(path, "program"), file=str(path))
-
-
-def read_source(path: str | os.PathLike[str], what: str,
-                error: type[HerbrandError] = ProgramFileError) -> str:
-    """The text of the file at ``path`` (UTF-8, BOM skipped, other bytes kept by
-    ``surrogateescape``); ``error`` (ProgramFileError by default) with the one-line message
-    ``"{path}: cannot read {what} file: <reason>"`` when it is missing, a directory or
-    unreadable. O(bytes)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as failure:
-        raise error(f"{path}: cannot read {what} file: {os_reason(failure)}") from None
-    return decode_source(data)
-
-
-def decode_source(data: bytes) -> str:
-    """Program text from bytes as Soufflé reads them: UTF-8 with a byte-order mark skipped,
-    other bytes kept (``surrogateescape``), so a string constant keeps them. O(bytes)."""
-    return data.decode("utf-8-sig", "surrogateescape")
 
 
 class _Parser(TokenCursor):
