@@ -45,8 +45,8 @@ from herbrand.evaluators.incremental.programs import (
     change_variants,
     head_restricted,
 )
+from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
@@ -65,6 +65,7 @@ class DRedEngine(StoredEngine):
         self._evaluator = RelationalEvaluator(index=index)
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
+        self._sets = RelationSets()  # hash tables of the current relations, for the next update
         super().__init__()
 
     # -- contract --------------------------------------------------------------------------------
@@ -72,15 +73,17 @@ class DRedEngine(StoredEngine):
     def bootstrap(self, program: Program, database: Database) -> None:
         """Materialize semi-naively: the insertion step with every rule as a seed rule."""
         prepared, instance = IncrementalProgram.prepare(program, database)
+        self._sets = RelationSets()
         for stratum in prepared.strata:
-            known = {name: RowSet(instance[name].columns) for name in stratum.relations}
+            known = {name: RelationSet(instance[name]) for name in stratum.relations}
             instance, _ = self._closure(stratum, instance, stratum.rules, {}, known, grow=True)
+            self._keep(known)
         self._commit(prepared, instance, "bootstrap")
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
         """Apply deletes then inserts to the inputs and maintain each stratum in order."""
         old = self._state
-        new, added, removed = apply_updates(old, insert, delete)
+        new, added, removed = apply_updates(old, insert, delete, self._sets)
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
@@ -88,9 +91,10 @@ class DRedEngine(StoredEngine):
         return changes
 
     def state_size(self) -> tuple[int, int]:
-        """The base facts of derived relations. O(relations)."""
+        """The base facts of derived relations (tuples and bytes), plus the bytes of the hash
+        tables kept for the next update (``RelationSets``). O(relations)."""
         kept = [r for name, r in self._state.items() if name.startswith(RESERVED_PREFIX)]
-        return sum(map(len, kept)), sum(r.nbytes for r in kept)
+        return sum(map(len, kept)), sum(r.nbytes for r in kept) + self._sets.nbytes
 
     # -- steps -----------------------------------------------------------------------------------
 
@@ -114,9 +118,10 @@ class DRedEngine(StoredEngine):
         gone, remaining, seeds = self._delete(stratum, old.with_relations(deltas), reads,
                                               deletion_rules)
         instance = reads.with_relations(remaining)
-        known = {name: RowSet(remaining[name].columns) for name in stratum.relations}
+        known = {name: self._sets.take(name, remaining[name]) for name in stratum.relations}
         instance, inserted = self._closure(stratum, instance, insert_rules, seeds, known,
                                            grow=True)
+        self._keep(known)
         for name in stratum.relations:
             added[name] = inserted[name].difference(gone[name])
             removed[name] = gone[name].difference(inserted[name])
@@ -131,7 +136,8 @@ class DRedEngine(StoredEngine):
         with the change relations the ``deletion_rules`` read; the stratum's relations old in
         both). Here: overdelete, then rederive the overdeleted facts that one rule application
         still derives (they are inserted again)."""
-        empty = {name: RowSet(old[name].columns[:, :0]) for name in stratum.relations}
+        empty = {name: RelationSet(Relation.empty(old[name].arity))
+                 for name in stratum.relations}
         _, over = self._closure(stratum, old, deletion_rules, {}, empty, grow=False)
         remaining = {name: without(old[name], over[name]) for name in stratum.relations}
         instance = new.with_relations({**remaining,
@@ -140,14 +146,22 @@ class DRedEngine(StoredEngine):
                          for rule in stratum.rules if len(over[rule.head.relation]))
         return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
 
+    def _keep(self, known: Mapping[str, RelationSet]) -> None:
+        """Keep the grown sets for the next update (they match the Relations committed, and
+        are never matched by identity if this update fails)."""
+        for name, kept in known.items():
+            self._sets.put(name, kept)
+
     def _closure(self, stratum: Stratum, instance: Database, seed_rules: Sequence[Rule],
-                 seeds: Mapping, known: dict[str, RowSet],
+                 seeds: Mapping, known: dict[str, RelationSet],
                  grow: bool) -> tuple[Database, dict[str, Relation]]:
         """Semi-naive propagation within ``stratum`` from the heads of ``seed_rules`` over
         ``instance`` plus the ``seeds`` batches: every fact derivable that is not in ``known``
-        (which grows). With ``grow`` the new facts join the stratum's relations in the instance
-        as they are found (insertion); without, the relations stay as they are (overdeletion
-        over the old state). Returns the instance and the facts found per relation."""
+        (whose sets grow in place in the dict: the caller owns them). With ``grow`` the
+        stratum's relations in the instance are the known sets' relations as they grow
+        (insertion); without, the relations stay as they are (overdeletion over the old
+        state). Returns the instance and the facts found per relation."""
+        start = {name: len(known[name].relation) for name in stratum.relations}
         derived = dict(seeds)
         for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules
                            else {}).items():
@@ -155,27 +169,25 @@ class DRedEngine(StoredEngine):
         variants = (tuple(v for rule in stratum.rules
                           for v in delta_variants(rule, set(stratum.relations)))
                     if stratum.recursive else ())
-        found: dict[str, list[Relation]] = {name: [] for name in stratum.relations}
         while True:
             new_rows = {}
             for name in stratum.relations:
-                rows = (Relation(known[name].insert(derived[name]), unique=True)
-                        if name in derived else Relation.empty(instance[name].arity))
-                if len(rows):
-                    found[name].append(rows)
-                new_rows[name] = rows
+                rows = instance[name].columns[:, :0]
+                if name in derived:
+                    known[name], rows = known[name].insert(derived[name])
+                new_rows[name] = Relation(rows, unique=True)
             if not any(map(len, new_rows.values())):
                 break
             if grow:
                 instance = instance.with_relations(
-                    {name: instance[name].extend(rows) for name, rows in new_rows.items()})
+                    {name: known[name].relation for name in stratum.relations})
             if not variants:
                 break
             reads = instance.with_relations(
                 {delta_name(name): rows for name, rows in new_rows.items()})
             derived = self._evaluator.derive(variants, reads)
-        return instance, {name: _union(parts, instance[name].arity)
-                          for name, parts in found.items()}
+        return instance, {name: Relation(known[name].relation.columns[:, start[name]:],
+                                         unique=True) for name in stratum.relations}
 
 
 def _variants(rules: Sequence[Rule], positive: Mapping[str, str],
@@ -185,10 +197,3 @@ def _variants(rules: Sequence[Rule], positive: Mapping[str, str],
 
 def _concat(first: np.ndarray | None, second: np.ndarray) -> np.ndarray:
     return second if first is None else np.concatenate([first, second], axis=1)
-
-
-def _union(parts: list[Relation], arity: int) -> Relation:
-    """The union of disjoint Relations. O(total)."""
-    if not parts:
-        return Relation.empty(arity)
-    return Relation(np.concatenate([p.columns for p in parts], axis=1), unique=True)

@@ -1,0 +1,59 @@
+"""RelationSet: a Relation with a hash table of its row positions; RelationSets: kept by name."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
+from herbrand.framework.storage import Relation
+
+
+def test_positions_and_contains():
+    kept = RelationSet(Relation.from_rows([(1, 2), (3, 4), (5, 6)]))
+    rows = np.array([[3, 1, 9], [4, 2, 9]])
+    assert kept.positions(rows).tolist() == [1, 0, -1]
+    assert kept.contains(rows).tolist() == [True, True, False]
+
+
+def test_insert_appends_the_new_rows_once_and_keeps_old_positions():
+    kept = RelationSet(Relation.from_rows([(1, 2)]))
+    grown, new = kept.insert(np.array([[1, 7, 7, 8], [2, 7, 7, 8]]))
+    assert new.tolist() == [[7, 8], [7, 8]]
+    assert grown.relation.to_rows() == [(1, 2), (7, 7), (8, 8)]
+    assert grown.positions(np.array([[1, 7, 8], [2, 7, 8]])).tolist() == [0, 1, 2]
+
+
+def test_insert_grows_the_table_past_its_load():
+    kept = RelationSet(Relation.empty(1))
+    for start in range(0, 100, 7):
+        kept, _ = kept.insert(np.arange(start, start + 7)[None, :])
+    assert len(kept.relation) == 105
+    assert kept.contains(np.arange(110)[None, :]).tolist() == [True] * 105 + [False] * 5
+    assert kept.nbytes == 256 * 8  # the least power of two at least twice 105
+
+
+def test_insert_of_known_rows_changes_nothing():
+    kept = RelationSet(Relation.from_rows([(1,), (2,)]))
+    same, new = kept.insert(np.array([[2, 1]]))
+    assert same is kept and new.shape == (1, 0)
+
+
+def test_arity_zero():
+    kept = RelationSet(Relation.empty(0))
+    assert kept.contains(np.zeros((0, 2), dtype=np.int64)).tolist() == [False, False]
+    grown, new = kept.insert(np.zeros((0, 3), dtype=np.int64))
+    assert len(grown.relation) == 1 and new.shape == (0, 1)
+    assert grown.contains(np.zeros((0, 1), dtype=np.int64)).tolist() == [True]
+
+
+def test_take_reuses_only_the_same_relation_object_and_drops_the_entry():
+    sets = RelationSets()
+    relation = Relation.from_rows([(1,), (2,)])
+    first = sets.take("r", relation)
+    sets.put("r", first)
+    assert sets.take("r", relation) is first
+    assert sets.take("r", relation) is not first  # taken: the entry was dropped
+    sets.put("r", first)
+    equal = Relation.from_rows([(1,), (2,)])
+    assert sets.take("r", equal).relation is equal  # equal rows, another object: rebuilt
+    assert sets.nbytes == 0
