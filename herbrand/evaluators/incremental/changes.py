@@ -94,22 +94,19 @@ def apply_kept_update(
     sets: RelationSets, name: str, old: Relation, delete: Batch | None, insert: Batch | None
 ) -> tuple[Relation, Relation, Relation]:
     """``apply_update`` through the RelationSet of ``old`` kept in ``sets`` under ``name``
-    (built on a miss): membership is a hash probe per given row, and the grown set is put back
-    when nothing was removed (a deletion leaves none: the next update builds one). O(m)
-    expected for m given rows, plus the O(n) copy of the new relation when it changed."""
+    (built on a miss), the set of the new relation put back: membership is a hash probe per
+    given row. O(m) expected for m given rows, plus the O(n) copy of the new relation when it
+    changed."""
     kept = sets.take(name, old)
     deleted = Relation(delete) if delete is not None else Relation.empty(old.arity)
     inserted = Relation(insert) if insert is not None else Relation.empty(old.arity)
     removed = without(Relation(deleted.columns[:, kept.contains(deleted.columns)], unique=True),
                       inserted)
     added = Relation(inserted.columns[:, ~kept.contains(inserted.columns)], unique=True)
-    if not len(removed):
-        grown, _ = kept.insert(added.columns)
-        sets.put(name, grown)
-        return grown.relation, added, removed
-    keep = np.ones(len(old), dtype=bool)
-    keep[kept.positions(removed.columns)] = False
-    return Relation(old.columns[:, keep], unique=True).extend(added), added, removed
+    kept, _ = kept.remove(removed.columns)
+    kept, _ = kept.insert(added.columns)
+    sets.put(name, kept)
+    return kept.relation, added, removed
 
 
 def apply_updates(

@@ -37,7 +37,6 @@ from herbrand.evaluators.incremental.changes import (
     apply_updates,
     as_batch_changes,
     visible,
-    without,
 )
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import (
@@ -139,12 +138,20 @@ class DRedEngine(StoredEngine):
         empty = {name: RelationSet(Relation.empty(old[name].arity))
                  for name in stratum.relations}
         _, over = self._closure(stratum, old, deletion_rules, {}, empty, grow=False)
-        remaining = {name: without(old[name], over[name]) for name in stratum.relations}
+        remaining = {name: self._without(name, old[name], over[name])
+                     for name in stratum.relations}
         instance = new.with_relations({**remaining,
                                        **{OVER + n: rows for n, rows in over.items()}})
         rederive = tuple(head_restricted(rule, OVER + rule.head.relation)
                          for rule in stratum.rules if len(over[rule.head.relation]))
         return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
+
+    def _without(self, name: str, relation: Relation, rows: Relation) -> Relation:
+        """``relation`` without ``rows``, through (and keeping) its RelationSet. O(m)
+        expected for m rows, plus the O(n) copy when some leave."""
+        kept, _ = self._sets.take(name, relation).remove(rows.columns)
+        self._sets.put(name, kept)
+        return kept.relation
 
     def _keep(self, known: Mapping[str, RelationSet]) -> None:
         """Keep the grown sets for the next update (they match the Relations committed, and

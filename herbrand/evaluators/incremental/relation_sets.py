@@ -9,8 +9,10 @@ positions (linear probing, at most half full, the hashing of ``row_sets``) read 
 kernels; it answers ``contains`` / ``positions`` for m rows in O(m) expected and grows by
 appending (``insert``): the new Relation is R's rows followed by the new ones, so every old
 position stays valid and only the new positions are added to the table (O(m) expected, plus
-the O(|R|) copy that appending to an immutable Relation costs anyway). The table is the only
-memory beyond R: two int64 slots per row (rounded up to a power of two).
+the O(|R|) copy that appending to an immutable Relation costs anyway). It shrinks (``remove``)
+by unlinking the removed positions (backward-shift deletion, no tombstones) and renumbering
+the others in one vectorised pass, never rehashing. The table is the only memory beyond R:
+two int64 slots per row (rounded up to a power of two).
 
 ``RelationSets`` keeps one RelationSet per relation name between updates. Contract (what keeps
 it safe without undo logs):
@@ -29,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from herbrand.evaluators.row_sets import RowSet, _hashes
+from herbrand.evaluators.row_sets import _MIX, _SEED, RowSet, _hashes
 from herbrand.framework.storage import Relation
 
 _EMPTY = -1
@@ -70,6 +72,41 @@ def _positions(slots, columns, block, hashes):
                 break
             s = (s + np.uint64(1)) & mask
     return out
+
+
+@njit(nogil=True, cache=True)
+def _home(columns, at, mask):
+    """The slot the row at position ``at`` hashes to (the hash of ``row_sets._hashes``)."""
+    h = _SEED
+    for c in range(columns.shape[0]):
+        h ^= np.uint64(columns[c, at])
+        h *= _MIX
+        h ^= h >> np.uint64(33)
+    return h & mask
+
+
+@njit(nogil=True, cache=True)
+def _delete_positions(slots, columns, positions):
+    """Take ``positions`` (present in the table) out of it by backward-shift deletion: each
+    entry after a freed slot in its probe run moves back unless its home lies between the
+    freed slot and it, so lookups never meet a hole. Positions keep their numbers."""
+    mask = np.uint64(len(slots) - 1)
+    for p in positions:
+        i = _home(columns, p, mask)
+        while slots[i] != p:
+            i = (i + np.uint64(1)) & mask
+        j = i
+        while True:
+            j = (j + np.uint64(1)) & mask
+            at = slots[j]
+            if at == _EMPTY:
+                break
+            k = _home(columns, at, mask)
+            if (i <= j and i < k <= j) or (i > j and (i < k or k <= j)):
+                continue  # its home is after the hole: it stays reachable
+            slots[i] = at
+            i = j
+        slots[i] = _EMPTY
 
 
 def _table_size(rows: int) -> int:
@@ -136,6 +173,27 @@ class RelationSet:
         grown._slots = slots
         self._slots = None  # handed over
         return grown, fresh
+
+
+    def remove(self, rows: np.ndarray) -> tuple[RelationSet, np.ndarray]:
+        """``(shrunk, removed)``: the RelationSet of the relation without the rows of the
+        (arity, m) batch (the others keep their order), and those of them it held. Takes this
+        set's table over, as ``insert``. O(m) expected to unlink them, plus O(n) to copy the
+        kept rows and renumber the table's positions (vectorised; nothing is rehashed)."""
+        at = self.positions(rows)
+        at = np.unique(at[at != _EMPTY])
+        if not len(at):
+            return self, rows[:, :0]
+        columns = self.relation.columns
+        slots = self._slots
+        _delete_positions(slots, self._columns(), at)
+        used = slots != _EMPTY
+        slots[used] -= np.searchsorted(at, slots[used])  # rows before each one that left
+        keep = np.ones(len(self.relation), dtype=bool)
+        keep[at] = False
+        shrunk = RelationSet(Relation(columns[:, keep], unique=True), slots)
+        self._slots = None  # handed over
+        return shrunk, columns[:, at]
 
 
 class RelationSets:

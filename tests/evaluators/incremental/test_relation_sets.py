@@ -57,3 +57,37 @@ def test_take_reuses_only_the_same_relation_object_and_drops_the_entry():
     equal = Relation.from_rows([(1,), (2,)])
     assert sets.take("r", equal).relation is equal  # equal rows, another object: rebuilt
     assert sets.nbytes == 0
+
+
+def test_remove_keeps_the_others_in_order_and_findable():
+    rows = np.array([[i % 7 for i in range(40)], list(range(40))])
+    kept = RelationSet(Relation(rows, unique=True))
+    shrunk, removed = kept.remove(np.array([[3, 0, 9], [3, 0, 99]]))  # (9, 99) is absent
+    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3)]
+    left = [row for row in map(tuple, rows.T.tolist()) if row not in {(0, 0), (3, 3)}]
+    assert shrunk.relation.to_rows() == left
+    probe = np.array([[i % 7 for i in range(40)], list(range(40))])
+    expected = [left.index(row) if row in left else -1 for row in map(tuple, probe.T.tolist())]
+    assert shrunk.positions(probe).tolist() == expected
+
+
+def test_remove_and_insert_agree_with_set_algebra_on_colliding_rows():
+    rng = np.random.default_rng(3)
+    kept = RelationSet(Relation.empty(2))
+    truth: set[tuple[int, int]] = set()
+    for _ in range(30):
+        batch = rng.integers(0, 12, size=(2, 15))
+        if rng.random() < 0.5:
+            kept, _ = kept.insert(batch)
+            truth |= set(map(tuple, batch.T.tolist()))
+        else:
+            kept, _ = kept.remove(batch)
+            truth -= set(map(tuple, batch.T.tolist()))
+        assert kept.relation.to_set() == truth
+        every = np.array([[a for a in range(12) for _ in range(12)],
+                          [b for _ in range(12) for b in range(12)]])
+        hits = {row for row, hit in zip(map(tuple, every.T.tolist()), kept.contains(every))
+                if hit}
+        assert hits == truth
+        found = kept.positions(kept.relation.columns)
+        assert found.tolist() == list(range(len(kept.relation)))
