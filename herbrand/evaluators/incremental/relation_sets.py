@@ -11,7 +11,7 @@ appending (``insert``): the new Relation is R's rows followed by the new ones, s
 position stays valid and only the new positions are added to the table (O(m) expected, plus
 the O(|R|) copy that appending to an immutable Relation costs anyway). It shrinks (``remove``)
 by unlinking the removed positions (backward-shift deletion, no tombstones) and renumbering
-the others in one vectorised pass, never rehashing. The table is the only memory beyond R:
+the others in one pass, never rehashing. The table is the only memory beyond R:
 two int64 slots per row (rounded up to a power of two).
 
 ``RelationSets`` keeps one RelationSet per relation name between updates. Contract (what keeps
@@ -109,6 +109,22 @@ def _delete_positions(slots, columns, positions):
         slots[i] = _EMPTY
 
 
+@njit(nogil=True, cache=True)
+def _renumber(slots, kept):
+    """Number the table's positions as among the ``kept`` rows only (the removed ones are
+    unlinked already): each drops by the removed rows before it. O(n + slots)."""
+    shift = np.empty(len(kept), dtype=np.int64)
+    removed = 0
+    for p in range(len(kept)):
+        shift[p] = removed
+        if not kept[p]:
+            removed += 1
+    for s in range(len(slots)):
+        at = slots[s]
+        if at != _EMPTY:
+            slots[s] = at - shift[at]
+
+
 def _table_size(rows: int) -> int:
     """Slots for ``rows`` rows: the least power of two at least twice as many (at least 16)."""
     return 1 << max(4, int(2 * rows - 1).bit_length())
@@ -179,7 +195,7 @@ class RelationSet:
         """``(shrunk, removed)``: the RelationSet of the relation without the rows of the
         (arity, m) batch (the others keep their order), and those of them it held. Takes this
         set's table over, as ``insert``. O(m) expected to unlink them, plus O(n) to copy the
-        kept rows and renumber the table's positions (vectorised; nothing is rehashed)."""
+        kept rows and renumber the table's positions (nothing is rehashed)."""
         at = self.positions(rows)
         at = np.unique(at[at != _EMPTY])
         if not len(at):
@@ -187,10 +203,9 @@ class RelationSet:
         columns = self.relation.columns
         slots = self._slots
         _delete_positions(slots, self._columns(), at)
-        used = slots != _EMPTY
-        slots[used] -= np.searchsorted(at, slots[used])  # rows before each one that left
         keep = np.ones(len(self.relation), dtype=bool)
         keep[at] = False
+        _renumber(slots, keep)
         shrunk = RelationSet(Relation(columns[:, keep], unique=True), slots)
         self._slots = None  # handed over
         return shrunk, columns[:, at]
