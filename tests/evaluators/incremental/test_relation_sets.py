@@ -86,8 +86,8 @@ def test_remove_and_insert_agree_with_set_algebra_on_colliding_rows():
         assert kept.relation.to_set() == truth
         every = np.array([[a for a in range(12) for _ in range(12)],
                           [b for _ in range(12) for b in range(12)]])
-        hits = {row for row, hit in zip(map(tuple, every.T.tolist()), kept.contains(every))
-                if hit}
+        hits = {row for row, hit in zip(map(tuple, every.T.tolist()), kept.contains(every),
+                                         strict=True) if hit}
         assert hits == truth
         found = kept.positions(kept.relation.columns)
         assert found.tolist() == list(range(len(kept.relation)))
