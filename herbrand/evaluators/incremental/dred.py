@@ -46,6 +46,7 @@ from herbrand.evaluators.incremental.programs import (
 )
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
@@ -135,8 +136,7 @@ class DRedEngine(StoredEngine):
         with the change relations the ``deletion_rules`` read; the stratum's relations old in
         both). Here: overdelete, then rederive the overdeleted facts that one rule application
         still derives (they are inserted again)."""
-        empty = {name: RelationSet(Relation.empty(old[name].arity))
-                 for name in stratum.relations}
+        empty = {name: RowSet(old[name].columns[:, :0]) for name in stratum.relations}
         _, over = self._closure(stratum, old, deletion_rules, {}, empty, grow=False)
         remaining = {name: self._without(name, old[name], over[name])
                      for name in stratum.relations}
@@ -160,15 +160,17 @@ class DRedEngine(StoredEngine):
             self._sets.put(name, kept)
 
     def _closure(self, stratum: Stratum, instance: Database, seed_rules: Sequence[Rule],
-                 seeds: Mapping, known: dict[str, RelationSet],
+                 seeds: Mapping, known: dict[str, RelationSet | RowSet],
                  grow: bool) -> tuple[Database, dict[str, Relation]]:
         """Semi-naive propagation within ``stratum`` from the heads of ``seed_rules`` over
         ``instance`` plus the ``seeds`` batches: every fact derivable that is not in ``known``
-        (whose sets grow in place in the dict: the caller owns them). With ``grow`` the
-        stratum's relations in the instance are the known sets' relations as they grow
-        (insertion); without, the relations stay as they are (overdeletion over the old
-        state). Returns the instance and the facts found per relation."""
-        start = {name: len(known[name].relation) for name in stratum.relations}
+        (whose sets grow in place in the dict: the caller owns them). With ``grow`` (known:
+        RelationSets of the instance's relations) the stratum's relations in the instance are
+        the known sets' relations as they grow (insertion); without (known: RowSets, empty at
+        first, growing without copies), the relations stay as they are (overdeletion over the
+        old state). Returns the instance and the facts found per relation."""
+        start = {name: len(known[name].relation) if grow else len(known[name])
+                 for name in stratum.relations}
         derived = dict(seeds)
         for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules
                            else {}).items():
@@ -180,8 +182,10 @@ class DRedEngine(StoredEngine):
             new_rows = {}
             for name in stratum.relations:
                 rows = instance[name].columns[:, :0]
-                if name in derived:
+                if name in derived and grow:
                     known[name], rows = known[name].insert(derived[name])
+                elif name in derived:
+                    rows = known[name].insert(derived[name])
                 new_rows[name] = Relation(rows, unique=True)
             if not any(map(len, new_rows.values())):
                 break
@@ -193,8 +197,10 @@ class DRedEngine(StoredEngine):
             reads = instance.with_relations(
                 {delta_name(name): rows for name, rows in new_rows.items()})
             derived = self._evaluator.derive(variants, reads)
-        return instance, {name: Relation(known[name].relation.columns[:, start[name]:],
-                                         unique=True) for name in stratum.relations}
+        found = {name: known[name].relation.columns if grow else known[name].rows()
+                 for name in stratum.relations}
+        return instance, {name: Relation(rows[:, start[name]:], unique=True)
+                          for name, rows in found.items()}
 
 
 def _variants(rules: Sequence[Rule], positive: Mapping[str, str],

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from herbrand.evaluators.row_sets import _MIX, _SEED, RowSet, _hashes
+from herbrand.evaluators.row_sets import _MIX, _SEED, _hashes
 from herbrand.framework.storage import Relation
 
 _EMPTY = -1
@@ -125,6 +125,41 @@ def _renumber(slots, kept):
             slots[s] = at - shift[at]
 
 
+@njit(nogil=True, cache=True)
+def _insert_new(slots, columns, n, block, hashes, start, out, k):
+    """Append the rows ``start``, ... of ``block`` that neither the first ``n`` rows of
+    ``columns`` nor ``out[:, :k]`` hold to ``out``, putting their positions (``n + k``, ...)
+    in the table, until the block ends or a new row finds the table half full; returns (the
+    next row, k)."""
+    mask = np.uint64(len(slots) - 1)
+    arity = block.shape[0]
+    limit = len(slots) // 2
+    i = start
+    while i < block.shape[1]:
+        s = hashes[i] & mask
+        while True:
+            at = slots[s]
+            if at == _EMPTY:
+                if n + k >= limit:
+                    return i, k  # a new row, and the table is half full: grow first
+                slots[s] = n + k
+                for c in range(arity):
+                    out[c, k] = block[c, i]
+                k += 1
+                break
+            same = True
+            for c in range(arity):
+                held = columns[c, at] if at < n else out[c, at - n]
+                if held != block[c, i]:
+                    same = False
+                    break
+            if same:
+                break
+            s = (s + np.uint64(1)) & mask
+        i += 1
+    return i, k
+
+
 def _table_size(rows: int) -> int:
     """Slots for ``rows`` rows: the least power of two at least twice as many (at least 16)."""
     return 1 << max(4, int(2 * rows - 1).bit_length())
@@ -172,24 +207,26 @@ class RelationSet:
     def insert(self, rows: np.ndarray) -> tuple[RelationSet, np.ndarray]:
         """``(grown, new)``: the RelationSet of the relation followed by the rows of the
         (arity, m) batch it does not hold (each once, in the batch's order), and those rows.
-        Takes this set's table over (this RelationSet must not be used afterwards). O(m)
-        expected plus the O(n) copy of the appended Relation (and an O(n) rehash when the table
-        doubles)."""
-        fresh = rows[:, self.positions(rows) == _EMPTY] if len(self.relation) else rows
-        if not fresh.shape[1]:
+        Takes this set's table over (this RelationSet must not be used afterwards). One hash
+        probe per row (a kernel that dedups and indexes at once): O(m) expected, plus the O(n)
+        copy of the appended Relation (and an O(n) rehash when the table doubles)."""
+        block = self._block(rows)
+        n, m = len(self.relation), block.shape[1]
+        columns, slots = self._columns(), self._slots
+        hashes, out = _hashes(block), np.empty((block.shape[0], m), dtype=np.int64)
+        i = k = 0
+        while True:
+            i, k = _insert_new(slots, columns, n, block, hashes, i, out, k)
+            if i == m:
+                break
+            slots = np.full(2 * len(slots), _EMPTY, dtype=np.int64)  # half full: double
+            _add_positions(slots, np.concatenate([columns[:, :n], out[:, :k]], axis=1), 0, n + k)
+        fresh = out[:, :k] if rows.shape[0] else out[:0, :k]
+        if not k:
             return self, fresh
-        fresh = RowSet(fresh).rows() if fresh.shape[1] > 1 else np.asarray(fresh, np.int64)
-        grown = RelationSet.__new__(RelationSet)
-        grown.relation = self.relation.extend(Relation(fresh, unique=True))
-        n, total = len(self.relation), len(grown.relation)
-        slots = self._slots
-        if 2 * total > len(slots):
-            slots, n = np.full(_table_size(total), _EMPTY, dtype=np.int64), 0
-        _add_positions(slots, grown._columns(), n, total)
-        grown._slots = slots
+        grown = RelationSet(self.relation.extend(Relation(fresh, unique=True)), slots)
         self._slots = None  # handed over
         return grown, fresh
-
 
     def remove(self, rows: np.ndarray) -> tuple[RelationSet, np.ndarray]:
         """``(shrunk, removed)``: the RelationSet of the relation without the rows of the
