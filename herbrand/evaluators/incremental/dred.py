@@ -44,7 +44,11 @@ from herbrand.evaluators.incremental.programs import (
     change_variants,
     head_restricted,
 )
-from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
+from herbrand.evaluators.incremental.relation_sets import (
+    RelationSet,
+    RelationSets,
+    hashed_difference,
+)
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -123,8 +127,8 @@ class DRedEngine(StoredEngine):
                                            grow=True)
         self._keep(known)
         for name in stratum.relations:
-            added[name] = inserted[name].difference(gone[name])
-            removed[name] = gone[name].difference(inserted[name])
+            added[name] = hashed_difference(inserted[name], gone[name])
+            removed[name] = hashed_difference(gone[name], inserted[name])
         return new.with_relations({name: instance[name] for name in stratum.relations})
 
     def _delete(self, stratum: Stratum, old: Database, new: Database,

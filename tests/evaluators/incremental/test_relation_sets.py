@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
+from herbrand.evaluators.incremental.relation_sets import (
+    RelationSet,
+    RelationSets,
+    hashed_difference,
+)
 from herbrand.framework.storage import Relation
 
 
@@ -91,3 +95,10 @@ def test_remove_and_insert_agree_with_set_algebra_on_colliding_rows():
         assert hits == truth
         found = kept.positions(kept.relation.columns)
         assert found.tolist() == list(range(len(kept.relation)))
+
+
+def test_hashed_difference_keeps_order():
+    relation = Relation.from_rows([(5, 1), (1, 2), (3, 4), (2, 2)])
+    assert hashed_difference(relation, Relation.from_rows([(3, 4), (9, 9)])).to_rows() == [
+        row for row in relation.to_rows() if row != (3, 4)]
+    assert hashed_difference(relation, Relation.empty(2)) is relation
