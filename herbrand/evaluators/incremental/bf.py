@@ -19,7 +19,7 @@ aggregates need no fallback: they read lower strata only, and the check reads th
 
 Cost per update: the deletion step's rounds (see ``backward_forward``) plus the insertion
 step's semi-naive work. State beyond the materialization: the base facts of derived relations
-(``@base:`` relations), as ``dred``. Atomic as ``dred``: every step reads immutable Relations
+(``@base:`` relations) and the kept hash tables of the relations, as ``dred``. Atomic as ``dred``: every step reads immutable Relations
 and the new state is committed at the end.
 """
 

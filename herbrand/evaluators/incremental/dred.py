@@ -18,11 +18,14 @@ evaluated whole in steps 1 and 3 (all its old heads overdeleted, all its new hea
 aggregate is recomputed, not maintained.
 
 Cost per update: the rule evaluator's work on instances touching the changes (and on the
-overdeleted facts, which may exceed the net change: the known weakness of DRed), plus
-O(n log n) per changed relation of n rows for the set operations. State beyond the
-materialization: the base facts of derived relations (``@base:`` relations), usually none.
-Every step reads immutable Relations and the new state is committed at the end, so a failure
-leaves the engine as it was.
+overdeleted facts, which may exceed the net change: the known weakness of DRed). The set
+operations go through hash tables of the current relations kept from one update to the next
+(``relation_sets.RelationSets``): which rows an update or a step adds or removes is O(1)
+expected per row, plus the O(n) copy of each changed relation, never a sort of a whole
+relation. State beyond the materialization: the base facts of derived relations (``@base:``
+relations), usually none, and those tables (two int64 slots per row). Every step reads
+immutable Relations and the new state is committed at the end, so a failure leaves the engine
+as it was (a table taken by a failed update is dropped, and rebuilt by the next one).
 """
 
 from __future__ import annotations

@@ -85,8 +85,10 @@ class DbspEngine(IncrementalEvaluator):
 
     Cost: bootstrap as semi-naive evaluation with derivation counts; an update per stratum and
     iteration the lifted join's terms from the changes, and O(n) per changed relation to merge
-    its trace. A rule change: a bootstrap of the affected strata. State (``state_size``): the dX
-    Z-sets (derivation-count differences per iteration) and the iteration offsets.
+    its trace; the update of the input relations themselves is hash probes into their kept
+    tables (``RelationSets``). A rule change: a bootstrap of the affected strata. State
+    (``state_size``): the dX Z-sets (derivation-count differences per iteration), the iteration
+    offsets and the input relations' hash tables.
     """
 
     tags = IncrementalTags(dynamic_rules=True)
