@@ -125,6 +125,7 @@ class BackwardForward:
         self._relations = stratum.relations
         self._instances = tuple(instance_rule(rule, number, stratum.relations)
                                 for number, rule in enumerate(stratum.rules))
+        self._outright = tuple(i for i in self._instances if not i.atoms)
         self._consequences = (tuple(v for rule in stratum.rules
                                     for v in delta_variants(rule, stratum.relations))
                               if stratum.recursive else ())
@@ -170,7 +171,12 @@ class BackwardForward:
                 if not any(rows.shape[1] for rows in frontier.values()):
                     break
                 full = True
-            instances = self._instances_of(frontier)
+            if not full and self._outright:
+                # the frontier's instances without stratum atoms prove their heads outright;
+                # saturating from them first leaves fewer facts to enumerate every instance of
+                self._saturate(self._proving(self._instances_of(frontier, self._outright)))
+                frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
+            instances = self._instances_of(frontier, self._instances)
             self._saturate(self._proving(instances))
             expansion, partial = self._expansion(instances, full)
             for name, parts in partial.items():
@@ -185,10 +191,11 @@ class BackwardForward:
     def _unproved(self, name: str, rows: np.ndarray) -> np.ndarray:
         return rows[:, ~self._proved[name].contains(rows)]
 
-    def _instances_of(self, frontier: Mapping[str, np.ndarray]
-                      ) -> list[tuple[InstanceRule, np.ndarray]]:
-        """Every instance (over the old stratum and the new lower strata) of a frontier fact."""
-        active = [i for i in self._instances if frontier.get(i.head, self._empty[i.head]).shape[1]]
+    def _instances_of(self, frontier: Mapping[str, np.ndarray],
+                      rules: Sequence[InstanceRule]) -> list[tuple[InstanceRule, np.ndarray]]:
+        """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
+        frontier fact."""
+        active = [i for i in rules if frontier.get(i.head, self._empty[i.head]).shape[1]]
         if not active:
             return []
         reads = self._new.with_relations(
