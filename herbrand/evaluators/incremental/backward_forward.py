@@ -20,6 +20,12 @@ bounded by the materialization.
   prove their heads; ``saturate`` then runs the semi-naive delta variants of the stratum's rules
   over P (``@proved:``), keeping only checked heads. The unproved facts of the frontier are
   expanded: their instances' stratum atoms not yet in C form the next frontier.
+- Before a (lazy) round enumerates every instance of its frontier, it runs only the rules
+  whose body has no atom of the stratum: such an instance proves its head outright, and
+  ``saturate`` chains forwards from those facts. Only the frontier facts still unproved then
+  have all their instances enumerated (on TC over graph10000, a 1% delete: 0.37M instance rows
+  instead of 1.64M). Proofs do not depend on the order they are found in, so this changes no
+  result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
   some instance's atoms are all checked already: it waits for them); when no frontier is left,
