@@ -19,8 +19,8 @@ aggregates need no fallback: they read lower strata only, and the check reads th
 
 Cost per update: the deletion step's rounds (see ``backward_forward``) plus the insertion
 step's semi-naive work. State beyond the materialization: the base facts of derived relations
-(``@base:`` relations) and the kept hash tables of the relations, as ``dred``. Atomic as ``dred``: every step reads immutable Relations
-and the new state is committed at the end.
+(``@base:`` relations) and the kept hash tables of the relations, as ``dred``. Atomic as
+``dred``: every step reads immutable Relations and the new state is committed at the end.
 """
 
 from __future__ import annotations

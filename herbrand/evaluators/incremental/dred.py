@@ -171,11 +171,11 @@ class DRedEngine(StoredEngine):
                  grow: bool) -> tuple[Database, dict[str, Relation]]:
         """Semi-naive propagation within ``stratum`` from the heads of ``seed_rules`` over
         ``instance`` plus the ``seeds`` batches: every fact derivable that is not in ``known``
-        (whose sets grow in place in the dict: the caller owns them). With ``grow`` (known:
-        RelationSets of the instance's relations) the stratum's relations in the instance are
-        the known sets' relations as they grow (insertion); without (known: RowSets, empty at
-        first, growing without copies), the relations stay as they are (overdeletion over the
-        old state). Returns the instance and the facts found per relation."""
+        (whose sets grow in place in the dict: the caller owns them). With ``grow`` (``known``:
+        the RelationSet of each of the instance's stratum relations) those relations are the
+        sets' relations as they grow (insertion); without (``known``: RowSets, empty at first,
+        growing without copies) the relations stay as they are (overdeletion over the old
+        state). Returns the instance and the facts found per relation."""
         start = {name: len(known[name].relation) if grow else len(known[name])
                  for name in stratum.relations}
         derived = dict(seeds)
