@@ -131,7 +131,9 @@ class BackwardForward:
         self._relations = stratum.relations
         self._instances = tuple(instance_rule(rule, number, stratum.relations)
                                 for number, rule in enumerate(stratum.rules))
+        # rules without stratum atoms (their instances prove a head outright), and the others
         self._outright = tuple(i for i in self._instances if not i.atoms)
+        self._inferred = tuple(i for i in self._instances if i.atoms)
         self._consequences = (tuple(v for rule in stratum.rules
                                     for v in delta_variants(rule, stratum.relations))
                               if stratum.recursive else ())
@@ -182,7 +184,9 @@ class BackwardForward:
                 # saturating from them first leaves fewer facts to enumerate every instance of
                 self._saturate(self._proving(self._instances_of(frontier, self._outright)))
                 frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
-            instances = self._instances_of(frontier, self._instances)
+            # a fact left has no outright instance (a fully expanded one was in a lazy
+            # frontier before): only the other rules can have instances of it
+            instances = self._instances_of(frontier, self._inferred)
             self._saturate(self._proving(instances))
             expansion, partial = self._expansion(instances, full)
             for name, parts in partial.items():
