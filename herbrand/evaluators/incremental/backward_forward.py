@@ -58,12 +58,13 @@ O(1) expected per row for the sets C and P (``RowSet``). Reads only immutable Re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.evaluators.incremental.selections import select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -131,9 +132,6 @@ class BackwardForward:
         self._relations = stratum.relations
         self._instances = tuple(instance_rule(rule, number, stratum.relations)
                                 for number, rule in enumerate(stratum.rules))
-        # rules without stratum atoms (their instances prove a head outright), and the others
-        self._outright = tuple(i for i in self._instances if not i.atoms)
-        self._inferred = tuple(i for i in self._instances if i.atoms)
         self._consequences = (tuple(v for rule in stratum.rules
                                     for v in delta_variants(rule, stratum.relations))
                               if stratum.recursive else ())
@@ -147,6 +145,8 @@ class BackwardForward:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
         heads (a bag, old facts) of the old instances that used a changed lower fact."""
         parts: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
+        if any(rows.shape[1] for rows in seeds.values()):
+            self._select_constants()
         queue = seeds
         while True:
             fresh = {n: self._checked[n].insert(rows) for n, rows in queue.items()}
@@ -163,6 +163,28 @@ class BackwardForward:
             queue = self._evaluator.derive(self._consequences, reads)
         return {n: Relation(_concat(parts[n], self._empty[n]), unique=True)
                 for n in self._relations}
+
+    def _select_constants(self) -> None:
+        """Rewrite the rules to read their constant selections of the relations the rounds
+        never change (``selections``): one O(n) scan per distinct selection for the whole
+        step, instead of one per rule application."""
+        rules, self._new = select_constants(
+            [i.rule for i in self._instances] + list(self._saturation), self._new)
+        count = len(self._instances)
+        self._instances = tuple(replace(instance, rule=rule) for instance, rule in
+                                zip(self._instances, rules[:count], strict=True))
+        self._saturation = rules[count:]
+        self._consequences, self._old = select_constants(self._consequences, self._old)
+
+    @property
+    def _outright(self) -> tuple[InstanceRule, ...]:
+        """The instance rules without stratum atoms: an instance proves its head outright."""
+        return tuple(i for i in self._instances if not i.atoms)
+
+    @property
+    def _inferred(self) -> tuple[InstanceRule, ...]:
+        """The instance rules with stratum atoms."""
+        return tuple(i for i in self._instances if i.atoms)
 
     # -- one batch -------------------------------------------------------------------------------
 
