@@ -52,6 +52,7 @@ from herbrand.evaluators.incremental.relation_sets import (
     RelationSets,
     hashed_difference,
 )
+from herbrand.evaluators.incremental.selections import select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -175,16 +176,20 @@ class DRedEngine(StoredEngine):
         the RelationSet of each of the instance's stratum relations) those relations are the
         sets' relations as they grow (insertion); without (``known``: RowSets, empty at first,
         growing without copies) the relations stay as they are (overdeletion over the old
-        state). Returns the instance and the facts found per relation."""
+        state), so the rules read constant selections of them made once
+        (``select_constants``). Returns the instance and the facts found per relation."""
         start = {name: len(known[name].relation) if grow else len(known[name])
                  for name in stratum.relations}
+        variants = (tuple(v for rule in stratum.rules
+                          for v in delta_variants(rule, set(stratum.relations)))
+                    if stratum.recursive else ())
+        if not grow and seed_rules:  # a fixed instance: constant atoms read selections of it
+            rules, instance = select_constants(tuple(seed_rules) + variants, instance)
+            seed_rules, variants = rules[:len(seed_rules)], rules[len(seed_rules):]
         derived = dict(seeds)
         for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules
                            else {}).items():
             derived[name] = _concat(derived.get(name), rows)
-        variants = (tuple(v for rule in stratum.rules
-                          for v in delta_variants(rule, set(stratum.relations)))
-                    if stratum.recursive else ())
         while True:
             new_rows = {}
             for name in stratum.relations:
