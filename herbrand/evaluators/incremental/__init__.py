@@ -18,7 +18,10 @@ Shared helpers, usable by any engine:
   derived relations behind base rules) and rule rewrites (``change_variants``,
   ``head_restricted``, ``renamed``).
 - ``changes``: set changes of relations (``apply_update``, ``database_changes``,
-  ``as_batch_changes``, ``visible``).
+  ``as_batch_changes``, ``visible``; ``apply_updates`` through kept hash tables).
+- ``relation_sets``: ``RelationSet`` (a Relation with a hash table of its row positions that
+  grows and shrinks with it) and ``RelationSets`` (one per relation name, kept across updates,
+  so membership costs O(1) per probed row instead of O(n) per update).
 - ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
   ``add_sorted``, ``weights_of``).
 

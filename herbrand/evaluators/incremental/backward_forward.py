@@ -20,6 +20,12 @@ bounded by the materialization.
   prove their heads; ``saturate`` then runs the semi-naive delta variants of the stratum's rules
   over P (``@proved:``), keeping only checked heads. The unproved facts of the frontier are
   expanded: their instances' stratum atoms not yet in C form the next frontier.
+- Before a (lazy) round enumerates every instance of its frontier, it runs only the rules
+  whose body has no atom of the stratum: such an instance proves its head outright, and
+  ``saturate`` chains forwards from those facts. Only the frontier facts still unproved then
+  have all their instances enumerated (on TC over graph10000, a 1% delete: 0.37M instance rows
+  instead of 1.64M). Proofs do not depend on the order they are found in, so this changes no
+  result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
   some instance's atoms are all checked already: it waits for them); when no frontier is left,
@@ -52,12 +58,13 @@ O(1) expected per row for the sets C and P (``RowSet``). Reads only immutable Re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.evaluators.incremental.selections import select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -138,6 +145,8 @@ class BackwardForward:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
         heads (a bag, old facts) of the old instances that used a changed lower fact."""
         parts: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
+        if any(rows.shape[1] for rows in seeds.values()):
+            self._select_constants()
         queue = seeds
         while True:
             fresh = {n: self._checked[n].insert(rows) for n, rows in queue.items()}
@@ -155,6 +164,28 @@ class BackwardForward:
         return {n: Relation(_concat(parts[n], self._empty[n]), unique=True)
                 for n in self._relations}
 
+    def _select_constants(self) -> None:
+        """Rewrite the rules to read their constant selections of the relations the rounds
+        never change (``selections``): one O(n) scan per distinct selection for the whole
+        step, instead of one per rule application."""
+        rules, self._new = select_constants(
+            [i.rule for i in self._instances] + list(self._saturation), self._new)
+        count = len(self._instances)
+        self._instances = tuple(replace(instance, rule=rule) for instance, rule in
+                                zip(self._instances, rules[:count], strict=True))
+        self._saturation = rules[count:]
+        self._consequences, self._old = select_constants(self._consequences, self._old)
+
+    @property
+    def _outright(self) -> tuple[InstanceRule, ...]:
+        """The instance rules without stratum atoms: an instance proves its head outright."""
+        return tuple(i for i in self._instances if not i.atoms)
+
+    @property
+    def _inferred(self) -> tuple[InstanceRule, ...]:
+        """The instance rules with stratum atoms."""
+        return tuple(i for i in self._instances if i.atoms)
+
     # -- one batch -------------------------------------------------------------------------------
 
     def _check(self, fresh: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -170,7 +201,14 @@ class BackwardForward:
                 if not any(rows.shape[1] for rows in frontier.values()):
                     break
                 full = True
-            instances = self._instances_of(frontier)
+            if not full and self._outright:
+                # the frontier's instances without stratum atoms prove their heads outright;
+                # saturating from them first leaves fewer facts to enumerate every instance of
+                self._saturate(self._proving(self._instances_of(frontier, self._outright)))
+                frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
+            # a fact left has no outright instance (a fully expanded one was in a lazy
+            # frontier before): only the other rules can have instances of it
+            instances = self._instances_of(frontier, self._inferred)
             self._saturate(self._proving(instances))
             expansion, partial = self._expansion(instances, full)
             for name, parts in partial.items():
@@ -185,10 +223,11 @@ class BackwardForward:
     def _unproved(self, name: str, rows: np.ndarray) -> np.ndarray:
         return rows[:, ~self._proved[name].contains(rows)]
 
-    def _instances_of(self, frontier: Mapping[str, np.ndarray]
-                      ) -> list[tuple[InstanceRule, np.ndarray]]:
-        """Every instance (over the old stratum and the new lower strata) of a frontier fact."""
-        active = [i for i in self._instances if frontier.get(i.head, self._empty[i.head]).shape[1]]
+    def _instances_of(self, frontier: Mapping[str, np.ndarray],
+                      rules: Sequence[InstanceRule]) -> list[tuple[InstanceRule, np.ndarray]]:
+        """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
+        frontier fact."""
+        active = [i for i in rules if frontier.get(i.head, self._empty[i.head]).shape[1]]
         if not active:
             return []
         reads = self._new.with_relations(

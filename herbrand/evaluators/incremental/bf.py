@@ -19,8 +19,8 @@ aggregates need no fallback: they read lower strata only, and the check reads th
 
 Cost per update: the deletion step's rounds (see ``backward_forward``) plus the insertion
 step's semi-naive work. State beyond the materialization: the base facts of derived relations
-(``@base:`` relations), as ``dred``. Atomic as ``dred``: every step reads immutable Relations
-and the new state is committed at the end.
+(``@base:`` relations) and the kept hash tables of the relations, as ``dred``. Atomic as
+``dred``: every step reads immutable Relations and the new state is committed at the end.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
-from herbrand.evaluators.incremental.changes import without
 from herbrand.evaluators.incremental.dred import DRedEngine
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation
@@ -47,4 +46,5 @@ class BFEngine(DRedEngine):
         """The facts without a proof after the change (no seeds: what is proved stays)."""
         seeds = self._evaluator.derive(deletion_rules, old) if deletion_rules else {}
         gone = BackwardForward(self._evaluator, stratum, old, new).deleted(seeds)
-        return gone, {name: without(old[name], gone[name]) for name in stratum.relations}, {}
+        return gone, {name: self._without(name, old[name], gone[name])
+                      for name in stratum.relations}, {}

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database, Relation, row_keys
@@ -89,16 +90,43 @@ def require_inputs(names: Iterable[str], inputs: Iterable[str]) -> None:
                               "only input relations may be updated")
 
 
+def apply_kept_update(
+    sets: RelationSets, name: str, old: Relation, delete: Batch | None, insert: Batch | None
+) -> tuple[Relation, Relation, Relation]:
+    """``apply_update`` through the RelationSet of ``old`` kept in ``sets`` under ``name``
+    (built on a miss), the set of the new relation put back: membership is a hash probe per
+    given row. O(m) expected for m given rows, plus the O(n) copy of the new relation when it
+    changed."""
+    kept = sets.take(name, old)
+    deleted = Relation(delete) if delete is not None else Relation.empty(old.arity)
+    inserted = Relation(insert) if insert is not None else Relation.empty(old.arity)
+    removed = without(Relation(deleted.columns[:, kept.contains(deleted.columns)], unique=True),
+                      inserted)
+    added = Relation(inserted.columns[:, ~kept.contains(inserted.columns)], unique=True)
+    kept, _ = kept.remove(removed.columns)
+    kept, _ = kept.insert(added.columns)
+    sets.put(name, kept)
+    return kept.relation, added, removed
+
+
 def apply_updates(
-    database: Database, insert: Mapping[str, Batch], delete: Mapping[str, Batch]
+    database: Database, insert: Mapping[str, Batch], delete: Mapping[str, Batch],
+    sets: RelationSets | None = None,
 ) -> tuple[Database, dict[str, Relation], dict[str, Relation]]:
     """``apply_update`` on every relation named by ``insert`` or ``delete``: the new database
-    and, for each relation whose rows changed, its added and removed rows."""
+    and, for each relation whose rows changed, its added and removed rows. With ``sets``, each
+    updated relation's RelationSet is taken from it (built on a miss) and the grown one put
+    back, so an update costs O(m) expected plus the copy of what changed, not O(n log n)."""
     added: dict[str, Relation] = {}
     removed: dict[str, Relation] = {}
     changed = {}
     for name in insert.keys() | delete.keys():
-        relation, plus, minus = apply_update(database[name], delete.get(name), insert.get(name))
+        if sets is None:
+            relation, plus, minus = apply_update(database[name], delete.get(name),
+                                                 insert.get(name))
+        else:
+            relation, plus, minus = apply_kept_update(sets, name, database[name],
+                                                      delete.get(name), insert.get(name))
         if len(plus) or len(minus):
             changed[name], added[name], removed[name] = relation, plus, minus
     return (database.with_relations(changed) if changed else database), added, removed

@@ -18,11 +18,14 @@ evaluated whole in steps 1 and 3 (all its old heads overdeleted, all its new hea
 aggregate is recomputed, not maintained.
 
 Cost per update: the rule evaluator's work on instances touching the changes (and on the
-overdeleted facts, which may exceed the net change: the known weakness of DRed), plus
-O(n log n) per changed relation of n rows for the set operations. State beyond the
-materialization: the base facts of derived relations (``@base:`` relations), usually none.
-Every step reads immutable Relations and the new state is committed at the end, so a failure
-leaves the engine as it was.
+overdeleted facts, which may exceed the net change: the known weakness of DRed). The set
+operations go through hash tables of the current relations kept from one update to the next
+(``relation_sets.RelationSets``): which rows an update or a step adds or removes is O(1)
+expected per row, plus the O(n) copy of each changed relation, never a sort of a whole
+relation. State beyond the materialization: the base facts of derived relations (``@base:``
+relations), usually none, and those tables (two int64 slots per row). Every step reads
+immutable Relations and the new state is committed at the end, so a failure leaves the engine
+as it was (a table taken by a failed update is dropped, and rebuilt by the next one).
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ from herbrand.evaluators.incremental.changes import (
     apply_updates,
     as_batch_changes,
     visible,
-    without,
 )
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import (
@@ -45,6 +47,12 @@ from herbrand.evaluators.incremental.programs import (
     change_variants,
     head_restricted,
 )
+from herbrand.evaluators.incremental.relation_sets import (
+    RelationSet,
+    RelationSets,
+    hashed_difference,
+)
+from herbrand.evaluators.incremental.selections import select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -65,6 +73,7 @@ class DRedEngine(StoredEngine):
         self._evaluator = RelationalEvaluator(index=index)
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
+        self._sets = RelationSets()  # hash tables of the current relations, for the next update
         super().__init__()
 
     # -- contract --------------------------------------------------------------------------------
@@ -72,15 +81,17 @@ class DRedEngine(StoredEngine):
     def bootstrap(self, program: Program, database: Database) -> None:
         """Materialize semi-naively: the insertion step with every rule as a seed rule."""
         prepared, instance = IncrementalProgram.prepare(program, database)
+        self._sets = RelationSets()
         for stratum in prepared.strata:
-            known = {name: RowSet(instance[name].columns) for name in stratum.relations}
+            known = {name: RelationSet(instance[name]) for name in stratum.relations}
             instance, _ = self._closure(stratum, instance, stratum.rules, {}, known, grow=True)
+            self._keep(known)
         self._commit(prepared, instance, "bootstrap")
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
         """Apply deletes then inserts to the inputs and maintain each stratum in order."""
         old = self._state
-        new, added, removed = apply_updates(old, insert, delete)
+        new, added, removed = apply_updates(old, insert, delete, self._sets)
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
@@ -88,9 +99,10 @@ class DRedEngine(StoredEngine):
         return changes
 
     def state_size(self) -> tuple[int, int]:
-        """The base facts of derived relations. O(relations)."""
+        """The base facts of derived relations (tuples and bytes), plus the bytes of the hash
+        tables kept for the next update (``RelationSets``). O(relations)."""
         kept = [r for name, r in self._state.items() if name.startswith(RESERVED_PREFIX)]
-        return sum(map(len, kept)), sum(r.nbytes for r in kept)
+        return sum(map(len, kept)), sum(r.nbytes for r in kept) + self._sets.nbytes
 
     # -- steps -----------------------------------------------------------------------------------
 
@@ -114,12 +126,13 @@ class DRedEngine(StoredEngine):
         gone, remaining, seeds = self._delete(stratum, old.with_relations(deltas), reads,
                                               deletion_rules)
         instance = reads.with_relations(remaining)
-        known = {name: RowSet(remaining[name].columns) for name in stratum.relations}
+        known = {name: self._sets.take(name, remaining[name]) for name in stratum.relations}
         instance, inserted = self._closure(stratum, instance, insert_rules, seeds, known,
                                            grow=True)
+        self._keep(known)
         for name in stratum.relations:
-            added[name] = inserted[name].difference(gone[name])
-            removed[name] = gone[name].difference(inserted[name])
+            added[name] = hashed_difference(inserted[name], gone[name])
+            removed[name] = hashed_difference(gone[name], inserted[name])
         return new.with_relations({name: instance[name] for name in stratum.relations})
 
     def _delete(self, stratum: Stratum, old: Database, new: Database,
@@ -133,49 +146,73 @@ class DRedEngine(StoredEngine):
         still derives (they are inserted again)."""
         empty = {name: RowSet(old[name].columns[:, :0]) for name in stratum.relations}
         _, over = self._closure(stratum, old, deletion_rules, {}, empty, grow=False)
-        remaining = {name: without(old[name], over[name]) for name in stratum.relations}
+        remaining = {name: self._without(name, old[name], over[name])
+                     for name in stratum.relations}
         instance = new.with_relations({**remaining,
                                        **{OVER + n: rows for n, rows in over.items()}})
         rederive = tuple(head_restricted(rule, OVER + rule.head.relation)
                          for rule in stratum.rules if len(over[rule.head.relation]))
         return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
 
+    def _without(self, name: str, relation: Relation, rows: Relation) -> Relation:
+        """``relation`` without ``rows``, through (and keeping) its RelationSet. O(m)
+        expected for m rows, plus the O(n) copy when some leave."""
+        kept, _ = self._sets.take(name, relation).remove(rows.columns)
+        self._sets.put(name, kept)
+        return kept.relation
+
+    def _keep(self, known: Mapping[str, RelationSet]) -> None:
+        """Keep the grown sets for the next update (they match the Relations committed, and
+        are never matched by identity if this update fails)."""
+        for name, kept in known.items():
+            self._sets.put(name, kept)
+
     def _closure(self, stratum: Stratum, instance: Database, seed_rules: Sequence[Rule],
-                 seeds: Mapping, known: dict[str, RowSet],
+                 seeds: Mapping, known: dict[str, RelationSet | RowSet],
                  grow: bool) -> tuple[Database, dict[str, Relation]]:
         """Semi-naive propagation within ``stratum`` from the heads of ``seed_rules`` over
         ``instance`` plus the ``seeds`` batches: every fact derivable that is not in ``known``
-        (which grows). With ``grow`` the new facts join the stratum's relations in the instance
-        as they are found (insertion); without, the relations stay as they are (overdeletion
-        over the old state). Returns the instance and the facts found per relation."""
+        (whose sets grow in place in the dict: the caller owns them). With ``grow`` (``known``:
+        the RelationSet of each of the instance's stratum relations) those relations are the
+        sets' relations as they grow (insertion); without (``known``: RowSets, empty at first,
+        growing without copies) the relations stay as they are (overdeletion over the old
+        state), so the rules read constant selections of them made once
+        (``select_constants``). Returns the instance and the facts found per relation."""
+        start = {name: len(known[name].relation) if grow else len(known[name])
+                 for name in stratum.relations}
+        variants = (tuple(v for rule in stratum.rules
+                          for v in delta_variants(rule, set(stratum.relations)))
+                    if stratum.recursive else ())
+        if not grow and seed_rules:  # a fixed instance: constant atoms read selections of it
+            rules, instance = select_constants(tuple(seed_rules) + variants, instance)
+            seed_rules, variants = rules[:len(seed_rules)], rules[len(seed_rules):]
         derived = dict(seeds)
         for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules
                            else {}).items():
             derived[name] = _concat(derived.get(name), rows)
-        variants = (tuple(v for rule in stratum.rules
-                          for v in delta_variants(rule, set(stratum.relations)))
-                    if stratum.recursive else ())
-        found: dict[str, list[Relation]] = {name: [] for name in stratum.relations}
         while True:
             new_rows = {}
             for name in stratum.relations:
-                rows = (Relation(known[name].insert(derived[name]), unique=True)
-                        if name in derived else Relation.empty(instance[name].arity))
-                if len(rows):
-                    found[name].append(rows)
-                new_rows[name] = rows
+                rows = instance[name].columns[:, :0]
+                if name in derived and grow:
+                    known[name], rows = known[name].insert(derived[name])
+                elif name in derived:
+                    rows = known[name].insert(derived[name])
+                new_rows[name] = Relation(rows, unique=True)
             if not any(map(len, new_rows.values())):
                 break
             if grow:
                 instance = instance.with_relations(
-                    {name: instance[name].extend(rows) for name, rows in new_rows.items()})
+                    {name: known[name].relation for name in stratum.relations})
             if not variants:
                 break
             reads = instance.with_relations(
                 {delta_name(name): rows for name, rows in new_rows.items()})
             derived = self._evaluator.derive(variants, reads)
-        return instance, {name: _union(parts, instance[name].arity)
-                          for name, parts in found.items()}
+        found = {name: known[name].relation.columns if grow else known[name].rows()
+                 for name in stratum.relations}
+        return instance, {name: Relation(rows[:, start[name]:], unique=True)
+                          for name, rows in found.items()}
 
 
 def _variants(rules: Sequence[Rule], positive: Mapping[str, str],
@@ -185,10 +222,3 @@ def _variants(rules: Sequence[Rule], positive: Mapping[str, str],
 
 def _concat(first: np.ndarray | None, second: np.ndarray) -> np.ndarray:
     return second if first is None else np.concatenate([first, second], axis=1)
-
-
-def _union(parts: list[Relation], arity: int) -> Relation:
-    """The union of disjoint Relations. O(total)."""
-    if not parts:
-        return Relation.empty(arity)
-    return Relation(np.concatenate([p.columns for p in parts], axis=1), unique=True)

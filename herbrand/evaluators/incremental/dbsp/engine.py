@@ -35,6 +35,7 @@ from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit, Trace
 from herbrand.evaluators.incremental.dbsp.operators import LiftedRule
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
+from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import (
@@ -84,8 +85,10 @@ class DbspEngine(IncrementalEvaluator):
 
     Cost: bootstrap as semi-naive evaluation with derivation counts; an update per stratum and
     iteration the lifted join's terms from the changes, and O(n) per changed relation to merge
-    its trace. A rule change: a bootstrap of the affected strata. State (``state_size``): the dX
-    Z-sets (derivation-count differences per iteration) and the iteration offsets.
+    its trace; the update of the input relations themselves is hash probes into their kept
+    tables (``RelationSets``). A rule change: a bootstrap of the affected strata. State
+    (``state_size``): the dX Z-sets (derivation-count differences per iteration), the iteration
+    offsets and the input relations' hash tables.
     """
 
     tags = IncrementalTags(dynamic_rules=True)
@@ -95,6 +98,7 @@ class DbspEngine(IncrementalEvaluator):
         self._evaluator = RelationalEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._strategy = "none"
+        self._sets = RelationSets()  # hash tables of the input relations, for the next update
 
     # -- facts -----------------------------------------------------------------------------------
 
@@ -108,7 +112,7 @@ class DbspEngine(IncrementalEvaluator):
         relation that is not an input."""
         snapshot = self._require()
         require_inputs(insert.keys() | delete.keys(), snapshot.prepared.inputs)
-        database, added, removed = apply_updates(snapshot.database, insert, delete)
+        database, added, removed = apply_updates(snapshot.database, insert, delete, self._sets)
         given = snapshot.given.with_relations({name: database[name] for name in added})
         changes = {name: ZSet.change(added[name].columns, removed[name].columns)
                    for name in added}
@@ -173,9 +177,11 @@ class DbspEngine(IncrementalEvaluator):
         return self._strategy
 
     def state_size(self) -> tuple[int, int]:
-        """(rows of the dX Z-sets, bytes of them and of the iteration offsets)."""
+        """(rows of the dX Z-sets, bytes of them, of the iteration offsets and of the input
+        relations' hash tables kept for the next update)."""
         traces = self._require().traces.values()
-        return sum(t.tuples for t in traces), sum(t.nbytes for t in traces)
+        return (sum(t.tuples for t in traces),
+                sum(t.nbytes for t in traces) + self._sets.nbytes)
 
     # -- internals -------------------------------------------------------------------------------
 

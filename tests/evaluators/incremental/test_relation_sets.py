@@ -1,0 +1,104 @@
+"""RelationSet: a Relation with a hash table of its row positions; RelationSets: kept by name."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.relation_sets import (
+    RelationSet,
+    RelationSets,
+    hashed_difference,
+)
+from herbrand.framework.storage import Relation
+
+
+def test_positions_and_contains():
+    kept = RelationSet(Relation.from_rows([(1, 2), (3, 4), (5, 6)]))
+    rows = np.array([[3, 1, 9], [4, 2, 9]])
+    assert kept.positions(rows).tolist() == [1, 0, -1]
+    assert kept.contains(rows).tolist() == [True, True, False]
+
+
+def test_insert_appends_the_new_rows_once_and_keeps_old_positions():
+    kept = RelationSet(Relation.from_rows([(1, 2)]))
+    grown, new = kept.insert(np.array([[1, 7, 7, 8], [2, 7, 7, 8]]))
+    assert new.tolist() == [[7, 8], [7, 8]]
+    assert grown.relation.to_rows() == [(1, 2), (7, 7), (8, 8)]
+    assert grown.positions(np.array([[1, 7, 8], [2, 7, 8]])).tolist() == [0, 1, 2]
+
+
+def test_insert_grows_the_table_past_its_load():
+    kept = RelationSet(Relation.empty(1))
+    for start in range(0, 100, 7):
+        kept, _ = kept.insert(np.arange(start, start + 7)[None, :])
+    assert len(kept.relation) == 105
+    assert kept.contains(np.arange(110)[None, :]).tolist() == [True] * 105 + [False] * 5
+    assert kept.nbytes == 256 * 8  # the least power of two at least twice 105
+
+
+def test_insert_of_known_rows_changes_nothing():
+    kept = RelationSet(Relation.from_rows([(1,), (2,)]))
+    same, new = kept.insert(np.array([[2, 1]]))
+    assert same is kept and new.shape == (1, 0)
+
+
+def test_arity_zero():
+    kept = RelationSet(Relation.empty(0))
+    assert kept.contains(np.zeros((0, 2), dtype=np.int64)).tolist() == [False, False]
+    grown, new = kept.insert(np.zeros((0, 3), dtype=np.int64))
+    assert len(grown.relation) == 1 and new.shape == (0, 1)
+    assert grown.contains(np.zeros((0, 1), dtype=np.int64)).tolist() == [True]
+
+
+def test_take_reuses_only_the_same_relation_object_and_drops_the_entry():
+    sets = RelationSets()
+    relation = Relation.from_rows([(1,), (2,)])
+    first = sets.take("r", relation)
+    sets.put("r", first)
+    assert sets.take("r", relation) is first
+    assert sets.take("r", relation) is not first  # taken: the entry was dropped
+    sets.put("r", first)
+    equal = Relation.from_rows([(1,), (2,)])
+    assert sets.take("r", equal).relation is equal  # equal rows, another object: rebuilt
+    assert sets.nbytes == 0
+
+
+def test_remove_keeps_the_others_in_order_and_findable():
+    rows = np.array([[i % 7 for i in range(40)], list(range(40))])
+    kept = RelationSet(Relation(rows, unique=True))
+    shrunk, removed = kept.remove(np.array([[3, 0, 9], [3, 0, 99]]))  # (9, 99) is absent
+    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3)]
+    left = [row for row in map(tuple, rows.T.tolist()) if row not in {(0, 0), (3, 3)}]
+    assert shrunk.relation.to_rows() == left
+    probe = np.array([[i % 7 for i in range(40)], list(range(40))])
+    expected = [left.index(row) if row in left else -1 for row in map(tuple, probe.T.tolist())]
+    assert shrunk.positions(probe).tolist() == expected
+
+
+def test_remove_and_insert_agree_with_set_algebra_on_colliding_rows():
+    rng = np.random.default_rng(3)
+    kept = RelationSet(Relation.empty(2))
+    truth: set[tuple[int, int]] = set()
+    for _ in range(30):
+        batch = rng.integers(0, 12, size=(2, 15))
+        if rng.random() < 0.5:
+            kept, _ = kept.insert(batch)
+            truth |= set(map(tuple, batch.T.tolist()))
+        else:
+            kept, _ = kept.remove(batch)
+            truth -= set(map(tuple, batch.T.tolist()))
+        assert kept.relation.to_set() == truth
+        every = np.array([[a for a in range(12) for _ in range(12)],
+                          [b for _ in range(12) for b in range(12)]])
+        hits = {row for row, hit in zip(map(tuple, every.T.tolist()), kept.contains(every),
+                                         strict=True) if hit}
+        assert hits == truth
+        found = kept.positions(kept.relation.columns)
+        assert found.tolist() == list(range(len(kept.relation)))
+
+
+def test_hashed_difference_keeps_order():
+    relation = Relation.from_rows([(5, 1), (1, 2), (3, 4), (2, 2)])
+    assert hashed_difference(relation, Relation.from_rows([(3, 4), (9, 9)])).to_rows() == [
+        row for row in relation.to_rows() if row != (3, 4)]
+    assert hashed_difference(relation, Relation.empty(2)) is relation
