@@ -2,7 +2,9 @@
 
 The state is two int64 numbers per derived tuple, in numpy arrays aligned with the relation's
 rows (``RelationState``): the iteration in which semi-naive evaluation first derives it and its
-proof count in that iteration. ``bootstrap`` runs Algorithm 2 stratum by stratum; ``update`` runs
+proof count in that iteration (UNKNOWN until an Update needs it: the native Bootstrap computes
+only the iterations, see ``elastic_native``). ``bootstrap`` runs Algorithm 2 stratum by
+stratum; ``update`` runs
 Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
 lower strata acting as input changes of the higher ones (negated relations included).
 
@@ -34,8 +36,9 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
+from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
-from herbrand.evaluators.incremental.elastic_state import RelationState, Universe
+from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
 from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -87,8 +90,13 @@ class _Snapshot:
 class ElasticEngine(IncrementalEvaluator):
     """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
     the last Bootstrap's time. ``index``: the relational evaluator's index backing.
+    ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
+    semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
+    Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
+    counting every proof (the reference the tests compare with).
 
-    Cost: Bootstrap as a semi-naive materialization that also counts derivations; Update per
+    Cost: Bootstrap as a native semi-naive materialization plus O(n log n) to index the
+    rows (Algorithm 2 in Python: a materialization that also counts derivations); Update per
     iteration the joins seeded by the changes so far (see ``elastic_stratum``) plus O(n)
     vectorised bookkeeping per changed stratum. State (``state_size``): 16 bytes per derived
     tuple, the tombstones of removed tuples (at most as many as live ones) and row indexes.
@@ -96,9 +104,11 @@ class ElasticEngine(IncrementalEvaluator):
 
     clock = staticmethod(time.perf_counter)
 
-    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector"):
+    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector",
+                 native_bootstrap: bool = True):
         self.switch = switch
         self.index = index
+        self.native_bootstrap = native_bootstrap
         self._evaluator = RelationalEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._bootstrap_seconds = 0.0
@@ -168,8 +178,17 @@ class ElasticEngine(IncrementalEvaluator):
     def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
         plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
         states: dict[str, RelationState] = {}
+        numbering = NativeNumbering()
         for plan in plans:
-            fresh = self._bootstrap_stratum(plan, instance)
+            numbered = (numbering.number(plan.stratum, instance, bool(plan.aggregated))
+                        if self.native_bootstrap else None)
+            if numbered is None:
+                fresh = self._bootstrap_stratum(plan, instance)
+            else:
+                grown, iterations = numbered
+                fresh = {r: RelationState.of(grown[r].columns, iterations[r],
+                                             np.full(len(iterations[r]), UNKNOWN))
+                         for r in plan.stratum.relations}
             states.update(fresh)
             instance = instance.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(prepared, plans, instance, states)

@@ -24,6 +24,10 @@ from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
 from herbrand.framework.storage import Relation
 
 NEVER = np.iinfo(np.int64).max // 4  # the iteration of a tuple that is not derived
+# the proof count of a tuple that has one (it is derived) not computed yet: Bootstrap leaves
+# every count unknown and an Update computes those it must lower (``elastic_stratum``); large
+# enough that adding an update's weights keeps it positive
+UNKNOWN = np.iinfo(np.int64).max // 4
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,14 @@ class Universe:
         if not self._indexes:
             self._indexes.append(RowIndex(self.rows))
         return find_in(self._indexes, rows)
+
+    def record_old_counts(self, positions: np.ndarray, counts: np.ndarray) -> None:
+        """Record the previous epoch's proof counts of the rows at ``positions``, computed now
+        (they were UNKNOWN). The committed state's array is copied on the first write, so
+        it stays as it was: O(n) once per run."""
+        if not self.old_count.flags.writeable:
+            self.old_count = self.old_count.copy()
+        self.old_count[positions] = counts
 
     def append(self, rows: np.ndarray, iteration: int, count: np.ndarray) -> None:
         """Add distinct rows new to the universe, first derived in this epoch at

@@ -42,7 +42,7 @@ from herbrand.evaluators.incremental.elastic_rules import (
     seed_name,
     universe_name,
 )
-from herbrand.evaluators.incremental.elastic_state import NEVER, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
@@ -175,7 +175,7 @@ class StratumRun:
             heads, _, _ = self.derive(probe, probe.full, {})
             found[probe.head].append(heads)
         k = 1
-        while self._settle(k, found, lambda universe: np.zeros(len(universe), dtype=np.int64)):
+        while self._settle(k, found):
             on_iteration()
             if not recursive:
                 return
@@ -210,8 +210,7 @@ class StratumRun:
                 rediscovered = self._rediscovered(probe, h, deleted_heads)
                 found[probe.head].append(rediscovered)
                 weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
-            if not self._settle(k, found, lambda u, k=k: np.where(
-                    (u.old_iteration == k), u.old_count, 0), weights):
+            if not self._settle(k, found, weights):
                 return
             on_iteration()
             k += 1
@@ -252,11 +251,12 @@ class StratumRun:
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _settle(self, k: int, found, base: Callable[[Universe], np.ndarray],
-                weights=None) -> bool:
-        """Give iteration k to every head not in I_{k-1} whose count (``base`` plus the
-        weights of its derivations, +1 each when ``weights`` is None) is positive. Returns
-        whether some tuple got iteration k."""
+    def _settle(self, k: int, found, weights=None) -> bool:
+        """Give iteration k to every head not in I_{k-1} whose count is positive: the weights
+        of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
+        its previous epoch's proof count when it had iteration k then (computed first where
+        it is UNKNOWN and the weights would lower it). Returns whether some tuple got
+        iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -267,14 +267,44 @@ class StratumRun:
                  else np.ones(rows.shape[1], dtype=np.int64))
             rows, w = weighted_groups(rows, w)
             positions = universe.find(rows)
-            totals = base(universe).astype(np.int64)
             present = positions != ABSENT
+            if weights is None:
+                totals = np.zeros(len(universe), dtype=np.int64)
+                unknown = np.zeros(len(universe), dtype=bool)
+            else:
+                self._resolve_counts(head, k, positions[present & (w < 0)])
+                was_k = universe.old_iteration == k
+                totals = np.where(was_k, universe.old_count, 0)
+                unknown = was_k & (universe.old_count == UNKNOWN)
             totals[positions[present]] += w[present]
             fresh = (universe.new_iteration == NEVER) & (totals > 0)
             universe.new_iteration[fresh] = k
-            universe.new_count[fresh] = totals[fresh]
+            universe.new_count[fresh] = np.where(unknown[fresh], UNKNOWN, totals[fresh])
             new_rows = ~present & (w > 0)
             if new_rows.any():
                 universe.append(rows[:, new_rows], k, w[new_rows])
             progressed |= bool(fresh.any() or new_rows.any())
         return progressed
+
+    def _resolve_counts(self, head: str, k: int, positions: np.ndarray) -> None:
+        """Compute the previous epoch's proof counts that are UNKNOWN among the rows of
+        ``head`` at ``positions`` whose old iteration is k and new one not yet known: their
+        derivations whose body elements all had an old iteration below k (provenance queries
+        seeded by those rows). O(their derivations) plus O(n) once per run."""
+        universe = self.universes[head]
+        positions = positions[(universe.old_iteration[positions] == k)
+                              & (universe.old_count[positions] == UNKNOWN)
+                              & (universe.new_iteration[positions] == NEVER)]
+        if not len(positions):
+            return
+        seeds = {head_seed_name(head): Relation(universe.rows[:, positions], unique=True)}
+        proofs = []
+        for probe in self.probes:
+            if probe.head == head:
+                heads, old, _ = self.derive(probe, probe.head_seeded, seeds)
+                proofs.append(heads[:, _latest(old) < k])
+        rows, counts = weighted_groups(np.concatenate(proofs, axis=1),
+                                       np.ones(sum(p.shape[1] for p in proofs), dtype=np.int64))
+        by_position = np.zeros(len(universe), dtype=np.int64)
+        by_position[universe.find(rows)] = counts
+        universe.record_old_counts(positions, by_position[positions])
