@@ -9,9 +9,9 @@ class).
 
 ``Universe``: during one Bootstrap or Update of a stratum, the rows of one relation of either
 epoch (previous epoch's rows first, rows new in this epoch appended) with their first
-iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch as far
-as it is known (``new_iteration``; NEVER when absent or not derived yet). It is the working
-copy of one run: it is created per run and never shared with a committed state.
+iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch
+(``new_iteration``: the old one until the run decides otherwise; NEVER when absent). It is the
+working copy of one run: it is created per run and never shared with a committed state.
 """
 
 from __future__ import annotations
@@ -111,26 +111,37 @@ _MAX_RUNS = 8  # row indexes of appended runs kept before they are merged into o
 
 
 class Universe:
-    """One relation's rows of both epochs during a run (see the module docstring)."""
+    """One relation's rows of both epochs during a run (see the module docstring).
+
+    ``new_iteration`` starts as the old iteration (an Update) and is overridden only where the
+    run decides otherwise (``settle``, ``append``, an input's changes): a tuple the run never
+    touches keeps its iteration and count, as Algorithm 3 would give them. ``moved`` lists the
+    positions where the two may differ, so the per-iteration work of a run (its seeds, its
+    deleted heads) follows the changes rather than the relation.
+    """
 
     def __init__(self, rows: np.ndarray, old_iteration: np.ndarray, old_count: np.ndarray,
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
-                 relation: Relation | None = None):
-        """``index``: finds the rows (None: built on the first ``find``)."""
+                 relation: Relation | None = None, moved: np.ndarray | None = None):
+        """``index``: finds the rows (None: built on the first ``find``); ``moved``: the
+        positions whose new iteration may differ from the old one (default none)."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
         self.new_iteration = new_iteration.copy()
-        self.new_count = np.zeros(len(new_iteration), dtype=np.int64)
+        self.new_count = old_count.copy()
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
         self._relation = relation
+        self._moved = [] if moved is None else [moved]
+        self._moved_positions: np.ndarray | None = None
+        self._per_iteration: np.ndarray | None = None  # old tuples per iteration
+        self._away: np.ndarray | None = None  # of those, how many moved to another iteration
 
     @classmethod
     def of_state(cls, state: RelationState) -> Universe:
-        """A derived relation at the start of an Update: nothing of this epoch known yet."""
-        return cls(state.rows, state.iteration, state.count,
-                   np.full(len(state.iteration), NEVER, dtype=np.int64), state.indexes,
+        """A derived relation at the start of an Update: every tuple where it was."""
+        return cls(state.rows, state.iteration, state.count, state.iteration, state.indexes,
                    state.universe)
 
     @classmethod
@@ -148,11 +159,12 @@ class Universe:
         old_iteration = np.concatenate([np.zeros(n, dtype=np.int64), np.full(a, NEVER)])
         new_iteration = np.zeros(n + a, dtype=np.int64)
         index = RowIndex(old.columns)
-        if removed.shape[1]:
-            new_iteration[index.find(removed)] = NEVER
+        gone = index.find(removed) if removed.shape[1] else np.zeros(0, dtype=np.int64)
+        new_iteration[gone] = NEVER
         rows = np.concatenate([old.columns, added], axis=1) if a else old.columns
+        moved = np.concatenate([gone, np.arange(n, n + a, dtype=np.int64)])
         universe = cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration,
-                       index)
+                       index, moved=moved)
         if a:
             universe._indexes.append(RowIndex(added, np.arange(n, n + a, dtype=np.int64)))
         return universe
@@ -172,6 +184,50 @@ class Universe:
             self._indexes.append(RowIndex(self.rows))
         return find_in(self._indexes, rows)
 
+    def moved(self) -> np.ndarray:
+        """The distinct positions whose new iteration may differ from the old one."""
+        if self._moved_positions is None:
+            self._moved_positions = np.unique(np.concatenate(
+                [*self._moved, np.zeros(0, dtype=np.int64)]))
+            self._moved = [self._moved_positions]
+        return self._moved_positions
+
+    def settle(self, positions: np.ndarray, iterations: np.ndarray, counts: np.ndarray) -> None:
+        """Give the rows at distinct ``positions`` their new iterations and counts. O(m)."""
+        if self._away is not None:
+            old, before = self.old_iteration[positions], self.new_iteration[positions]
+            tracked = old < len(self._per_iteration)
+            leaving = tracked & (before == old) & (iterations != old)
+            returning = tracked & (before != old) & (iterations == old)
+            np.add.at(self._away, old[leaving], 1)
+            np.add.at(self._away, old[returning], -1)
+        self.new_iteration[positions] = iterations
+        self.new_count[positions] = counts
+        self._moved.append(positions)
+        self._moved_positions = None
+
+    def kept_at(self, k: int) -> int:
+        """How many tuples first derived in iteration k before still are (the untouched
+        ones and those settled at k again). O(n) on the first call of a run, then O(1)."""
+        if self._per_iteration is None:
+            old = self.old_iteration[self.old_iteration < NEVER]
+            self._per_iteration = np.bincount(old)
+            self._away = np.zeros(len(self._per_iteration), dtype=np.int64)
+            moved = self.moved()
+            old, new = self.old_iteration[moved], self.new_iteration[moved]
+            away = (old < NEVER) & (new != old)
+            np.add.at(self._away, old[away], 1)
+        if k >= len(self._per_iteration):
+            return 0
+        return int(self._per_iteration[k] - self._away[k])
+
+    def drop_beyond(self, k: int) -> None:
+        """The run ended at iteration k: tuples still where they were in a later iteration
+        are not derived in this epoch. O(n)."""
+        beyond = (self.new_iteration == self.old_iteration) & (self.old_iteration > k) & (
+            self.old_iteration < NEVER)
+        self.new_iteration[beyond] = NEVER
+
     def record_old_counts(self, positions: np.ndarray, counts: np.ndarray) -> None:
         """Record the previous epoch's proof counts of the rows at ``positions``, computed now
         (they were UNKNOWN). The committed state's array is copied on the first write, so
@@ -189,7 +245,10 @@ class Universe:
         self.old_count = np.concatenate([self.old_count, np.zeros(m, dtype=np.int64)])
         self.new_iteration = np.concatenate([self.new_iteration, np.full(m, iteration)])
         self.new_count = np.concatenate([self.new_count, count])
-        self._indexes.append(RowIndex(rows, np.arange(start, start + m, dtype=np.int64)))
+        positions = np.arange(start, start + m, dtype=np.int64)
+        self._indexes.append(RowIndex(rows, positions))
+        self._moved.append(positions)
+        self._moved_positions = None
         self._relation = None
 
     def relation(self) -> Relation:
@@ -200,10 +259,10 @@ class Universe:
             self._relation = Relation(np.concatenate([self.rows, positions]), unique=True)
         return self._relation
 
-    def rows_where(self, mask: np.ndarray) -> Relation:
-        """The rows selected by ``mask`` with their positions (a seed relation)."""
-        positions = np.flatnonzero(mask)[None, :]
-        return Relation(np.concatenate([self.rows[:, mask], positions]), unique=True)
+    def rows_at(self, positions: np.ndarray) -> Relation:
+        """The rows at ``positions`` with their positions (a seed relation)."""
+        return Relation(np.concatenate([self.rows[:, positions], positions[None, :]]),
+                        unique=True)
 
     def state(self) -> RelationState:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).

@@ -150,8 +150,9 @@ class StratumRun:
                 name = seed_name(probe.positives[element])
                 if name not in seeds:
                     universe = self.universes[probe.positives[element]]
-                    mask = member(universe.old_iteration, universe.new_iteration)
-                    seeds[name] = universe.rows_where(mask) if mask.any() else None
+                    moved = universe.moved()
+                    mask = member(universe.old_iteration[moved], universe.new_iteration[moved])
+                    seeds[name] = universe.rows_at(moved[mask]) if mask.any() else None
             else:
                 slot = probe.negatives[element - len(probe.positives)]
                 name = slot.seed_name
@@ -211,6 +212,8 @@ class StratumRun:
                 found[probe.head].append(rediscovered)
                 weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
             if not self._settle(k, found, weights):
+                for head in self.heads:
+                    self.universes[head].drop_beyond(k)
                 return
             on_iteration()
             k += 1
@@ -239,9 +242,11 @@ class StratumRun:
         the seed relations of one iteration by head relation (None: empty)."""
         if probe.head not in deleted_heads:
             universe = self.universes[probe.head]
-            deleted = (universe.old_iteration <= h) & (universe.new_iteration > h)
+            moved = universe.moved()
+            deleted = moved[(universe.old_iteration[moved] <= h)
+                            & (universe.new_iteration[moved] > h)]
             deleted_heads[probe.head] = (Relation(universe.rows[:, deleted], unique=True)
-                                         if deleted.any() else None)
+                                         if len(deleted) else None)
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
         seeds = {head_seed_name(probe.head): deleted_heads[probe.head]}
@@ -255,8 +260,9 @@ class StratumRun:
         """Give iteration k to every head not in I_{k-1} whose count is positive: the weights
         of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
         its previous epoch's proof count when it had iteration k then (computed first where
-        it is UNKNOWN and the weights would lower it). Returns whether some tuple got
-        iteration k."""
+        it is UNKNOWN and the weights would lower it). A head of old iteration k without
+        weights keeps it (``Universe``): the work is O(found heads). Returns whether some
+        tuple has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -268,33 +274,33 @@ class StratumRun:
             rows, w = weighted_groups(rows, w)
             positions = universe.find(rows)
             present = positions != ABSENT
-            if weights is None:
-                totals = np.zeros(len(universe), dtype=np.int64)
-                unknown = np.zeros(len(universe), dtype=bool)
-            else:
-                self._resolve_counts(head, k, positions[present & (w < 0)])
-                was_k = universe.old_iteration == k
-                totals = np.where(was_k, universe.old_count, 0)
-                unknown = was_k & (universe.old_count == UNKNOWN)
-            totals[positions[present]] += w[present]
-            fresh = (universe.new_iteration == NEVER) & (totals > 0)
-            universe.new_iteration[fresh] = k
-            universe.new_count[fresh] = np.where(unknown[fresh], UNKNOWN, totals[fresh])
+            undecided = present.copy()
+            undecided[present] = universe.new_iteration[positions[present]] >= k
+            at, total = positions[undecided], w[undecided]
+            was_k = universe.old_iteration[at] == k
+            unknown = np.zeros(len(at), dtype=bool)
+            if weights is not None:
+                self._resolve_counts(head, k, at[(total < 0) & was_k])
+                total = total + np.where(was_k, universe.old_count[at], 0)
+                unknown = was_k & (universe.old_count[at] == UNKNOWN)
+            gets_k = total > 0
+            changed = gets_k | was_k
+            universe.settle(at[changed], np.where(gets_k, k, NEVER)[changed],
+                            np.where(unknown, UNKNOWN, total)[changed])
             new_rows = ~present & (w > 0)
             if new_rows.any():
                 universe.append(rows[:, new_rows], k, w[new_rows])
-            progressed |= bool(fresh.any() or new_rows.any())
+            progressed |= bool(gets_k.any() or new_rows.any()
+                               or (weights is not None and universe.kept_at(k) > 0))
         return progressed
 
     def _resolve_counts(self, head: str, k: int, positions: np.ndarray) -> None:
         """Compute the previous epoch's proof counts that are UNKNOWN among the rows of
-        ``head`` at ``positions`` whose old iteration is k and new one not yet known: their
+        ``head`` at ``positions`` (of old iteration k, not settled in this epoch yet): their
         derivations whose body elements all had an old iteration below k (provenance queries
         seeded by those rows). O(their derivations) plus O(n) once per run."""
         universe = self.universes[head]
-        positions = positions[(universe.old_iteration[positions] == k)
-                              & (universe.old_count[positions] == UNKNOWN)
-                              & (universe.new_iteration[positions] == NEVER)]
+        positions = positions[universe.old_count[positions] == UNKNOWN]
         if not len(positions):
             return
         seeds = {head_seed_name(head): Relation(universe.rows[:, positions], unique=True)}
