@@ -9,7 +9,7 @@ Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order
 lower strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
-abandoned (checked after every iteration) and the engine bootstraps from the updated inputs
+abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
 instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update").
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
@@ -133,13 +133,13 @@ class ElasticEngine(IncrementalEvaluator):
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
         budget = self.switch * self._bootstrap_seconds
 
-        def on_iteration() -> None:
+        def checkpoint() -> None:
             if self.clock() - start > budget:
                 raise _Abandoned
 
         try:
             new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                     on_iteration)
+                                                     checkpoint)
             strategy = "update"
         except _Abandoned:
             bootstrap_start = self.clock()
@@ -201,7 +201,7 @@ class ElasticEngine(IncrementalEvaluator):
                    for s in plan.negated}
         run = StratumRun(plan.probes, universes, negated, self._evaluator, instance.symbols,
                          {r: instance[r] for r in plan.aggregated})
-        run.bootstrap(plan.stratum.recursive, lambda: None)
+        run.bootstrap(plan.stratum.recursive)
         return {r: universes[r].state() for r in plan.stratum.relations}
 
     def _updated_inputs(self, snapshot: _Snapshot, insert, delete):
@@ -210,7 +210,7 @@ class ElasticEngine(IncrementalEvaluator):
         return database, as_batch_changes(added, removed)
 
     def _propagated(self, snapshot: _Snapshot, database: Database, changes: BatchChanges,
-                    on_iteration) -> tuple[_Snapshot, BatchChanges]:
+                    checkpoint) -> tuple[_Snapshot, BatchChanges]:
         """Run Update on every stratum whose inputs changed, in order."""
         states = dict(snapshot.states)
         for plan in snapshot.plans:
@@ -218,18 +218,18 @@ class ElasticEngine(IncrementalEvaluator):
                 continue
             if plan.aggregated:
                 fresh = self._bootstrap_stratum(plan, database)
-                on_iteration()
+                checkpoint()
                 changes.update(database_changes(
                     snapshot.database, database.with_relations(
                         {r: s.relation for r, s in fresh.items()}), fresh))
             else:
-                fresh = self._update_stratum(plan, snapshot, database, changes, on_iteration)
+                fresh = self._update_stratum(plan, snapshot, database, changes, checkpoint)
             states.update(fresh)
             database = database.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(snapshot.prepared, snapshot.plans, database, states), changes
 
     def _update_stratum(self, plan: _StratumPlan, snapshot: _Snapshot, new: Database,
-                        changes: BatchChanges, on_iteration) -> dict[str, RelationState]:
+                        changes: BatchChanges, checkpoint) -> dict[str, RelationState]:
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: Universe.of_state(snapshot.states[r]) for r in own}
@@ -237,8 +237,9 @@ class ElasticEngine(IncrementalEvaluator):
             universes[r] = (Universe.of_input(old[r], changes[r][0], changes[r][1])
                             if r in changes else Universe.of_current(new[r]))
         negated = {s: NegatedInput.of(s, old[s.relation], new[s.relation]) for s in plan.negated}
-        run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {})
-        run.update(on_iteration)
+        run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {},
+                         checkpoint)
+        run.update()
         for r in own:
             added, removed = universes[r].changes()
             if added.shape[1] or removed.shape[1]:

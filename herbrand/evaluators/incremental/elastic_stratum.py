@@ -24,8 +24,10 @@ relation in that epoch and NEVER otherwise (its relation is an input of the stra
 negation needs no separate terms. Comparisons and arithmetic are filters of the rules.
 
 Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
-heads, plus O(n) vectorised bookkeeping over the stratum's arrays; nothing loops per tuple.
-``on_iteration`` (called after each iteration) lets the caller abandon a long Update.
+heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
+O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
+``checkpoint`` (called after every join and every iteration) lets the caller
+abandon a long Update as soon as it runs out of time.
 """
 
 from __future__ import annotations
@@ -101,7 +103,10 @@ class StratumRun:
 
     def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
-                 symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation]):
+                 symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
+                 checkpoint: Callable[[], None] = lambda: None):
+        """``checkpoint``: called after every join of the run (it may raise to abandon it)."""
+        self.checkpoint = checkpoint
         self.probes = probes
         self.universes = universes
         self.negated = negated
@@ -123,6 +128,7 @@ class StratumRun:
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
         batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
+        self.checkpoint()
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -169,7 +175,7 @@ class StratumRun:
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
-    def bootstrap(self, recursive: bool, on_iteration: Callable[[], None]) -> None:
+    def bootstrap(self, recursive: bool) -> None:
         """Algorithm 2: grow the universes' new iterations and counts to the fixpoint."""
         found = {head: [] for head in self.heads}
         for probe in self.probes:
@@ -177,7 +183,6 @@ class StratumRun:
             found[probe.head].append(heads)
         k = 1
         while self._settle(k, found):
-            on_iteration()
             if not recursive:
                 return
             h, k = k, k + 1
@@ -190,7 +195,7 @@ class StratumRun:
 
     # -- Update ------------------------------------------------------------------------------
 
-    def update(self, on_iteration: Callable[[], None]) -> None:
+    def update(self) -> None:
         """Algorithm 3 from the previous epoch's iterations to this epoch's (see the module
         docstring), until an iteration derives nothing."""
         k = 1
@@ -215,7 +220,7 @@ class StratumRun:
                 for head in self.heads:
                     self.universes[head].drop_beyond(k)
                 return
-            on_iteration()
+            self.checkpoint()
             k += 1
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
