@@ -154,20 +154,18 @@ class Universe:
     @classmethod
     def of_input(cls, old: Relation, added: np.ndarray, removed: np.ndarray) -> Universe:
         """An input of the stratum (all at iteration 0) that lost ``removed`` and gained
-        ``added`` rows (both already exact set differences). O((n + a) log n)."""
+        ``added`` rows (both already exact set differences). O(n log r) for r removed rows
+        (the old rows are searched among them; the universe is indexed only if searched)."""
         n, a = len(old), added.shape[1]
         old_iteration = np.concatenate([np.zeros(n, dtype=np.int64), np.full(a, NEVER)])
         new_iteration = np.zeros(n + a, dtype=np.int64)
-        index = RowIndex(old.columns)
-        gone = index.find(removed) if removed.shape[1] else np.zeros(0, dtype=np.int64)
+        gone = (np.flatnonzero(RowIndex(removed).find(old.columns) != ABSENT)
+                if removed.shape[1] else np.zeros(0, dtype=np.int64))
         new_iteration[gone] = NEVER
         rows = np.concatenate([old.columns, added], axis=1) if a else old.columns
         moved = np.concatenate([gone, np.arange(n, n + a, dtype=np.int64)])
-        universe = cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration,
-                       index, moved=moved)
-        if a:
-            universe._indexes.append(RowIndex(added, np.arange(n, n + a, dtype=np.int64)))
-        return universe
+        return cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration, None,
+                   moved=moved)
 
     @classmethod
     def of_current(cls, relation: Relation) -> Universe:
