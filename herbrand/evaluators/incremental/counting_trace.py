@@ -40,6 +40,11 @@ from herbrand.indexes.runs import RowCodec, SortedRun
 _COUNT_TYPES = (np.int8, np.int16, np.int32, np.int64)
 
 
+def _narrowest(counts: np.ndarray) -> type:
+    largest = int(np.abs(counts).max()) if len(counts) else 0
+    return next(t for t in _COUNT_TYPES if largest <= np.iinfo(t).max)
+
+
 @dataclass(frozen=True)
 class PackedCounts:
     """D_k of one iteration, packed: its rows encoded by the relation's RowCodec (one int64 per
@@ -55,13 +60,40 @@ class PackedCounts:
     def of(cls, codec: RowCodec, counts: weighted.Weighted) -> PackedCounts:
         rows, weights = counts
         data, packed = codec.encode(rows)
-        largest = int(np.abs(weights).max()) if len(weights) else 0
-        narrow = next(t for t in _COUNT_TYPES if largest <= np.iinfo(t).max)
-        return cls(np.ascontiguousarray(data), packed, weights.astype(narrow))
+        if packed:
+            return cls.of_keyed((data, weights))
+        return cls(np.ascontiguousarray(data), False, weights.astype(_narrowest(weights)))
 
     def unpacked(self, codec: RowCodec) -> weighted.Weighted:
         """The weighted batch (rows in lexicographic order, int64 counts)."""
         return codec.decode(self.data, self.packed), self.counts.astype(np.int64)
+
+    def _keyed(self, codec: RowCodec, rows: np.ndarray) -> tuple[weighted.Weighted, np.ndarray]:
+        """(these counts, ``rows``) in one encoding: packed keys when both pack (a search
+        is then one int64 searchsorted), plain rows otherwise."""
+        data, packed = codec.encode(rows)
+        if self.packed and packed:
+            return (self.data, self.counts.astype(np.int64)), data
+        return self.unpacked(codec), codec.decode(data, packed)
+
+    def plus(self, codec: RowCodec, delta: weighted.Weighted) -> PackedCounts:
+        """These counts plus a consolidated ``delta``. O(m log n + n): a search, one copy."""
+        counts, rows = self._keyed(codec, delta[0])
+        summed = weighted.add_sorted(counts, (rows, delta[1]))
+        if rows.shape[0] == 1 and self.packed:
+            return PackedCounts.of_keyed(summed)
+        return PackedCounts.of(codec, summed)
+
+    def weights_of(self, codec: RowCodec, rows: np.ndarray) -> np.ndarray:
+        """The count of each row of ``rows`` here (0 when absent). O(m log n)."""
+        counts, keys = self._keyed(codec, rows)
+        return weighted.weights_of(counts, keys)
+
+    @classmethod
+    def of_keyed(cls, counts: weighted.Weighted) -> PackedCounts:
+        """Counts whose rows are already packed keys."""
+        keys, weights = counts
+        return cls(np.ascontiguousarray(keys), True, weights.astype(_narrowest(weights)))
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -184,29 +216,25 @@ class Walk:
             counts, first = self._old_counts(name), self._old_first(name)
             touched = np.concatenate([delta[0], self.plus[name].rows(), self.minus[name].rows()],
                                      axis=1)
-            if touched.shape[1]:
-                unpacked = (counts.unpacked(codec) if counts is not None
-                            else weighted.empty(self.current[name].arity))
-                unpacked = weighted.add_sorted(unpacked, delta)
-                assert (unpacked[1] > 0).all(), f"negative derivation count in {name}"
-                first = self._refresh(name, unpacked, first,
-                                      SortedRun.from_batch(codec, touched))
-                counts = PackedCounts.of(codec, unpacked)
-            elif counts is None:
+            if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(self.current[name].arity))
+            if touched.shape[1]:
+                counts = counts.plus(codec, delta)
+                assert (counts.counts > 0).all(), f"negative derivation count in {name}"
+                first = self._refresh(name, counts, first, SortedRun.from_batch(codec, touched))
             self.counts[name].append(counts)
             self.firsts[name].append(first)
             self.current[name] = self.current[name].extend(Relation(first.rows(), unique=True))
         self.k += 1
 
-    def _refresh(self, name: str, counts: weighted.Weighted, first: SortedRun,
+    def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
                  touched: SortedRun) -> SortedRun:
         """Δ'_k from Δ_k and the touched tuples; updates plus and minus:
         plus_k = (plus_{k-1} - Δ_k) ∪ (Δ'_k - X_k), minus_k = (minus_{k-1} - Δ'_k) ∪
         (Δ_k - X'_k), where only touched tuples can be in the second parts."""
         rows = touched.rows()
         alive = SortedRun.from_batch(self.codecs[name],
-                                     rows[:, weighted.weights_of(counts, rows) > 0])
+                                     rows[:, counts.weights_of(self.codecs[name], rows) > 0])
         entering = without_runs(alive, self.firsts[name])  # touched tuples of Δ'_k
         new_first = first.difference(touched).merge(entering)
         leaving = touched.difference(touched.difference(first))  # touched tuples of Δ_k

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
@@ -49,3 +50,15 @@ def test_packed_counts_round_trip_and_narrow_to_the_largest_count():
         decoded, counts = packed.unpacked(codec_of(2))
         assert decoded.T.tolist() == [list(rows[i]) for i in chosen]
         assert counts.tolist() == weights and counts.dtype == np.int64
+
+
+def test_packed_counts_add_and_look_up_in_either_encoding():
+    codec = codec_of(2)
+    for big in (7, 1 << 40):  # packed keys, then plain rows (a value too wide to pack)
+        counts = _packed([(1, 2), (3, big)], [2, 1])
+        summed = counts.plus(codec, weighted.consolidate(
+            np.array([[1, 0, 3], [2, 5, big]]), np.array([-2, 4, 1])))
+        assert summed.unpacked(codec)[0].T.tolist() == [[0, 5], [3, big]]
+        assert summed.counts.tolist() == [4, 2]
+        probe = np.array([[3, 1, 0], [big, 2, 5]])
+        assert summed.weights_of(codec, probe).tolist() == [2, 0, 4]
