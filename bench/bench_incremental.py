@@ -20,9 +20,10 @@ generator, 1,000 variables: 15,120 ``pointsTo``; updates to ``assign``) and Gale
 shared/workloads/dynamic-datalog is not here: its flattened form did not finish in Soufflé's
 interpreter within 5 minutes on this machine (see its README), nor in ``herbrand.materialize``
 within 2 minutes. Its sibling groups are small (at most 7 children per parent: 190k sibling
-pairs), so the quadratic ``sibling`` / ``laterSibling2`` rules are not the cost; the
-recursions ``nextSiblingAnc`` and ``skipBlank`` follow the parent chains of 182k inserts, one
-iteration per link, which is where to look next.
+pairs), so the quadratic ``sibling`` / ``laterSibling2`` rules are not the cost. The
+recursions follow parent chains up to 8,281 links deep (one iteration per link), and
+``skipBlank`` pairs each element with every one reachable through removed elements, quadratic
+in the length of a run of removals: the likely cost, not yet measured.
 
 pydbsp 2.1.0, the external reference of the issue, requires Python >= 3.12 and does not install
 on this project's Python 3.11; it is not benchmarked here.
