@@ -9,9 +9,16 @@ store across the strata of a Bootstrap (a relation a lower stratum produced is n
 The numbering is exact only when no rule of an iteration reads the tuples that another rule
 appended in the same iteration. The kernels catch every index up before an iteration starts,
 so probes read the relations as the iteration began; a full scan of one of the stratum's own
-relations, or a rule the batch executor runs, would read the appended rows. ``number`` returns
-None for such a stratum (the caller runs Algorithm 2 itself), and for a stratum with an
+relations, or a rule the batch executor runs, would read the appended rows. So iteration 1
+applies only the rules that read none of the stratum's relations (the others derive nothing
+from them empty), a delta variant's body-order alternative that scans one of them is not
+used, and ``number`` returns None for a stratum where a delta variant scans one or falls back
+to the batch executor (the caller runs Algorithm 2 itself), and for a stratum with an
 aggregate, which the elastic engine maintains by bootstrapping it again.
+
+The lowering of a stratum (base rules, delta variants, alternatives) is the native
+evaluator's own ``_StratumRules``, a private class: this module relies on its relations
+growing by appending and on the kernels catching indexes up when an iteration starts.
 
 Proof counts are not computed here: the caller records them as unknown (``elastic_state``)
 and the Update computes the few it needs by provenance queries.
