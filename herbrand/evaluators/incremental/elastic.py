@@ -8,10 +8,9 @@ stratum; ``update`` runs
 Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
 lower strata acting as input changes of the higher ones (negated relations included).
 
-The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time (taken
-as at least ``min_bootstrap``) is abandoned (checked after every join of the Update) and the
-engine bootstraps from the updated inputs instead; ``last_strategy`` is then
-"switched-to-bootstrap" (else "bootstrap" or "update").
+The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
+abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
+instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update").
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
 changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
@@ -90,9 +89,7 @@ class _Snapshot:
 
 class ElasticEngine(IncrementalEvaluator):
     """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
-    the last Bootstrap's time, taken as at least ``min_bootstrap`` seconds (below that an
-    Update's fixed costs, a few milliseconds of Python, and the clock's noise would decide, not
-    its work). ``index``: the relational evaluator's index backing.
+    the last Bootstrap's time. ``index``: the relational evaluator's index backing.
     ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
     semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
     Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
@@ -100,17 +97,16 @@ class ElasticEngine(IncrementalEvaluator):
 
     Cost: Bootstrap as a native semi-naive materialization plus O(n log n) to index the
     rows (Algorithm 2 in Python: a materialization that also counts derivations); Update per
-    iteration the joins seeded by the changes so far (see ``elastic_stratum``) plus
-    vectorised bookkeeping over what moved, and O(n) copies once per changed stratum. State (``state_size``): 16 bytes per derived
+    iteration the joins seeded by the changes so far (see ``elastic_stratum``) plus O(n)
+    vectorised bookkeeping per changed stratum. State (``state_size``): 16 bytes per derived
     tuple, the tombstones of removed tuples (at most as many as live ones) and row indexes.
     """
 
     clock = staticmethod(time.perf_counter)
 
-    def __init__(self, *, switch: float = 0.2, min_bootstrap: float = 0.025,
-                 index: str = "sorted_vector", native_bootstrap: bool = True):
+    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector",
+                 native_bootstrap: bool = True):
         self.switch = switch
-        self.min_bootstrap = min_bootstrap
         self.index = index
         self.native_bootstrap = native_bootstrap
         self._evaluator = RelationalEvaluator(index=index)
@@ -135,7 +131,7 @@ class ElasticEngine(IncrementalEvaluator):
         snapshot = self._require()
         start = self.clock()
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
-        budget = self.switch * max(self._bootstrap_seconds, self.min_bootstrap)
+        budget = self.switch * self._bootstrap_seconds
 
         def checkpoint() -> None:
             if self.clock() - start > budget:

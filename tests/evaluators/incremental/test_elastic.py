@@ -220,17 +220,3 @@ def test_tombstones_are_compacted_and_the_state_stays_exact():
     fresh.bootstrap(parse(TC), Database({"e": Relation.from_rows([(i, i + 1) for i in range(29)])}))
     _assert_agrees(_state(engine), _state(fresh), "compacted")
     assert engine.database["tc"] == fresh.database["tc"]
-
-
-@pytest.mark.parametrize(("min_bootstrap", "strategy"),
-                         [(10.0, "update"), (0.0, "switched-to-bootstrap")])
-def test_a_short_bootstrap_counts_as_min_bootstrap_for_the_switch(monkeypatch, min_bootstrap,
-                                                                   strategy):
-    engine = ElasticEngine(switch=0.5, min_bootstrap=min_bootstrap)
-    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows([(i, i + 1) for i in range(30)])}))
-    engine._bootstrap_seconds = 0.001
-    ticks = iter(range(10**6))  # a millisecond per reading: the budget is 5 s or 0.5 ms
-    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks) / 1000))
-    engine.update({}, _edges([(10, 11)]))
-    assert engine.last_strategy == strategy
-    assert (0, 11) not in engine.database["tc"] and (11, 30) in engine.database["tc"]
