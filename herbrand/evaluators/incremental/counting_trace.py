@@ -36,7 +36,6 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import RowCodec, SortedRun
 
-
 _COUNT_TYPES = (np.int8, np.int16, np.int32, np.int64)
 
 
