@@ -147,6 +147,9 @@ class Walk:
                       for name in self.relations}
         self.plus = dict(self.empty)
         self.minus = dict(self.empty)
+        # Δ'_{k-1} - Δ_{k-1} and the reverse, kept by ``step`` (touched tuples only)
+        self.gained = dict(self.empty)
+        self.dropped = dict(self.empty)
         self.plus_before = dict(self.empty)
         self.minus_before = dict(self.empty)
         self.counts = {name: [] for name in self.relations}
@@ -179,12 +182,10 @@ class Walk:
             new_delta = self.firsts[name][-1] if self.firsts[name] else self.empty[name]
             old_delta = (self.old[name].firsts[self.k - 2]
                          if 2 <= self.k <= len(self.old[name].firsts) + 1 else self.empty[name])
-            same = new_delta is old_delta
             runs = {PLUS: self.plus[name], MINUS: self.minus[name],
                     PLUS_PREV: self.plus_before[name], MINUS_PREV: self.minus_before[name],
                     NEW_DELTA: new_delta, OLD_DELTA: old_delta,
-                    GAINED: self.empty[name] if same else new_delta.difference(old_delta),
-                    DROPPED: self.empty[name] if same else old_delta.difference(new_delta)}
+                    GAINED: self.gained[name], DROPPED: self.dropped[name]}
             reads.update({prefix + name: Relation(run.rows(), unique=True)
                           for prefix, run in runs.items()})
             reads[name] = self.current[name]
@@ -217,6 +218,7 @@ class Walk:
                                      axis=1)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(self.current[name].arity))
+            self.gained[name] = self.dropped[name] = self.empty[name]
             if touched.shape[1]:
                 counts = counts.plus(codec, delta)
                 assert (counts.counts > 0).all(), f"negative derivation count in {name}"
@@ -230,7 +232,8 @@ class Walk:
                  touched: SortedRun) -> SortedRun:
         """Δ'_k from Δ_k and the touched tuples; updates plus and minus:
         plus_k = (plus_{k-1} - Δ_k) ∪ (Δ'_k - X_k), minus_k = (minus_{k-1} - Δ'_k) ∪
-        (Δ_k - X'_k), where only touched tuples can be in the second parts."""
+        (Δ_k - X'_k), where only touched tuples can be in the second parts, and gained and
+        dropped: Δ'_k - Δ_k = entering - Δ_k, Δ_k - Δ'_k = leaving - entering."""
         rows = touched.rows()
         alive = SortedRun.from_batch(self.codecs[name],
                                      rows[:, counts.weights_of(self.codecs[name], rows) > 0])
@@ -241,6 +244,8 @@ class Walk:
         lost = without_runs(leaving, (*self.firsts[name], new_first))
         self.plus[name] = self.plus[name].difference(first).merge(gained)
         self.minus[name] = self.minus[name].difference(new_first).merge(lost)
+        self.gained[name] = entering.difference(first)
+        self.dropped[name] = leaving.difference(entering)
         return new_first
 
     def net_changes(self, name: str) -> tuple[Relation, Relation]:
