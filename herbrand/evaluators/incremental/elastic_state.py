@@ -38,7 +38,8 @@ class RelationState:
     position as a last column: a removed row stays as a tombstone (iteration NEVER), so the next
     Update's universe extends this one and the evaluator's indexes on it only grow. Tombstones
     are dropped (an O(n log n) compaction) once they outnumber the live rows. ``relation`` is
-    the live rows; ``indexes`` find rows of the universe (the last few appended runs apart).
+    the live rows; ``indexes`` find rows of the universe (the last few appended runs apart);
+    none until an Update first searches the rows (a Bootstrap does not sort them).
     """
 
     universe: Relation
@@ -51,13 +52,15 @@ class RelationState:
     def of(cls, rows: np.ndarray, iteration: np.ndarray, count: np.ndarray,
            indexes: tuple[RowIndex, ...] | None = None,
            universe: Relation | None = None) -> RelationState:
-        """The state of distinct ``rows`` (tombstones included); O(n log n) to index them when
-        ``indexes`` is not given, O(n) otherwise."""
+        """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
+        indexed when first searched). O(n), or O(n log n) to merge too many index runs."""
         live = iteration < NEVER
         if (~live).sum() > max(live.sum(), _COMPACT_MINIMUM):
             rows, iteration, count = rows[:, live], iteration[live], count[live]
             indexes, universe, live = None, None, np.ones(live.sum(), dtype=bool)
-        if indexes is None or len(indexes) > _MAX_RUNS:
+        if indexes is None:
+            indexes = ()
+        elif len(indexes) > _MAX_RUNS:
             indexes = (RowIndex(rows),)
         if universe is None:
             positions = np.arange(rows.shape[1], dtype=np.int64)[None, :]
@@ -74,8 +77,8 @@ class RelationState:
 
     def live_positions(self, rows: np.ndarray) -> np.ndarray:
         """The universe position of each row of ``rows`` that is live here (ABSENT where it
-        is absent or a tombstone). O(m log n)."""
-        found = find_in(self.indexes, rows)
+        is absent or a tombstone). O(m log n), plus O(n log n) when not indexed yet."""
+        found = find_in(self.indexes or (RowIndex(self.rows),), rows)
         hit = found != ABSENT
         found[hit] = np.where(self.iteration[found[hit]] < NEVER, found[hit], ABSENT)
         return found
