@@ -1,8 +1,9 @@
 """The incremental sections of ``herbrand bench report`` (from ``bench/bench_incremental.py``).
 
 - ``incremental_sections(results, timelines)``: markdown for the epoch workloads (one table per
-  workload: each engine's seconds per epoch, its total and its total over recompute's, with the
-  timeline image when given) and for memory (each engine's state next to the materialization's
+  workload: each engine's seconds per epoch, marked where it switched to a bootstrap, its total,
+  its total over recompute's and its state over the materialization's bytes after the last
+  epoch, with the timeline image when given) and for memory (each engine's state next to the materialization's
   size, from the protocol's bootstrap steps, as Table 2 of the elastic paper).
 - ``epoch_timelines(results, directory, stem)``: one PNG per epoch workload, seconds per epoch
   for each engine on a log scale, recompute drawn as the dashed reference line.
@@ -19,6 +20,7 @@ from pathlib import Path
 EPOCHS = "epochs "
 PROTOCOL = "incremental "
 REFERENCE = "recompute"
+SWITCHED_MARK = "*"  # after an epoch's seconds: that epoch switched to a bootstrap
 
 
 def _epoch_groups(results: dict) -> dict[str, list[dict]]:
@@ -37,14 +39,25 @@ def _epoch_table(workload: str, benches: list[dict], timeline: str | None) -> li
     lines = [f"## Epochs: {workload}", ""]
     if timeline:
         lines += [f"![seconds per epoch, {workload}]({timeline})", ""]
-    lines += ["| engine | " + " | ".join(str(i) for i in range(epochs)) + " | total | / recompute |",
-              "|---|" + "---:|" * (epochs + 2)]
+    lines += ["| engine | " + " | ".join(str(i) for i in range(epochs))
+              + " | total | / recompute | state / materialization |",
+              "|---|" + "---:|" * (epochs + 3)]
     for bench in sorted(benches, key=lambda b: b["name"]):
-        seconds = bench["extra_info"]["epoch_seconds"]
+        extra = bench["extra_info"]
+        seconds = extra["epoch_seconds"]
+        strategies = extra.get("epoch_strategies") or [""] * len(seconds)
         ratio = f"{sum(seconds) / reference_total:.2f}" if reference_total else "-"
-        lines.append(f"| {bench['name']} | " + " | ".join(f"{s:.3f}" for s in seconds)
-                     + f" | {sum(seconds):.3f} | {ratio} |")
-    return lines + [""]
+        state = (f"{extra['state_bytes'] / extra['bytes']:.2f}" if extra.get("bytes")
+                 and "state_bytes" in extra else "-")
+        cells = [f"{s:.3f}" + (SWITCHED_MARK if strategy.startswith("switched") else "")
+                 for s, strategy in zip(seconds, strategies, strict=True)]
+        lines.append(f"| {bench['name']} | " + " | ".join(cells)
+                     + f" | {sum(seconds):.3f} | {ratio} | {state} |")
+    lines.append("")
+    if any(SWITCHED_MARK in line for line in lines):
+        lines += [f"{SWITCHED_MARK}: the update was abandoned and the engine bootstrapped "
+                  "(elastic's switch).", ""]
+    return lines
 
 
 def _memory_table(results: dict) -> list[str]:

@@ -51,6 +51,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     twofold_variants,
 )
 from herbrand.evaluators.incremental.counting_trace import (
+    PackedCounts,
     Trace,
     Walk,
     codec_of,
@@ -108,7 +109,9 @@ class CountingEngine(StoredEngine):
         """The derivation counts of a derived relation: encoded row -> {iteration: count},
         for inspection and tests. O(entries) Python objects."""
         table: dict[tuple[int, ...], dict[int, int]] = {}
-        for iteration, (rows, weights) in enumerate(self._traces[relation].counts, start=1):
+        codec = codec_of(self._state[relation].arity)
+        for iteration, packed in enumerate(self._traces[relation].counts, start=1):
+            rows, weights = packed.unpacked(codec)
             for row, count in zip(map(tuple, rows.T.tolist()), weights.tolist(), strict=True):
                 table.setdefault(row, {})[iteration] = count
         return table
@@ -134,8 +137,9 @@ class CountingEngine(StoredEngine):
             new_rows = {}
             for name in relations:
                 rows = derived.get(name, np.zeros((instance[name].arity, 0), dtype=np.int64))
-                counts[name].append(weighted.consolidate(*weighted.bag(rows)))
-                run = without_runs(SortedRun.from_batch(codecs[name], counts[name][-1][0]),
+                consolidated = weighted.consolidate(*weighted.bag(rows))
+                counts[name].append(PackedCounts.of(codecs[name], consolidated))
+                run = without_runs(SortedRun.from_batch(codecs[name], consolidated[0]),
                                    firsts[name])
                 firsts[name].append(run)
                 new_rows[name] = Relation(run.rows(), unique=True)

@@ -2,12 +2,14 @@
 
 The state is two int64 numbers per derived tuple, in numpy arrays aligned with the relation's
 rows (``RelationState``): the iteration in which semi-naive evaluation first derives it and its
-proof count in that iteration. ``bootstrap`` runs Algorithm 2 stratum by stratum; ``update`` runs
+proof count in that iteration (UNKNOWN until an Update needs it: the native Bootstrap computes
+only the iterations, see ``elastic_native``). ``bootstrap`` runs Algorithm 2 stratum by
+stratum; ``update`` runs
 Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
 lower strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
-abandoned (checked after every iteration) and the engine bootstraps from the updated inputs
+abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
 instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update").
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
@@ -34,8 +36,9 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
+from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
-from herbrand.evaluators.incremental.elastic_state import RelationState, Universe
+from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
 from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -87,8 +90,13 @@ class _Snapshot:
 class ElasticEngine(IncrementalEvaluator):
     """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
     the last Bootstrap's time. ``index``: the relational evaluator's index backing.
+    ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
+    semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
+    Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
+    counting every proof (the reference the tests compare with).
 
-    Cost: Bootstrap as a semi-naive materialization that also counts derivations; Update per
+    Cost: Bootstrap as a native semi-naive materialization plus O(n log n) to index the
+    rows (Algorithm 2 in Python: a materialization that also counts derivations); Update per
     iteration the joins seeded by the changes so far (see ``elastic_stratum``) plus O(n)
     vectorised bookkeeping per changed stratum. State (``state_size``): 16 bytes per derived
     tuple, the tombstones of removed tuples (at most as many as live ones) and row indexes.
@@ -96,9 +104,11 @@ class ElasticEngine(IncrementalEvaluator):
 
     clock = staticmethod(time.perf_counter)
 
-    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector"):
+    def __init__(self, *, switch: float = 0.2, index: str = "sorted_vector",
+                 native_bootstrap: bool = True):
         self.switch = switch
         self.index = index
+        self.native_bootstrap = native_bootstrap
         self._evaluator = RelationalEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._bootstrap_seconds = 0.0
@@ -123,13 +133,13 @@ class ElasticEngine(IncrementalEvaluator):
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
         budget = self.switch * self._bootstrap_seconds
 
-        def on_iteration() -> None:
+        def checkpoint() -> None:
             if self.clock() - start > budget:
                 raise _Abandoned
 
         try:
             new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                     on_iteration)
+                                                     checkpoint)
             strategy = "update"
         except _Abandoned:
             bootstrap_start = self.clock()
@@ -168,8 +178,17 @@ class ElasticEngine(IncrementalEvaluator):
     def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
         plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
         states: dict[str, RelationState] = {}
+        numbering = NativeNumbering()
         for plan in plans:
-            fresh = self._bootstrap_stratum(plan, instance)
+            numbered = (numbering.number(plan.stratum, instance, bool(plan.aggregated))
+                        if self.native_bootstrap else None)
+            if numbered is None:
+                fresh = self._bootstrap_stratum(plan, instance)
+            else:
+                grown, iterations = numbered
+                fresh = {r: RelationState.of(grown[r].columns, iterations[r],
+                                             np.full(len(iterations[r]), UNKNOWN))
+                         for r in plan.stratum.relations}
             states.update(fresh)
             instance = instance.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(prepared, plans, instance, states)
@@ -182,7 +201,7 @@ class ElasticEngine(IncrementalEvaluator):
                    for s in plan.negated}
         run = StratumRun(plan.probes, universes, negated, self._evaluator, instance.symbols,
                          {r: instance[r] for r in plan.aggregated})
-        run.bootstrap(plan.stratum.recursive, lambda: None)
+        run.bootstrap(plan.stratum.recursive)
         return {r: universes[r].state() for r in plan.stratum.relations}
 
     def _updated_inputs(self, snapshot: _Snapshot, insert, delete):
@@ -191,7 +210,7 @@ class ElasticEngine(IncrementalEvaluator):
         return database, as_batch_changes(added, removed)
 
     def _propagated(self, snapshot: _Snapshot, database: Database, changes: BatchChanges,
-                    on_iteration) -> tuple[_Snapshot, BatchChanges]:
+                    checkpoint) -> tuple[_Snapshot, BatchChanges]:
         """Run Update on every stratum whose inputs changed, in order."""
         states = dict(snapshot.states)
         for plan in snapshot.plans:
@@ -199,18 +218,18 @@ class ElasticEngine(IncrementalEvaluator):
                 continue
             if plan.aggregated:
                 fresh = self._bootstrap_stratum(plan, database)
-                on_iteration()
+                checkpoint()
                 changes.update(database_changes(
                     snapshot.database, database.with_relations(
                         {r: s.relation for r, s in fresh.items()}), fresh))
             else:
-                fresh = self._update_stratum(plan, snapshot, database, changes, on_iteration)
+                fresh = self._update_stratum(plan, snapshot, database, changes, checkpoint)
             states.update(fresh)
             database = database.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(snapshot.prepared, snapshot.plans, database, states), changes
 
     def _update_stratum(self, plan: _StratumPlan, snapshot: _Snapshot, new: Database,
-                        changes: BatchChanges, on_iteration) -> dict[str, RelationState]:
+                        changes: BatchChanges, checkpoint) -> dict[str, RelationState]:
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: Universe.of_state(snapshot.states[r]) for r in own}
@@ -218,8 +237,9 @@ class ElasticEngine(IncrementalEvaluator):
             universes[r] = (Universe.of_input(old[r], changes[r][0], changes[r][1])
                             if r in changes else Universe.of_current(new[r]))
         negated = {s: NegatedInput.of(s, old[s.relation], new[s.relation]) for s in plan.negated}
-        run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {})
-        run.update(on_iteration)
+        run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {},
+                         checkpoint)
+        run.update()
         for r in own:
             added, removed = universes[r].changes()
             if added.shape[1] or removed.shape[1]:

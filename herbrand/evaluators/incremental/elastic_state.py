@@ -9,9 +9,9 @@ class).
 
 ``Universe``: during one Bootstrap or Update of a stratum, the rows of one relation of either
 epoch (previous epoch's rows first, rows new in this epoch appended) with their first
-iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch as far
-as it is known (``new_iteration``; NEVER when absent or not derived yet). It is the working
-copy of one run: it is created per run and never shared with a committed state.
+iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch
+(``new_iteration``: the old one until the run decides otherwise; NEVER when absent). It is the
+working copy of one run: it is created per run and never shared with a committed state.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
 from herbrand.framework.storage import Relation
 
 NEVER = np.iinfo(np.int64).max // 4  # the iteration of a tuple that is not derived
+# the proof count of a tuple that has one (it is derived) not computed yet: Bootstrap leaves
+# every count unknown and an Update computes those it must lower (``elastic_stratum``); large
+# enough that adding an update's weights keeps it positive
+UNKNOWN = np.iinfo(np.int64).max // 4
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,8 @@ class RelationState:
     position as a last column: a removed row stays as a tombstone (iteration NEVER), so the next
     Update's universe extends this one and the evaluator's indexes on it only grow. Tombstones
     are dropped (an O(n log n) compaction) once they outnumber the live rows. ``relation`` is
-    the live rows; ``indexes`` find rows of the universe (the last few appended runs apart).
+    the live rows; ``indexes`` find rows of the universe (the last few appended runs apart);
+    none until an Update first searches the rows (a Bootstrap does not sort them).
     """
 
     universe: Relation
@@ -47,13 +52,15 @@ class RelationState:
     def of(cls, rows: np.ndarray, iteration: np.ndarray, count: np.ndarray,
            indexes: tuple[RowIndex, ...] | None = None,
            universe: Relation | None = None) -> RelationState:
-        """The state of distinct ``rows`` (tombstones included); O(n log n) to index them when
-        ``indexes`` is not given, O(n) otherwise."""
+        """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
+        indexed when first searched). O(n), or O(n log n) to merge too many index runs."""
         live = iteration < NEVER
         if (~live).sum() > max(live.sum(), _COMPACT_MINIMUM):
             rows, iteration, count = rows[:, live], iteration[live], count[live]
             indexes, universe, live = None, None, np.ones(live.sum(), dtype=bool)
-        if indexes is None or len(indexes) > _MAX_RUNS:
+        if indexes is None:
+            indexes = ()
+        elif len(indexes) > _MAX_RUNS:
             indexes = (RowIndex(rows),)
         if universe is None:
             positions = np.arange(rows.shape[1], dtype=np.int64)[None, :]
@@ -70,8 +77,8 @@ class RelationState:
 
     def live_positions(self, rows: np.ndarray) -> np.ndarray:
         """The universe position of each row of ``rows`` that is live here (ABSENT where it
-        is absent or a tombstone). O(m log n)."""
-        found = find_in(self.indexes, rows)
+        is absent or a tombstone). O(m log n), plus O(n log n) when not indexed yet."""
+        found = find_in(self.indexes or (RowIndex(self.rows),), rows)
         hit = found != ABSENT
         found[hit] = np.where(self.iteration[found[hit]] < NEVER, found[hit], ABSENT)
         return found
@@ -107,26 +114,37 @@ _MAX_RUNS = 8  # row indexes of appended runs kept before they are merged into o
 
 
 class Universe:
-    """One relation's rows of both epochs during a run (see the module docstring)."""
+    """One relation's rows of both epochs during a run (see the module docstring).
+
+    ``new_iteration`` starts as the old iteration (an Update) and is overridden only where the
+    run decides otherwise (``settle``, ``append``, an input's changes): a tuple the run never
+    touches keeps its iteration and count, as Algorithm 3 would give them. ``moved`` lists the
+    positions where the two may differ, so the per-iteration work of a run (its seeds, its
+    deleted heads) follows the changes rather than the relation.
+    """
 
     def __init__(self, rows: np.ndarray, old_iteration: np.ndarray, old_count: np.ndarray,
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
-                 relation: Relation | None = None):
-        """``index``: finds the rows (None: built on the first ``find``)."""
+                 relation: Relation | None = None, moved: np.ndarray | None = None):
+        """``index``: finds the rows (None: built on the first ``find``); ``moved``: the
+        positions whose new iteration may differ from the old one (default none)."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
         self.new_iteration = new_iteration.copy()
-        self.new_count = np.zeros(len(new_iteration), dtype=np.int64)
+        self.new_count = old_count.copy()
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
         self._relation = relation
+        self._moved = [] if moved is None else [moved]
+        self._moved_positions: np.ndarray | None = None
+        self._per_iteration: np.ndarray | None = None  # old tuples per iteration
+        self._away: np.ndarray | None = None  # of those, how many moved to another iteration
 
     @classmethod
     def of_state(cls, state: RelationState) -> Universe:
-        """A derived relation at the start of an Update: nothing of this epoch known yet."""
-        return cls(state.rows, state.iteration, state.count,
-                   np.full(len(state.iteration), NEVER, dtype=np.int64), state.indexes,
+        """A derived relation at the start of an Update: every tuple where it was."""
+        return cls(state.rows, state.iteration, state.count, state.iteration, state.indexes,
                    state.universe)
 
     @classmethod
@@ -139,19 +157,18 @@ class Universe:
     @classmethod
     def of_input(cls, old: Relation, added: np.ndarray, removed: np.ndarray) -> Universe:
         """An input of the stratum (all at iteration 0) that lost ``removed`` and gained
-        ``added`` rows (both already exact set differences). O((n + a) log n)."""
+        ``added`` rows (both already exact set differences). O(n log r) for r removed rows
+        (the old rows are searched among them; the universe is indexed only if searched)."""
         n, a = len(old), added.shape[1]
         old_iteration = np.concatenate([np.zeros(n, dtype=np.int64), np.full(a, NEVER)])
         new_iteration = np.zeros(n + a, dtype=np.int64)
-        index = RowIndex(old.columns)
-        if removed.shape[1]:
-            new_iteration[index.find(removed)] = NEVER
+        gone = (np.flatnonzero(RowIndex(removed).find(old.columns) != ABSENT)
+                if removed.shape[1] else np.zeros(0, dtype=np.int64))
+        new_iteration[gone] = NEVER
         rows = np.concatenate([old.columns, added], axis=1) if a else old.columns
-        universe = cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration,
-                       index)
-        if a:
-            universe._indexes.append(RowIndex(added, np.arange(n, n + a, dtype=np.int64)))
-        return universe
+        moved = np.concatenate([gone, np.arange(n, n + a, dtype=np.int64)])
+        return cls(rows, old_iteration, np.zeros(n + a, dtype=np.int64), new_iteration, None,
+                   moved=moved)
 
     @classmethod
     def of_current(cls, relation: Relation) -> Universe:
@@ -168,6 +185,58 @@ class Universe:
             self._indexes.append(RowIndex(self.rows))
         return find_in(self._indexes, rows)
 
+    def moved(self) -> np.ndarray:
+        """The distinct positions whose new iteration may differ from the old one."""
+        if self._moved_positions is None:
+            self._moved_positions = np.unique(np.concatenate(
+                [*self._moved, np.zeros(0, dtype=np.int64)]))
+            self._moved = [self._moved_positions]
+        return self._moved_positions
+
+    def settle(self, positions: np.ndarray, iterations: np.ndarray, counts: np.ndarray) -> None:
+        """Give the rows at distinct ``positions`` their new iterations and counts. O(m)."""
+        if self._away is not None:
+            old, before = self.old_iteration[positions], self.new_iteration[positions]
+            tracked = old < len(self._per_iteration)
+            leaving = tracked & (before == old) & (iterations != old)
+            returning = tracked & (before != old) & (iterations == old)
+            np.add.at(self._away, old[leaving], 1)
+            np.add.at(self._away, old[returning], -1)
+        self.new_iteration[positions] = iterations
+        self.new_count[positions] = counts
+        self._moved.append(positions)
+        self._moved_positions = None
+
+    def kept_at(self, k: int) -> int:
+        """How many tuples first derived in iteration k before still are (the untouched
+        ones and those settled at k again). O(n) on the first call of a run, then O(1)."""
+        if self._per_iteration is None:
+            old = self.old_iteration[self.old_iteration < NEVER]
+            self._per_iteration = np.bincount(old)
+            self._away = np.zeros(len(self._per_iteration), dtype=np.int64)
+            moved = self.moved()
+            old, new = self.old_iteration[moved], self.new_iteration[moved]
+            away = (old < NEVER) & (new != old)
+            np.add.at(self._away, old[away], 1)
+        if k >= len(self._per_iteration):
+            return 0
+        return int(self._per_iteration[k] - self._away[k])
+
+    def drop_beyond(self, k: int) -> None:
+        """The run ended at iteration k: tuples still where they were in a later iteration
+        are not derived in this epoch. O(n)."""
+        beyond = (self.new_iteration == self.old_iteration) & (self.old_iteration > k) & (
+            self.old_iteration < NEVER)
+        self.new_iteration[beyond] = NEVER
+
+    def record_old_counts(self, positions: np.ndarray, counts: np.ndarray) -> None:
+        """Record the previous epoch's proof counts of the rows at ``positions``, computed now
+        (they were UNKNOWN). The committed state's array is copied on the first write, so
+        it stays as it was: O(n) once per run."""
+        if not self.old_count.flags.writeable:
+            self.old_count = self.old_count.copy()
+        self.old_count[positions] = counts
+
     def append(self, rows: np.ndarray, iteration: int, count: np.ndarray) -> None:
         """Add distinct rows new to the universe, first derived in this epoch at
         ``iteration`` with proof counts ``count``. O(n) copy."""
@@ -177,7 +246,10 @@ class Universe:
         self.old_count = np.concatenate([self.old_count, np.zeros(m, dtype=np.int64)])
         self.new_iteration = np.concatenate([self.new_iteration, np.full(m, iteration)])
         self.new_count = np.concatenate([self.new_count, count])
-        self._indexes.append(RowIndex(rows, np.arange(start, start + m, dtype=np.int64)))
+        positions = np.arange(start, start + m, dtype=np.int64)
+        self._indexes.append(RowIndex(rows, positions))
+        self._moved.append(positions)
+        self._moved_positions = None
         self._relation = None
 
     def relation(self) -> Relation:
@@ -188,10 +260,10 @@ class Universe:
             self._relation = Relation(np.concatenate([self.rows, positions]), unique=True)
         return self._relation
 
-    def rows_where(self, mask: np.ndarray) -> Relation:
-        """The rows selected by ``mask`` with their positions (a seed relation)."""
-        positions = np.flatnonzero(mask)[None, :]
-        return Relation(np.concatenate([self.rows[:, mask], positions]), unique=True)
+    def rows_at(self, positions: np.ndarray) -> Relation:
+        """The rows at ``positions`` with their positions (a seed relation)."""
+        return Relation(np.concatenate([self.rows[:, positions], positions[None, :]]),
+                        unique=True)
 
     def state(self) -> RelationState:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).

@@ -24,8 +24,10 @@ relation in that epoch and NEVER otherwise (its relation is an input of the stra
 negation needs no separate terms. Comparisons and arithmetic are filters of the rules.
 
 Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
-heads, plus O(n) vectorised bookkeeping over the stratum's arrays; nothing loops per tuple.
-``on_iteration`` (called after each iteration) lets the caller abandon a long Update.
+heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
+O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
+``checkpoint`` (called after every join and every iteration) lets the caller
+abandon a long Update as soon as it runs out of time.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from herbrand.evaluators.incremental.elastic_rules import (
     seed_name,
     universe_name,
 )
-from herbrand.evaluators.incremental.elastic_state import NEVER, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
@@ -101,7 +103,10 @@ class StratumRun:
 
     def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
-                 symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation]):
+                 symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
+                 checkpoint: Callable[[], None] = lambda: None):
+        """``checkpoint``: called after every join of the run (it may raise to abandon it)."""
+        self.checkpoint = checkpoint
         self.probes = probes
         self.universes = universes
         self.negated = negated
@@ -123,6 +128,7 @@ class StratumRun:
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
         batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
+        self.checkpoint()
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -150,8 +156,9 @@ class StratumRun:
                 name = seed_name(probe.positives[element])
                 if name not in seeds:
                     universe = self.universes[probe.positives[element]]
-                    mask = member(universe.old_iteration, universe.new_iteration)
-                    seeds[name] = universe.rows_where(mask) if mask.any() else None
+                    moved = universe.moved()
+                    mask = member(universe.old_iteration[moved], universe.new_iteration[moved])
+                    seeds[name] = universe.rows_at(moved[mask]) if mask.any() else None
             else:
                 slot = probe.negatives[element - len(probe.positives)]
                 name = slot.seed_name
@@ -168,15 +175,14 @@ class StratumRun:
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
-    def bootstrap(self, recursive: bool, on_iteration: Callable[[], None]) -> None:
+    def bootstrap(self, recursive: bool) -> None:
         """Algorithm 2: grow the universes' new iterations and counts to the fixpoint."""
         found = {head: [] for head in self.heads}
         for probe in self.probes:
             heads, _, _ = self.derive(probe, probe.full, {})
             found[probe.head].append(heads)
         k = 1
-        while self._settle(k, found, lambda universe: np.zeros(len(universe), dtype=np.int64)):
-            on_iteration()
+        while self._settle(k, found):
             if not recursive:
                 return
             h, k = k, k + 1
@@ -189,7 +195,7 @@ class StratumRun:
 
     # -- Update ------------------------------------------------------------------------------
 
-    def update(self, on_iteration: Callable[[], None]) -> None:
+    def update(self) -> None:
         """Algorithm 3 from the previous epoch's iterations to this epoch's (see the module
         docstring), until an iteration derives nothing."""
         k = 1
@@ -210,10 +216,11 @@ class StratumRun:
                 rediscovered = self._rediscovered(probe, h, deleted_heads)
                 found[probe.head].append(rediscovered)
                 weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
-            if not self._settle(k, found, lambda u, k=k: np.where(
-                    (u.old_iteration == k), u.old_count, 0), weights):
+            if not self._settle(k, found, weights):
+                for head in self.heads:
+                    self.universes[head].drop_beyond(k)
                 return
-            on_iteration()
+            self.checkpoint()
             k += 1
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
@@ -240,9 +247,11 @@ class StratumRun:
         the seed relations of one iteration by head relation (None: empty)."""
         if probe.head not in deleted_heads:
             universe = self.universes[probe.head]
-            deleted = (universe.old_iteration <= h) & (universe.new_iteration > h)
+            moved = universe.moved()
+            deleted = moved[(universe.old_iteration[moved] <= h)
+                            & (universe.new_iteration[moved] > h)]
             deleted_heads[probe.head] = (Relation(universe.rows[:, deleted], unique=True)
-                                         if deleted.any() else None)
+                                         if len(deleted) else None)
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
         seeds = {head_seed_name(probe.head): deleted_heads[probe.head]}
@@ -252,11 +261,13 @@ class StratumRun:
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _settle(self, k: int, found, base: Callable[[Universe], np.ndarray],
-                weights=None) -> bool:
-        """Give iteration k to every head not in I_{k-1} whose count (``base`` plus the
-        weights of its derivations, +1 each when ``weights`` is None) is positive. Returns
-        whether some tuple got iteration k."""
+    def _settle(self, k: int, found, weights=None) -> bool:
+        """Give iteration k to every head not in I_{k-1} whose count is positive: the weights
+        of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
+        its previous epoch's proof count when it had iteration k then (computed first where
+        it is UNKNOWN and the weights would lower it). A head of old iteration k without
+        weights keeps it (``Universe``): the work is O(found heads). Returns whether some
+        tuple has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -267,14 +278,44 @@ class StratumRun:
                  else np.ones(rows.shape[1], dtype=np.int64))
             rows, w = weighted_groups(rows, w)
             positions = universe.find(rows)
-            totals = base(universe).astype(np.int64)
             present = positions != ABSENT
-            totals[positions[present]] += w[present]
-            fresh = (universe.new_iteration == NEVER) & (totals > 0)
-            universe.new_iteration[fresh] = k
-            universe.new_count[fresh] = totals[fresh]
+            undecided = present.copy()
+            undecided[present] = universe.new_iteration[positions[present]] >= k
+            at, total = positions[undecided], w[undecided]
+            was_k = universe.old_iteration[at] == k
+            unknown = np.zeros(len(at), dtype=bool)
+            if weights is not None:
+                self._resolve_counts(head, k, at[(total < 0) & was_k])
+                total = total + np.where(was_k, universe.old_count[at], 0)
+                unknown = was_k & (universe.old_count[at] == UNKNOWN)
+            gets_k = total > 0
+            changed = gets_k | was_k
+            universe.settle(at[changed], np.where(gets_k, k, NEVER)[changed],
+                            np.where(unknown, UNKNOWN, total)[changed])
             new_rows = ~present & (w > 0)
             if new_rows.any():
                 universe.append(rows[:, new_rows], k, w[new_rows])
-            progressed |= bool(fresh.any() or new_rows.any())
+            progressed |= bool(gets_k.any() or new_rows.any()
+                               or (weights is not None and universe.kept_at(k) > 0))
         return progressed
+
+    def _resolve_counts(self, head: str, k: int, positions: np.ndarray) -> None:
+        """Compute the previous epoch's proof counts that are UNKNOWN among the rows of
+        ``head`` at ``positions`` (of old iteration k, not settled in this epoch yet): their
+        derivations whose body elements all had an old iteration below k (provenance queries
+        seeded by those rows). O(their derivations) plus O(n) once per run."""
+        universe = self.universes[head]
+        positions = positions[universe.old_count[positions] == UNKNOWN]
+        if not len(positions):
+            return
+        seeds = {head_seed_name(head): Relation(universe.rows[:, positions], unique=True)}
+        proofs = []
+        for probe in self.probes:
+            if probe.head == head:
+                heads, old, _ = self.derive(probe, probe.head_seeded, seeds)
+                proofs.append(heads[:, _latest(old) < k])
+        rows, counts = weighted_groups(np.concatenate(proofs, axis=1),
+                                       np.ones(sum(p.shape[1] for p in proofs), dtype=np.int64))
+        by_position = np.zeros(len(universe), dtype=np.int64)
+        by_position[universe.find(rows)] = counts
+        universe.record_old_counts(positions, by_position[positions])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.indexes.kernels import searchsorted
+from herbrand.indexes.runs import RowCodec
 
 Weighted = tuple[np.ndarray, np.ndarray]
 
@@ -30,18 +31,33 @@ def empty(arity: int) -> Weighted:
     return np.zeros((arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
 
 
+def _sort_keys(rows: np.ndarray) -> np.ndarray:
+    """One int64 key per row whose order is the rows' lexicographic order, when the rows fit
+    the bit fields of ``RowCodec`` packing (or have one column); else the rows themselves."""
+    if rows.shape[0] >= 2:
+        data, packed = RowCodec(rows.shape[0], tuple(range(rows.shape[0]))).encode(rows)
+        if packed:
+            return data
+    return rows
+
+
 def consolidate(rows: np.ndarray, weights: np.ndarray) -> Weighted:
     """The distinct rows with their summed weights, zero sums dropped, rows in lexicographic
-    order (what ``add_sorted`` and ``weights_of`` search). O(n log n)."""
+    order (what ``add_sorted`` and ``weights_of`` search). O(n log n): one argsort of packed
+    keys when the values fit, a lexsort of the columns otherwise."""
     n = rows.shape[1]
     if n <= 1:
         return (rows, weights) if not n or weights[0] else empty(rows.shape[0])
-    order = np.lexsort(rows[::-1]) if rows.shape[0] else np.arange(n)
-    ordered = rows[:, order]
+    if not rows.shape[0]:
+        total = weights.sum()
+        return (rows[:, :1], total[None]) if total else empty(0)
+    keys = _sort_keys(rows)
+    order = np.argsort(keys[0]) if keys.shape[0] == 1 else np.lexsort(keys[::-1])
+    ordered = keys[:, order]
     starts = np.flatnonzero(np.r_[True, np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)])
     sums = np.add.reduceat(weights[order], starts)
     keep = sums != 0
-    return ordered[:, starts[keep]], sums[keep]
+    return rows[:, order[starts[keep]]], sums[keep]
 
 
 def _find(base_rows: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

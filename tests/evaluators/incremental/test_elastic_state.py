@@ -17,8 +17,7 @@ def test_an_update_appends_keeps_tombstones_and_reports_changes():
     state = RelationState.of(_rows(1, 2, 3), np.array([1, 1, 2]), np.array([1, 2, 1]))
     universe = Universe.of_state(state)
     assert universe.find(_rows(3, 9)).tolist() == [2, ABSENT]
-    universe.new_iteration[[0, 2]] = [1, 2]  # row 2 is not derived in this epoch
-    universe.new_count[[0, 2]] = [1, 1]
+    universe.settle(np.array([1]), np.array([NEVER]), np.array([0]))  # row 2 is not derived
     universe.append(_rows(7), 2, np.array([3]))
     assert universe.find(_rows(7)).tolist() == [3]
     assert universe.relation().columns[:, 3].tolist() == [7, 3]  # row, then its position
@@ -48,3 +47,17 @@ def test_an_input_universe_marks_removed_and_added_rows():
     universe = Universe.of_input(Relation.from_rows([(1,), (2,)]), _rows(3), _rows(2))
     assert universe.old_iteration.tolist() == [0, 0, NEVER]
     assert universe.new_iteration.tolist() == [0, NEVER, 0]
+
+
+def test_untouched_tuples_keep_their_iteration_and_only_settled_ones_move():
+    state = RelationState.of(_rows(1, 2, 3, 4), np.array([1, 1, 2, 3]), np.array([1, 1, 1, 2]))
+    universe = Universe.of_state(state)
+    assert universe.moved().tolist() == [] and universe.kept_at(1) == 2
+    universe.settle(np.array([0, 2]), np.array([NEVER, 1]), np.array([0, 4]))
+    assert universe.moved().tolist() == [0, 2]
+    assert [universe.kept_at(k) for k in (1, 2, 3, 4)] == [1, 0, 1, 0]
+    universe.settle(np.array([2]), np.array([2]), np.array([1]))  # back where it was
+    assert universe.kept_at(2) == 1
+    universe.drop_beyond(2)  # the run ended at iteration 2: row 4 (iteration 3) is gone
+    assert universe.new_iteration.tolist() == [NEVER, 1, 2, NEVER]
+    assert universe.new_count.tolist() == [0, 1, 1, 2]

@@ -20,10 +20,13 @@ def test_combine_of_nothing_has_the_arity():
     assert rows.shape == (3, 0) and weights.shape == (0,)
 
 
+# values that fit 32-bit packed fields and values that do not (the lexsort path)
+VALUES = st.sampled_from([-(1 << 40), -3, 0, 1, 2, 3, (1 << 31) - 1, 1 << 40])
+
+
 @settings(deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(-2, 2)),
-                max_size=30))
-def test_consolidate_matches_a_counter(entries):
+@given(st.lists(st.tuples(VALUES, VALUES, st.integers(-2, 2)), max_size=30))
+def test_consolidate_matches_a_counter_in_lexicographic_order(entries):
     rows = np.array([(a, b) for a, b, _ in entries], dtype=np.int64).reshape(-1, 2).T
     weights = np.array([w for _, _, w in entries], dtype=np.int64)
     merged, sums = weighted.consolidate(rows, weights)
@@ -32,6 +35,7 @@ def test_consolidate_matches_a_counter(entries):
         expected[(a, b)] = expected.get((a, b), 0) + w
     assert dict(zip(map(tuple, merged.T.tolist()), sums.tolist(), strict=True)) == {
         k: v for k, v in expected.items() if v}
+    assert merged.T.tolist() == sorted(merged.T.tolist())
 
 
 def test_negated_and_bag():
