@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import herbrand
+from herbrand.evaluators.native.evaluator import NativeEvaluator
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import (
     ArityError,
@@ -90,10 +91,11 @@ def test_a_fault_mid_update_leaves_the_materialization_as_it_was(monkeypatch, en
     before = {name: m.relation(name) for name in ("edge", "path")}
     strategy = m.stats().strategy
 
-    def fail(self, rules, instance):
+    def fail(self, *arguments):
         raise RuntimeError("injected")
 
     monkeypatch.setattr(RelationalEvaluator, "derive", fail)
+    monkeypatch.setattr(NativeEvaluator, "run_stratum", fail)  # recompute's whole strata
     with pytest.raises(RuntimeError, match="injected"):
         m.update(insert={"edge": [("c", "a")]}, delete={"edge": [("a", "b")]})
     monkeypatch.undo()

@@ -1,8 +1,8 @@
 """``recompute``: the baseline engine, re-materializing from scratch after every update.
 
 Keeps the input relations as given and the materialization; an update applies the deletes and
-inserts to the inputs, runs the semi-naive fixpoint with the relational evaluator over the whole
-program again and diffs the two materializations. Cost per update: one full materialization
+inserts to the inputs, runs the semi-naive fixpoint with the default (native) executor over the
+whole program again, as ``herbrand.materialize`` does, and diffs the two materializations. Cost per update: one full materialization
 plus O(n log n) to diff each relation. State beyond the materialization: none (the inputs are
 part of it).
 """
@@ -14,18 +14,20 @@ from collections.abc import Mapping
 from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
 from herbrand.evaluators.incremental.changes import apply_update, database_changes
 from herbrand.evaluators.incremental.engine_base import StoredEngine
-from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.evaluators.native.evaluator import NativeEvaluator
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program
 
 
 class RecomputeEngine(StoredEngine):
-    """Re-materialize after every update. ``index``: the relational evaluator's index backing."""
+    """Re-materialize after every update. ``index``: None for the native executor's own hash
+    indexes (the fastest materialization, so the fair reference of every other engine), or an
+    index backing, as ``NativeEvaluator(index=...)`` takes it."""
 
-    def __init__(self, index: str = "sorted_vector"):
+    def __init__(self, index: str | None = None):
         self.index = index
-        self._fixpoint = SemiNaiveFixpoint(RelationalEvaluator(index=index))
+        self._fixpoint = SemiNaiveFixpoint(NativeEvaluator(index=index))
         self._program: Program | None = None
         self._inputs: Database | None = None
         super().__init__()
