@@ -100,6 +100,10 @@ class ParallelBackend(Backend):
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
         self.min_rows = min_rows
 
+    @property
+    def threads(self) -> int:
+        return self.workers
+
     def materialize(
         self,
         program: Program,

@@ -10,7 +10,7 @@ take several keys (``key_groups``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -122,10 +122,11 @@ def packed_key(values: list[np.ndarray], ranges: list[tuple[int, int]],
 
 
 def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
-                   rows_per_block: int) -> Iterator[list[np.ndarray]]:
+                  rows_per_block: int) -> SortedBlocks:
     """The columns ``values`` (distinct rows, compared column by column as int64) sorted, in
-    blocks of ``rows_per_block`` rows: each block a list of int64 arrays, one per column. The
-    sort is done before this returns; a block is unpacked only when it is asked for."""
+    blocks of ``rows_per_block`` rows (``SortedBlocks``). The sort is done before this returns
+    (one numpy sort of one packed key per row, or a lexsort over a few); a block is unpacked
+    only when it is asked for."""
     groups = key_groups(ranges)
     keys = [values[group[0]] if len(group) == 1 else packed_key(values, ranges, group)
             for group in groups]
@@ -137,24 +138,39 @@ def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
         order = None
     else:
         order = np.lexsort(keys[::-1])
-    return _blocks(keys, order, groups, ranges, rows_per_block)
+    return SortedBlocks(keys, order, groups, ranges, rows_per_block)
 
 
-def _blocks(keys: list[np.ndarray], order: np.ndarray | None, groups: list[list[int]],
-            ranges: list[tuple[int, int]], rows_per_block: int) -> Iterator[list[np.ndarray]]:
-    count = len(keys[0])
-    for start in range(0, count, rows_per_block):
-        stop = min(start + rows_per_block, count)
+class SortedBlocks(Sequence):
+    """Sorted rows in blocks: ``blocks[i]`` is block i, a list of int64 arrays (one per column)
+    of at most ``rows_per_block`` rows, unpacked from the sorted keys when asked for: O(rows of
+    the block) vectorised, in numpy calls that release the GIL, so blocks can be unpacked on
+    several threads at once. Read-only."""
+
+    def __init__(self, keys: list[np.ndarray], order: np.ndarray | None,
+                 groups: list[list[int]], ranges: list[tuple[int, int]], rows_per_block: int):
+        self._keys, self._order, self._groups, self._ranges = keys, order, groups, ranges
+        self._rows = rows_per_block
+        self._count = -(-len(keys[0]) // rows_per_block)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> list[np.ndarray]:
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        start = index * self._rows
+        stop = min(start + self._rows, len(self._keys[0]))
         block: list[np.ndarray] = []
-        for key, group in zip(keys, groups, strict=True):
-            part = key[start:stop] if order is None else key[order[start:stop]]
+        for key, group in zip(self._keys, self._groups, strict=True):
+            part = key[start:stop] if self._order is None else key[self._order[start:stop]]
             if len(group) == 1:
                 block.append(part)
                 continue
             unpacked = []
-            for index in reversed(group):
-                lowest, span = ranges[index]
+            for column in reversed(group):
+                lowest, span = self._ranges[column]
                 unpacked.append(part % span + np.int64(lowest))
                 part = part // span
             block.extend(reversed(unpacked))
-        yield block
+        return block

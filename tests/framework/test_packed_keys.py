@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,24 @@ def test_distinct_rows_in_blocks(monkeypatch):
         assert (packed_keys.distinct_rows(columns.copy()).columns.tolist()
                 == Relation(columns).columns.tolist())
 
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 40), st.sampled_from([3, 2**40, 2**63]),
+       st.integers(1, 9), st.data())
+def test_sorted_blocks_are_the_sorted_rows_cut_in_order(arity, count, bound, rows, data):
+    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
+                                max_size=arity * count))
+    relation = Relation(np.array(values, dtype=np.int64).reshape(arity, count))
+    columns = list(relation.columns)
+    blocks = packed_keys.sorted_blocks(columns, [packed_keys.value_range(c) for c in columns],
+                                       rows)
+    assert len(blocks) == -(-len(relation) // rows)
+    assert all(len(blocks[i][0]) == rows for i in range(len(blocks) - 1))
+    got = [tuple(row) for i in reversed(range(len(blocks)))
+           for row in reversed(np.vstack(blocks[i]).T.tolist())][::-1]
+    assert got == sorted(map(tuple, relation.columns.T.tolist()))
+    with pytest.raises(IndexError):
+        blocks[len(blocks)]
 
 
 def test_key_groups():
