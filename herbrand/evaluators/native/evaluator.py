@@ -343,7 +343,8 @@ class _StratumRules:
         start, end = first_level
         parts = TASKS_PER_WORKER * threads.workers
         bounds = np.linspace(start, end, parts + 1).astype(np.int64).tolist()
-        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool)
+        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool,
+                                     threads.workers)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

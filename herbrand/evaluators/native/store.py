@@ -273,13 +273,15 @@ class NativeStore:
                                        self.ix_meta, low, high))
 
     def run_slices(self, program, rule: int, low: np.ndarray, high: np.ndarray,
-                   bounds: list[int], pool) -> int:
+                   bounds: list[int], pool, workers: int) -> int:
         """Rule ``rule`` of ``program`` once, its first level's rows cut at ``bounds`` into
         slices that run as tasks on ``pool`` at once, inserting into the head relation
         together (``kernels.run_slice``); the tuples added. Tasks run in rounds: a round
         ends when every task is done or has spent the rows the storage has room for, which
-        then grows (doubling) before the tasks go on. The rule's indexes are caught up first.
-        O(derivations / threads) per thread; O(threads) serial per round, O(log n) rounds."""
+        then grows (doubling; the copy, the new table's first touch and the rehash cut among
+        ``workers`` threads of ``pool``) before the tasks go on. The rule's indexes are caught
+        up first. O(derivations / threads) per thread; O(threads) serial per round, O(log n)
+        rounds."""
         self.catch_up_rule(program, rule)
         arrays = program.arrays
         head, dedup = int(arrays[L.P_RULE_HEAD][rule]), int(arrays[L.P_RULE_DEDUP][rule])
@@ -293,8 +295,9 @@ class NativeStore:
         visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
         before = self.size(head)
         rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
+        spread = _Spread(pool, workers)
         while tasks:
-            self._reserve(head, dedup, rows)
+            self._reserve(head, dedup, rows, spread)
             size = self.size(head)
             tickets[L.TICKETS_LEFT] = min(
                 len(self._buffers[head]) - size,
@@ -340,9 +343,10 @@ class NativeStore:
         O(1)."""
         self._reserve(rel, dedup, 1)
 
-    def _reserve(self, rel: int, dedup: int, rows: int) -> None:
+    def _reserve(self, rel: int, dedup: int, rows: int, spread: _Spread | None = None) -> None:
         """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
-        ``rows`` more rows fit. Amortised O(1) per row."""
+        ``rows`` more rows fit, the work cut among the threads of ``spread`` when given.
+        Amortised O(1) per row."""
         size = self.size(rel)
         capacity = len(self._buffers[rel])
         if size + rows > capacity:
@@ -350,12 +354,12 @@ class NativeStore:
                 capacity = max(16, 2 * capacity)
             old = self._buffers[rel]
             grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
-            grown[:size] = old[:size]
+            _Spread.over(spread, size, lambda start, stop: _copy(grown, old, start, stop))
             self._buffers[rel] = grown
             self._set_buffer(rel, grown)
         keys = int(self.ix_meta[dedup, L.IX_KEYS])
         if 2 * (keys + rows) > len(self._tables[dedup]):
-            self._rehash(dedup, _table_size(keys + rows))
+            self._rehash(dedup, _table_size(keys + rows), spread)
 
     def _room_for_index(self, ix: int) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or else double its table; a
@@ -372,11 +376,18 @@ class NativeStore:
         else:
             self._rehash(ix, 2 * len(self._tables[ix]))
 
-    def _rehash(self, ix: int, length: int) -> None:
-        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two).
-        O(length)."""
-        slots = np.full(length, L.EMPTY, dtype=np.int64)
-        self.kernels.rehash(self._tables[ix], slots)
+    def _rehash(self, ix: int, length: int, spread: _Spread | None = None) -> None:
+        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), on
+        the threads of ``spread`` when given (``kernels.rehash_part``). O(length)."""
+        old = self._tables[ix]
+        if spread is None or length < _Spread.MIN_LENGTH:
+            slots = np.full(length, L.EMPTY, dtype=np.int64)
+            self.kernels.rehash(old, slots)
+        else:
+            slots = np.empty(length, dtype=np.int64)
+            spread.run(length, lambda start, stop: slots[start:stop].fill(L.EMPTY))
+            spread.run(len(old), lambda start, stop: self.kernels.rehash_part(old, slots, start,
+                                                                            stop))
         self._set_table(ix, slots)
 
     def _set_buffer(self, rel: int, buffer: np.ndarray) -> None:
@@ -396,6 +407,38 @@ class NativeStore:
 
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
+
+
+class _Spread:
+    """Work over a range cut into one part per thread of a pool, the parts run at once (the
+    storage's growth on the parallel backend: numpy copies and fills and ``rehash_part``
+    release the GIL, and first touching new memory costs page faults that threads take at
+    once)."""
+
+    MIN_LENGTH = 1 << 16  # below this, one part in the calling thread
+
+    def __init__(self, pool, workers: int) -> None:
+        self.pool, self.workers = pool, workers
+
+    def run(self, length: int, work) -> None:
+        """``work(start, stop)`` for ``workers`` consecutive parts of ``range(length)``, at
+        once; returns when every part is done (raising the first error)."""
+        bounds = np.linspace(0, length, self.workers + 1).astype(np.int64).tolist()
+        for task in [self.pool.submit(work, start, stop) for start, stop in pairwise(bounds)]:
+            task.result()
+
+    @staticmethod
+    def over(spread: _Spread | None, length: int, work) -> None:
+        """``spread.run(length, work)``, or ``work(0, length)`` here when ``spread`` is None
+        or the range is short."""
+        if spread is None or length < _Spread.MIN_LENGTH:
+            work(0, length)
+        else:
+            spread.run(length, work)
+
+
+def _copy(into: np.ndarray, source: np.ndarray, start: int, stop: int) -> None:
+    into[start:stop] = source[start:stop]
 
 
 def _empty_table(rows: int) -> np.ndarray:
