@@ -47,6 +47,7 @@ from herbrand.evaluators.fixpoint import (
     seminaive_stratum,
 )
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
+from herbrand.evaluators.native.spread import Spread
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
@@ -177,7 +178,8 @@ class NativeEvaluator(RuleEvaluator):
             self._iterate(rules, low, high, run, stratum)
         for rel in rules.relations:
             store.drop_dedup(rel)  # the stratum is done: its relations will not grow again
-        grown = {name: store.relation(store.ids[name]) for name in stratum.relations}
+        spread = Spread(threads.pool, threads.workers) if threads is not None else None
+        grown = {name: store.relation(store.ids[name], spread) for name in stratum.relations}
         store.sources.update(grown)
         return instance.with_relations(grown)
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.compiled import kernels
+from herbrand.evaluators.native.spread import Spread
 from herbrand.framework.contracts import IndexBacking
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.native_view import HASH_RUN, NativeView
@@ -105,14 +106,19 @@ class NativeStore:
     def size(self, rel: int) -> int:
         return int(self.rel_meta[rel, L.R_SIZE])
 
-    def relation(self, rel: int) -> Relation:
-        """Relation ``rel``'s rows as a Relation (a copy, in insertion order). O(n)."""
-        return Relation(self.rows_since(rel, 0), unique=True)
+    def relation(self, rel: int, spread: Spread | None = None) -> Relation:
+        """Relation ``rel``'s rows as a Relation (a copy, in insertion order), copied in parts
+        on the threads of ``spread`` when given. O(n)."""
+        return Relation(self.rows_since(rel, 0, spread), unique=True)
 
-    def rows_since(self, rel: int, start: int) -> np.ndarray:
+    def rows_since(self, rel: int, start: int, spread: Spread | None = None) -> np.ndarray:
         """The (arity, m) columns of the rows of ``rel`` appended at or after row ``start`` (a
-        copy). O(m)."""
-        return np.ascontiguousarray(self._buffers[rel][start:self.size(rel)].T)
+        copy, in parts on the threads of ``spread`` when given). O(m)."""
+        rows = self._buffers[rel][start:self.size(rel)]
+        columns = np.empty((rows.shape[1], rows.shape[0]), dtype=np.int64)
+        Spread.over(spread, len(rows), lambda first, stop: _copy(columns[:, first:stop],
+                                                                 rows[first:stop].T))
+        return columns
 
     def insert(self, rel: int, block: np.ndarray) -> int:
         """Insert an (arity, m) block into ``rel`` (deduplicated); the number of new rows.
@@ -295,7 +301,7 @@ class NativeStore:
         visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
         before = self.size(head)
         rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
-        spread = _Spread(pool, workers)
+        spread = Spread(pool, workers)
         while tasks:
             self._reserve(head, dedup, rows, spread)
             size = self.size(head)
@@ -343,7 +349,7 @@ class NativeStore:
         O(1)."""
         self._reserve(rel, dedup, 1)
 
-    def _reserve(self, rel: int, dedup: int, rows: int, spread: _Spread | None = None) -> None:
+    def _reserve(self, rel: int, dedup: int, rows: int, spread: Spread | None = None) -> None:
         """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
         ``rows`` more rows fit, the work cut among the threads of ``spread`` when given.
         Amortised O(1) per row."""
@@ -354,7 +360,8 @@ class NativeStore:
                 capacity = max(16, 2 * capacity)
             old = self._buffers[rel]
             grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
-            _Spread.over(spread, size, lambda start, stop: _copy(grown, old, start, stop))
+            Spread.over(spread, size, lambda start, stop: _copy(grown[start:stop],
+                                                                     old[start:stop]))
             self._buffers[rel] = grown
             self._set_buffer(rel, grown)
         keys = int(self.ix_meta[dedup, L.IX_KEYS])
@@ -376,11 +383,11 @@ class NativeStore:
         else:
             self._rehash(ix, 2 * len(self._tables[ix]))
 
-    def _rehash(self, ix: int, length: int, spread: _Spread | None = None) -> None:
+    def _rehash(self, ix: int, length: int, spread: Spread | None = None) -> None:
         """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), on
         the threads of ``spread`` when given (``kernels.rehash_part``). O(length)."""
         old = self._tables[ix]
-        if spread is None or length < _Spread.MIN_LENGTH:
+        if spread is None or length < Spread.MIN_LENGTH:
             slots = np.full(length, L.EMPTY, dtype=np.int64)
             self.kernels.rehash(old, slots)
         else:
@@ -409,36 +416,9 @@ class NativeStore:
 _NO_ROWS = np.empty(0, dtype=np.int64)
 
 
-class _Spread:
-    """Work over a range cut into one part per thread of a pool, the parts run at once (the
-    storage's growth on the parallel backend: numpy copies and fills and ``rehash_part``
-    release the GIL, and first touching new memory costs page faults that threads take at
-    once)."""
-
-    MIN_LENGTH = 1 << 16  # below this, one part in the calling thread
-
-    def __init__(self, pool, workers: int) -> None:
-        self.pool, self.workers = pool, workers
-
-    def run(self, length: int, work) -> None:
-        """``work(start, stop)`` for ``workers`` consecutive parts of ``range(length)``, at
-        once; returns when every part is done (raising the first error)."""
-        bounds = np.linspace(0, length, self.workers + 1).astype(np.int64).tolist()
-        for task in [self.pool.submit(work, start, stop) for start, stop in pairwise(bounds)]:
-            task.result()
-
-    @staticmethod
-    def over(spread: _Spread | None, length: int, work) -> None:
-        """``spread.run(length, work)``, or ``work(0, length)`` here when ``spread`` is None
-        or the range is short."""
-        if spread is None or length < _Spread.MIN_LENGTH:
-            work(0, length)
-        else:
-            spread.run(length, work)
-
-
-def _copy(into: np.ndarray, source: np.ndarray, start: int, stop: int) -> None:
-    into[start:stop] = source[start:stop]
+def _copy(into: np.ndarray, source: np.ndarray) -> None:
+    """``into[...] = source`` (a statement, for a lambda)."""
+    into[...] = source
 
 
 def _empty_table(rows: int) -> np.ndarray:

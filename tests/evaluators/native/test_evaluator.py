@@ -166,7 +166,8 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
     thread's, also when every growth is cut among the threads (``spread_from`` 1)."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from herbrand.evaluators.native.store import NativeStore, _Spread
+    from herbrand.evaluators.native.spread import Spread
+    from herbrand.evaluators.native.store import NativeStore
     from herbrand.evaluators.parallel import ParallelBackend
     from herbrand.workloads import rmat
 
@@ -200,7 +201,7 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
         reserve(store, rel, dedup, rows, spread)
 
     monkeypatch.setattr(NativeStore, "_reserve", recorded_reserve)
-    monkeypatch.setattr(_Spread, "MIN_LENGTH", spread_from)
+    monkeypatch.setattr(Spread, "MIN_LENGTH", spread_from)
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
     program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
                "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n")
