@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from herbrand.framework.packed_keys import SortedBlocks, sorted_blocks, value_range
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL
@@ -93,11 +94,11 @@ def relation_chunks(
     written): one numpy sort of one int64 key per row when the columns' value ranges (a symbol
     column's: its number of distinct symbols, ranked by UTF-8 bytes) pack into 63 bits, else
     a lexsort over as few packed keys as fit. Each chunk is then unpacked and formatted by
-    pyarrow (``arrow_io.Formatter``) when it is installed and ``ARROW`` is true, on ``threads``
-    threads at once (pyarrow and numpy release the GIL; the chunks still come in order), else
-    by Python string joins in this thread, with the same bytes. O(n log n) vectorised, one
-    Python call per distinct symbol; extra memory O(n) int64s for the sort and the text of
-    ``threads + 1`` chunks."""
+    pyarrow (``arrow_io.Formatter``) when it is installed and ``ARROW`` is true, the keys packed
+    and the chunks formatted on ``threads`` threads at once (pyarrow and numpy release the GIL;
+    the chunks still come in order), else by Python string joins in this thread, with the same
+    bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory O(n) int64s
+    for the sort and the text of ``threads + 1`` chunks."""
     if not len(relation):
         return iter(())
     if relation.arity == 0:
@@ -120,8 +121,12 @@ def relation_chunks(
         format_chunk = fast.Formatter(dictionaries, delimiter)
     else:
         format_chunk, threads = _PythonFormatter(dictionaries, delimiter), 1
-    blocks = sorted_blocks(values, ranges, max(1, WRITE_CHUNK_VALUES // relation.arity))
-    if threads <= 1 or len(blocks) == 1:
+    rows_per_block = max(1, WRITE_CHUNK_VALUES // relation.arity)
+    if threads <= 1:
+        return map(format_chunk, sorted_blocks(values, ranges, rows_per_block))
+    with ThreadPoolExecutor(threads, thread_name_prefix="herbrand-writer") as pool:
+        blocks = sorted_blocks(values, ranges, rows_per_block, Spread(pool, threads))
+    if len(blocks) == 1:
         return map(format_chunk, blocks)
     return _formatted_on_threads(format_chunk, blocks, threads)
 

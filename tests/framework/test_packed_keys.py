@@ -58,3 +58,24 @@ def test_key_groups():
     assert packed_keys.key_groups([(0, 10), (0, 10), (0, 10)]) == [[0, 1, 2]]
     assert packed_keys.key_groups([(0, 2**40), (0, 2**40), (0, 2**20)]) == [[0], [1, 2]]
     assert packed_keys.key_groups([(0, 2**64), (0, 1), (0, 2**64)]) == [[0], [1], [2]]
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_keys_packed_in_parts_on_threads_are_the_keys_packed_here(monkeypatch, workers):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from herbrand.framework.spread import Spread
+
+    monkeypatch.setattr(Spread, "MIN_LENGTH", 1)
+    rng = np.random.default_rng(9)
+    values = [rng.integers(-5, 5, 100), rng.integers(-(2**40), 2**40, 100),
+              rng.integers(0, 3, 100)]
+    ranges = [packed_keys.value_range(column) for column in values]
+    with ThreadPoolExecutor(workers) as pool:
+        spread = Spread(pool, workers)
+        assert (packed_keys.packed_key(values, ranges, [0, 1, 2], spread)
+                == packed_keys.packed_key(values, ranges, [0, 1, 2])).all()
+        blocks = packed_keys.sorted_blocks(values, ranges, 7, spread)
+    rows = sorted(zip(*(column.tolist() for column in values), strict=True))
+    assert [row for i in range(len(blocks))
+            for row in zip(*(c.tolist() for c in blocks[i]), strict=True)] == rows

@@ -47,13 +47,13 @@ from herbrand.evaluators.fixpoint import (
     seminaive_stratum,
 )
 from herbrand.evaluators.native.encoding import NativeRule, Program, delta_relation, lower_rule
-from herbrand.evaluators.native.spread import Spread
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import EvaluatorTags, Progress, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
 from herbrand.framework.registry import INDEXES
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 from herbrand.translators.encode_symbols import encode_symbols

@@ -26,10 +26,10 @@ import numpy as np
 
 from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.compiled import kernels
-from herbrand.evaluators.native.spread import Spread
 from herbrand.framework.contracts import IndexBacking
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.native_view import HASH_RUN, NativeView
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
 

@@ -166,9 +166,9 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
     thread's, also when every growth is cut among the threads (``spread_from`` 1)."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from herbrand.evaluators.native.spread import Spread
     from herbrand.evaluators.native.store import NativeStore
     from herbrand.evaluators.parallel import ParallelBackend
+    from herbrand.framework.spread import Spread
     from herbrand.workloads import rmat
 
     pending = [0]  # tasks submitted whose result the evaluator has not taken yet

@@ -1,8 +1,8 @@
 """``Spread``: work over a range of rows cut into one part per thread of a pool, the parts run
-at once. The native store grows and copies relations this way on the parallel backend (numpy
-copies and fills and ``kernels.rehash_part`` release the GIL, and first touching new memory
-costs page faults that threads take at once), so the serial part of an iteration stays
-O(threads)."""
+at once. On the parallel backend the native store grows and copies relations this way, and the
+writer packs the keys it sorts: numpy's copies, fills and arithmetic and the native kernels
+release the GIL, and first touching new memory costs page faults that threads take at once,
+so these steps do not stay serial beside the threads' work."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from herbrand.evaluators.native.spread import Spread
+from herbrand.framework.spread import Spread
 
 
 @pytest.mark.parametrize(("length", "workers"), [(0, 2), (1, 3), (10, 3), (1 << 17, 2)])
