@@ -80,7 +80,8 @@ class ParallelBackend(Backend):
     machine's cores). Iterations whose deltas hold fewer than ``min_rows`` rows are not cut
     into slices (threads would cost more than they save); by default, the evaluator's own
     threshold (``RuleEvaluator.parallel_min_rows``: a slice of the native executor costs far
-    less to start than a batch executor's task)."""
+    less to start than a batch executor's task). ``threads`` is ``workers``: ``herbrand run``
+    formats the outputs on as many."""
 
     tags = BackendTags(parallel=True, distributed=False, scale="workers")
 
