@@ -149,7 +149,7 @@ def _run(args) -> int:
             index=args.index, backend=backend, observer=progress,
         )
         seconds = time.perf_counter() - start
-        _write_outputs(program, database, args.output, progress)
+        _write_outputs(program, database, args.output, progress, backend.threads)
     finally:
         if progress is not None:
             progress.close()
@@ -161,11 +161,12 @@ def _run(args) -> int:
 
 
 def _write_outputs(program: Program, database: Database, output: str,
-                   progress: ProgressDisplay | None) -> None:
-    """Write the outputs, reporting each relation on ``progress`` and ending it with the
-    final line."""
+                   progress: ProgressDisplay | None, threads: int) -> None:
+    """Write the outputs on ``threads`` threads (the backend's), reporting each relation on
+    ``progress`` and ending it with the final line."""
     started = time.perf_counter()
-    io.write_outputs(program, database, output, observer=progress and progress.stage)
+    io.write_outputs(program, database, output, observer=progress and progress.stage,
+                     threads=threads)
     if progress is not None:
         derived = sum(len(database[name]) for name in database)
         progress.finish(f"done: {plural(derived, 'tuple')} in {plural(len(database), 'relation')}"

@@ -134,14 +134,24 @@ def test_bad_updates_exit_nonzero_with_one_line(tc_case, capsys, text, extra, me
     assert status == 1 and message in err and len(err.splitlines()) == 1
 
 
-def test_parallel_backend_with_workers_writes_what_local_writes(tc_case, capsys):
+def test_parallel_backend_with_workers_writes_what_local_writes(tc_case, capsys, monkeypatch):
+    """Byte for byte, the parallel backend's outputs formatted on its threads (chunks of two
+    values, so every file is several chunks)."""
+    from herbrand.framework import csv_writer
+
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 2)
+    threads = []
+    on_threads = csv_writer._formatted_on_threads
+    monkeypatch.setattr(csv_writer, "_formatted_on_threads",
+                        lambda *args: threads.append(args[-1]) or on_threads(*args))
     outputs = {}
     for name, extra in {"local": [], "parallel": ["--backend", "parallel", "--workers", "2"]}.items():
         out = tc_case / name
         assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", str(out),
                      "--no-progress", *extra]) == 0
-        outputs[name] = sorted(p.read_text() for p in out.iterdir())
+        outputs[name] = sorted(p.read_bytes() for p in out.iterdir())
     assert outputs["parallel"] == outputs["local"]
+    assert threads and set(threads) == {2}  # only the parallel run, on its 2 workers
 
 
 def test_a_flag_the_backend_does_not_take_is_a_one_line_error(tc_case, capsys):

@@ -80,7 +80,8 @@ class ParallelBackend(Backend):
     machine's cores). Iterations whose deltas hold fewer than ``min_rows`` rows are not cut
     into slices (threads would cost more than they save); by default, the evaluator's own
     threshold (``RuleEvaluator.parallel_min_rows``: a slice of the native executor costs far
-    less to start than a batch executor's task)."""
+    less to start than a batch executor's task). ``threads`` is ``workers``: ``herbrand run``
+    formats the outputs on as many."""
 
     tags = BackendTags(parallel=True, distributed=False, scale="workers")
 
@@ -99,6 +100,10 @@ class ParallelBackend(Backend):
             raise UsageError(f"parallel backend: workers must be >= 1, got {workers}")
         self.workers = workers if workers is not None else (os.cpu_count() or 1)
         self.min_rows = min_rows
+
+    @property
+    def threads(self) -> int:
+        return self.workers
 
     def materialize(
         self,

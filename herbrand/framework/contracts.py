@@ -365,6 +365,12 @@ class Backend(Component, ABC):
         """Why this backend cannot run on this machine (a missing runtime), or None."""
         return None
 
+    @property
+    def threads(self) -> int:
+        """The threads of this process a run on this backend may use around the fixpoint too
+        (formatting the outputs): 1 unless the backend itself runs on several."""
+        return 1
+
     @abstractmethod
     def materialize(
         self,

@@ -2,19 +2,23 @@
 tab-separated, no header, one ``\\n``-terminated row per line, rows sorted by column (numbers
 numerically, symbols by their UTF-8 bytes, as Spark sorts them); a true nullary relation is the
 line ``()``, a false one an empty file. Formatted in chunks by pyarrow (``arrow_io``) when
-``io.ARROW`` allows, else by Python string joins, with the same bytes.
+``io.ARROW`` allows (on several threads when the run has them), else by Python string joins,
+with the same bytes.
 """
 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 
-from herbrand.framework.packed_keys import sorted_blocks, value_range
+from herbrand.framework.packed_keys import SortedBlocks, sorted_blocks, value_range
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL
@@ -72,13 +76,15 @@ def _symbols_in_order(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndar
     return strings[inverse], ranks[inverse]
 
 
-WRITE_CHUNK_VALUES = 1 << 21
+WRITE_CHUNK_VALUES = 1 << 19
 """Values (rows times arity) formatted at a time when a relation is written: the text of one
-chunk is the writer's only memory per row (about 15 MB for two columns of 6-digit numbers)."""
+chunk (about 4 MB for two columns of 6-digit numbers) is the writer's memory per row, per
+thread. pyarrow formats as fast per row in chunks of 16,384 rows as of a million."""
 
 
 def relation_chunks(
     relation: Relation, types: tuple[str, ...], symbols: SymbolTable, delimiter: str = "\t",
+    threads: int = 1,
 ) -> Iterator[bytes | memoryview]:
     """The bytes Soufflé writes for ``relation`` (``relation_lines``, each line ended by
     ``\\n``, encoded as UTF-8 with ``surrogateescape``), in consecutive chunks of at most
@@ -87,10 +93,12 @@ def relation_chunks(
     The rows are sorted before this returns (so a bad symbol id fails before anything is
     written): one numpy sort of one int64 key per row when the columns' value ranges (a symbol
     column's: its number of distinct symbols, ranked by UTF-8 bytes) pack into 63 bits, else
-    a lexsort over as few packed keys as fit. Each chunk is then formatted by pyarrow (``arrow_io.
-    Formatter``) when it is installed and ``ARROW`` is true, else by Python string joins, with
-    the same bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory
-    O(n) int64s for the sort and one chunk of text."""
+    a lexsort over as few packed keys as fit. Each chunk is then unpacked and formatted by
+    pyarrow (``arrow_io.Formatter``) when it is installed and ``ARROW`` is true, the keys packed
+    and the chunks formatted on ``threads`` threads at once (pyarrow and numpy release the GIL;
+    the chunks still come in order), else by Python string joins in this thread, with the same
+    bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory O(n) int64s
+    for the sort and the text of ``threads + 1`` chunks."""
     if not len(relation):
         return iter(())
     if relation.arity == 0:
@@ -112,9 +120,33 @@ def relation_chunks(
     if fast is not None:
         format_chunk = fast.Formatter(dictionaries, delimiter)
     else:
-        format_chunk = _PythonFormatter(dictionaries, delimiter)
-    blocks = sorted_blocks(values, ranges, max(1, WRITE_CHUNK_VALUES // relation.arity))
-    return map(format_chunk, blocks)
+        format_chunk, threads = _PythonFormatter(dictionaries, delimiter), 1
+    rows_per_block = max(1, WRITE_CHUNK_VALUES // relation.arity)
+    if threads <= 1:
+        return map(format_chunk, sorted_blocks(values, ranges, rows_per_block))
+    with ThreadPoolExecutor(threads, thread_name_prefix="herbrand-writer") as pool:
+        blocks = sorted_blocks(values, ranges, rows_per_block, Spread(pool, threads))
+    if len(blocks) == 1:
+        return map(format_chunk, blocks)
+    return _formatted_on_threads(format_chunk, blocks, threads)
+
+
+def _formatted_on_threads(format_chunk: Callable[[list[np.ndarray]], bytes | memoryview],
+                          blocks: SortedBlocks, threads: int) -> Iterator[bytes | memoryview]:
+    """``format_chunk`` of each block (unpacked in the same task), in order, computed on
+    ``threads`` threads: at most ``threads + 1`` chunks are formatted or waiting at a time.
+    The threads stop when the caller stops iterating (pending chunks are cancelled)."""
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="herbrand-writer")
+    pending: deque[Future] = deque()
+    try:
+        for index in range(len(blocks)):
+            pending.append(pool.submit(lambda i: format_chunk(blocks[i]), index))
+            if len(pending) > threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _symbol_ranks(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, list[str]]:

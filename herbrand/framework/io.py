@@ -428,7 +428,7 @@ def _write_stdout_chunks(name: str, chunks: Iterable[bytes | memoryview], stdout
 
 def write_outputs(
     program: Program, database: Database, out_dir: str | PathLike, stdout: TextIO | None = None,
-    observer: Callable[[str], None] | None = None,
+    observer: Callable[[str], None] | None = None, threads: int = 1,
 ) -> None:
     """Carry out the ``.output`` and ``.printsize`` directives, in program order.
 
@@ -438,7 +438,7 @@ def write_outputs(
     ``stdout`` defaults to ``sys.stdout``; ``out_dir`` is created if missing. A relation absent
     from ``database`` is written empty. ``observer`` (a progress display's ``stage``) is told
     ``writing <file>: <n> tuples`` before each relation is written. O(n log n) per relation
-    written.
+    written; its text is formatted on ``threads`` threads (``relation_chunks``).
     """
     stdout = sys.stdout if stdout is None else stdout
     for directive in program.directives:
@@ -454,7 +454,7 @@ def write_outputs(
         if observer is not None:
             target = "stdout" if kind == "stdout" or str(out_dir) == "-" else filename
             observer(f"writing {target}: {len(relation):,} tuples")
-        chunks = relation_chunks(relation, types, database.symbols, delimiter)
+        chunks = relation_chunks(relation, types, database.symbols, delimiter, threads)
         if kind == "stdout" or str(out_dir) == "-":
             _write_stdout_chunks(name, chunks, stdout)
         else:

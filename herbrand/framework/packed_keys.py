@@ -10,10 +10,11 @@ take several keys (``key_groups``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Sequence
 
 import numpy as np
 
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation
 
 KEY_LIMIT = 2**63 - 1  # the largest packed key (``packed_key``)
@@ -105,29 +106,39 @@ def key_groups(ranges: list[tuple[int, int]]) -> list[list[int]]:
 
 
 def packed_key(values: list[np.ndarray], ranges: list[tuple[int, int]],
-                group: list[int]) -> np.ndarray:
+               group: list[int], spread: Spread | None = None) -> np.ndarray:
     """A new int64 array: per row, the values of the columns ``group`` packed in mixed radix,
     ``sum((v - lowest) * weight)`` (the product of their spans at most 2**63 - 1), so that keys
     compare as the rows do column by column. Horner's rule in place, wrapping modulo 2**64:
-    ``sum(v * weight) - sum(lowest * weight)`` wraps back to the key, which is below 2**63."""
-    key = values[group[0]].copy()
+    ``sum(v * weight) - sum(lowest * weight)`` wraps back to the key, which is below 2**63.
+    O(n) vectorised, in parts on the threads of ``spread`` when given."""
     offset = ranges[group[0]][0]
     for index in group[1:]:
         lowest, span = ranges[index]
-        key *= span
-        key += values[index]
         offset = offset * span + lowest
-    key -= np.int64((offset + 2**63) % 2**64 - 2**63)  # the offset as a wrapped int64
+    wrapped = np.int64((offset + 2**63) % 2**64 - 2**63)  # the offset as a wrapped int64
+    key = np.empty(len(values[group[0]]), dtype=np.int64)
+
+    def pack(start: int, stop: int) -> None:
+        part = key[start:stop]
+        part[...] = values[group[0]][start:stop]
+        for index in group[1:]:
+            part *= ranges[index][1]
+            part += values[index][start:stop]
+        part -= wrapped
+
+    Spread.over(spread, len(key), pack)
     return key
 
 
 def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
-                   rows_per_block: int) -> Iterator[list[np.ndarray]]:
+                  rows_per_block: int, spread: Spread | None = None) -> SortedBlocks:
     """The columns ``values`` (distinct rows, compared column by column as int64) sorted, in
-    blocks of ``rows_per_block`` rows: each block a list of int64 arrays, one per column. The
-    sort is done before this returns; a block is unpacked only when it is asked for."""
+    blocks of ``rows_per_block`` rows (``SortedBlocks``). The sort is done before this returns
+    (one numpy sort of one packed key per row, or a lexsort over a few; the keys packed on the
+    threads of ``spread`` when given); a block is unpacked only when it is asked for."""
     groups = key_groups(ranges)
-    keys = [values[group[0]] if len(group) == 1 else packed_key(values, ranges, group)
+    keys = [values[group[0]] if len(group) == 1 else packed_key(values, ranges, group, spread)
             for group in groups]
     if len(keys) == 1:
         if len(groups[0]) == 1:
@@ -137,24 +148,39 @@ def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
         order = None
     else:
         order = np.lexsort(keys[::-1])
-    return _blocks(keys, order, groups, ranges, rows_per_block)
+    return SortedBlocks(keys, order, groups, ranges, rows_per_block)
 
 
-def _blocks(keys: list[np.ndarray], order: np.ndarray | None, groups: list[list[int]],
-            ranges: list[tuple[int, int]], rows_per_block: int) -> Iterator[list[np.ndarray]]:
-    count = len(keys[0])
-    for start in range(0, count, rows_per_block):
-        stop = min(start + rows_per_block, count)
+class SortedBlocks(Sequence):
+    """Sorted rows in blocks: ``blocks[i]`` is block i, a list of int64 arrays (one per column)
+    of at most ``rows_per_block`` rows, unpacked from the sorted keys when asked for: O(rows of
+    the block) vectorised, in numpy calls that release the GIL, so blocks can be unpacked on
+    several threads at once. Read-only."""
+
+    def __init__(self, keys: list[np.ndarray], order: np.ndarray | None,
+                 groups: list[list[int]], ranges: list[tuple[int, int]], rows_per_block: int):
+        self._keys, self._order, self._groups, self._ranges = keys, order, groups, ranges
+        self._rows = rows_per_block
+        self._count = -(-len(keys[0]) // rows_per_block)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> list[np.ndarray]:
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        start = index * self._rows
+        stop = min(start + self._rows, len(self._keys[0]))
         block: list[np.ndarray] = []
-        for key, group in zip(keys, groups, strict=True):
-            part = key[start:stop] if order is None else key[order[start:stop]]
+        for key, group in zip(self._keys, self._groups, strict=True):
+            part = key[start:stop] if self._order is None else key[self._order[start:stop]]
             if len(group) == 1:
                 block.append(part)
                 continue
             unpacked = []
-            for index in reversed(group):
-                lowest, span = ranges[index]
+            for column in reversed(group):
+                lowest, span = self._ranges[column]
                 unpacked.append(part % span + np.int64(lowest))
                 part = part // span
             block.extend(reversed(unpacked))
-        yield block
+        return block

@@ -36,6 +36,20 @@ def test_render_marks_timeouts_failures_and_unavailable_configurations():
     assert "native" not in text.split("## Every cell")[0].splitlines()[4]  # no such column
     assert "- native (`herbrand-native`): not here" in text
     assert "1. tc-chain2000, parallel-2: why" in text
+    assert "parallel-2 speed-up (default / parallel-2)" in text
+    assert row.endswith("| — |")  # parallel-2 did not run correctly: no speed-up
+
+
+def test_render_shows_the_parallel_speed_up_over_the_default():
+    cells = [_cell("tc-chain2000", "herbrand", seconds=(3.0, 4.0, 5.0), rows=5050),
+             _cell("tc-chain2000", "herbrand-parallel2", seconds=(2.5,), rows=5050)]
+    text = side_by_side.render(cells, ["herbrand", "herbrand-parallel2"], ["tc-chain2000"],
+                               "settings", {}, {"tc-chain2000": "herbrand"})
+    row = next(line for line in text.splitlines() if line.startswith("| TC, chain"))
+    assert row.endswith("| 1.60× |")
+    without = side_by_side.render(cells[:1], ["herbrand"], ["tc-chain2000"], "settings", {},
+                                  {"tc-chain2000": "herbrand"})
+    assert "speed-up" not in without
 
 
 def test_side_by_side_writes_markdown_and_json_and_resumes(tmp_path, monkeypatch):

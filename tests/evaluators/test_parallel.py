@@ -31,6 +31,11 @@ def test_registered_with_its_tags():
     assert repr(ParallelBackend(workers=2)) == "ParallelBackend(workers=2, min_rows=None)"
 
 
+def test_its_workers_are_the_threads_a_run_formats_outputs_on():
+    assert ParallelBackend(workers=3).threads == 3
+    assert BACKENDS.get("local")().threads == 1
+
+
 def test_bad_workers_and_foreign_fixpoints_are_clear_errors():
     with pytest.raises(UsageError, match="workers must be >= 1, got 0"):
         ParallelBackend(workers=0)

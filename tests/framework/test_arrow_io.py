@@ -9,6 +9,7 @@ import io as stdio
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from herbrand.framework import csv_writer, io
 from herbrand.framework.errors import FactsError
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Column, Declaration, Directive, Program
@@ -272,11 +274,11 @@ def reference_bytes(relation, types, symbols, delimiter) -> bytes:
     return "".join(line + "\n" for line in lines).encode(*ENCODING)
 
 
-def chunk_bytes(relation, types, symbols, delimiter, arrow) -> bytes:
+def chunk_bytes(relation, types, symbols, delimiter, arrow, threads=1) -> bytes:
     saved, io.ARROW = io.ARROW, arrow
     try:
         return b"".join(bytes(chunk) for chunk in
-                        io.relation_chunks(relation, types, symbols, delimiter))
+                        io.relation_chunks(relation, types, symbols, delimiter, threads))
     finally:
         io.ARROW = saved
 
@@ -284,13 +286,14 @@ def chunk_bytes(relation, types, symbols, delimiter, arrow) -> bytes:
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(relations(), st.sampled_from(["\t", ",", "::", "→", '"', " ", "\udcff"]),
-       st.sampled_from([1, 3, 10, 1 << 21]))
-def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk):
+       st.sampled_from([1, 3, 10, 1 << 21]), st.sampled_from([1, 3]))
+def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk, threads):
     relation, types, symbols = case
     monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", chunk)
+    monkeypatch.setattr(Spread, "MIN_LENGTH", 1)  # keys packed in parts when on threads
     expected = reference_bytes(relation, types, symbols, delimiter)
-    assert chunk_bytes(relation, types, symbols, delimiter, arrow=True) == expected
-    assert chunk_bytes(relation, types, symbols, delimiter, arrow=False) == expected
+    assert chunk_bytes(relation, types, symbols, delimiter, True, threads) == expected
+    assert chunk_bytes(relation, types, symbols, delimiter, False, threads) == expected
 
 
 @pytest.mark.parametrize("spans", [(10, 10, 10), (2**40, 2**40), (2**62, 3), (2**63, 2**63)])
@@ -307,6 +310,15 @@ def test_sorting_packs_what_fits_and_lexsorts_the_rest(spans):
     assert chunk_bytes(relation, types, SymbolTable(), "\t", arrow=False) == expected
 
 
+def test_writer_threads_stop_when_the_chunks_are_dropped(monkeypatch):
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 2)
+    relation = Relation(np.arange(200, dtype=np.int64).reshape(2, 100))
+    chunks = io.relation_chunks(relation, (N, N), SymbolTable(), "\t", threads=2)
+    assert bytes(next(chunks)) == b"0\t100\n"
+    chunks.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("herbrand-writer")]
+
+
 def _outputs_program(filename: str, params=()) -> Program:
     declaration = Declaration("r", (Column("a", N), Column("b", S)))
     directive = Directive("output", "r", (("filename", filename), *params))
@@ -320,20 +332,22 @@ def _outputs_database() -> Database:
 
 
 @pytest.mark.parametrize("arrow", [True, False])
-def test_write_outputs_files_gzip_stdout_and_observer(tmp_path, monkeypatch, arrow):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_write_outputs_files_gzip_stdout_and_observer(tmp_path, monkeypatch, arrow, threads):
     monkeypatch.setattr(io, "ARROW", arrow)
     monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 4)
     database = _outputs_database()
     expected = b"-1\ta\n3\ta\n3\tb\n3\t\xff\n9223372036854775807\tx\ty\n"
     told = []
-    io.write_outputs(_outputs_program("r.csv"), database, tmp_path, observer=told.append)
+    io.write_outputs(_outputs_program("r.csv"), database, tmp_path, observer=told.append,
+                     threads=threads)
     assert (tmp_path / "r.csv").read_bytes() == expected
     assert told == ["writing r.csv: 5 tuples"]
-    io.write_outputs(_outputs_program("deep/r.csv.gz"), database, tmp_path)
+    io.write_outputs(_outputs_program("deep/r.csv.gz"), database, tmp_path, threads=threads)
     assert gzip.decompress((tmp_path / "deep" / "r.csv.gz").read_bytes()) == expected
     out = stdio.StringIO()
     io.write_outputs(_outputs_program("r.csv", (("IO", "stdout"),)), database, tmp_path,
-                     stdout=out, observer=told.append)
+                     stdout=out, observer=told.append, threads=threads)
     assert out.getvalue() == ("---------------\nr\n===============\n"
                               + expected.decode(*ENCODING) + "===============\n")
     assert told[-1] == "writing stdout: 5 tuples"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,8 +35,47 @@ def test_distinct_rows_in_blocks(monkeypatch):
                 == Relation(columns).columns.tolist())
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 40), st.sampled_from([3, 2**40, 2**63]),
+       st.integers(1, 9), st.data())
+def test_sorted_blocks_are_the_sorted_rows_cut_in_order(arity, count, bound, rows, data):
+    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
+                                max_size=arity * count))
+    relation = Relation(np.array(values, dtype=np.int64).reshape(arity, count))
+    columns = list(relation.columns)
+    blocks = packed_keys.sorted_blocks(columns, [packed_keys.value_range(c) for c in columns],
+                                       rows)
+    assert len(blocks) == -(-len(relation) // rows)
+    assert all(len(blocks[i][0]) == rows for i in range(len(blocks) - 1))
+    got = [tuple(row) for i in reversed(range(len(blocks)))
+           for row in reversed(np.vstack(blocks[i]).T.tolist())][::-1]
+    assert got == sorted(map(tuple, relation.columns.T.tolist()))
+    with pytest.raises(IndexError):
+        blocks[len(blocks)]
+
 
 def test_key_groups():
     assert packed_keys.key_groups([(0, 10), (0, 10), (0, 10)]) == [[0, 1, 2]]
     assert packed_keys.key_groups([(0, 2**40), (0, 2**40), (0, 2**20)]) == [[0], [1, 2]]
     assert packed_keys.key_groups([(0, 2**64), (0, 1), (0, 2**64)]) == [[0], [1], [2]]
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_keys_packed_in_parts_on_threads_are_the_keys_packed_here(monkeypatch, workers):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from herbrand.framework.spread import Spread
+
+    monkeypatch.setattr(Spread, "MIN_LENGTH", 1)
+    rng = np.random.default_rng(9)
+    values = [rng.integers(-5, 5, 100), rng.integers(-(2**40), 2**40, 100),
+              rng.integers(0, 3, 100)]
+    ranges = [packed_keys.value_range(column) for column in values]
+    with ThreadPoolExecutor(workers) as pool:
+        spread = Spread(pool, workers)
+        assert (packed_keys.packed_key(values, ranges, [0, 1, 2], spread)
+                == packed_keys.packed_key(values, ranges, [0, 1, 2])).all()
+        blocks = packed_keys.sorted_blocks(values, ranges, 7, spread)
+    rows = sorted(zip(*(column.tolist() for column in values), strict=True))
+    assert [row for i in range(len(blocks))
+            for row in zip(*(c.tolist() for c in blocks[i]), strict=True)] == rows

@@ -26,6 +26,7 @@ _RUN_SCRATCH_TASK = ", ".join([_ARRAY] * 9)  # registers .. stack, part, state, 
 # entry point -> signature (the argument order of each kernel)
 ENTRY_POINTS = {
     "rehash": f"void({_ARRAY}, {_ARRAY})",
+    "rehash_part": f"void({_ARRAY}, {_ARRAY}, i8, i8)",
     "catch_up": f"i8({_STORAGE}, i8, {_ARRAY})",
     "catch_up_rule": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY})",
     "append_rows": f"UniTuple(i8, 2)({_STORAGE}, i8, i8, {_TABLE}, i8, {_ARRAY})",

@@ -53,6 +53,7 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import EvaluatorTags, Progress, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
 from herbrand.framework.registry import INDEXES
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 from herbrand.translators.encode_symbols import encode_symbols
@@ -177,7 +178,8 @@ class NativeEvaluator(RuleEvaluator):
             self._iterate(rules, low, high, run, stratum)
         for rel in rules.relations:
             store.drop_dedup(rel)  # the stratum is done: its relations will not grow again
-        grown = {name: store.relation(store.ids[name]) for name in stratum.relations}
+        spread = Spread(threads.pool, threads.workers) if threads is not None else None
+        grown = {name: store.relation(store.ids[name], spread) for name in stratum.relations}
         store.sources.update(grown)
         return instance.with_relations(grown)
 
@@ -343,7 +345,8 @@ class _StratumRules:
         start, end = first_level
         parts = TASKS_PER_WORKER * threads.workers
         bounds = np.linspace(start, end, parts + 1).astype(np.int64).tolist()
-        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool)
+        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool,
+                                     threads.workers)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

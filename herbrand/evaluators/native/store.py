@@ -29,6 +29,7 @@ from herbrand.evaluators.native.compiled import kernels
 from herbrand.framework.contracts import IndexBacking
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.native_view import HASH_RUN, NativeView
+from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
 
@@ -105,14 +106,19 @@ class NativeStore:
     def size(self, rel: int) -> int:
         return int(self.rel_meta[rel, L.R_SIZE])
 
-    def relation(self, rel: int) -> Relation:
-        """Relation ``rel``'s rows as a Relation (a copy, in insertion order). O(n)."""
-        return Relation(self.rows_since(rel, 0), unique=True)
+    def relation(self, rel: int, spread: Spread | None = None) -> Relation:
+        """Relation ``rel``'s rows as a Relation (a copy, in insertion order), copied in parts
+        on the threads of ``spread`` when given. O(n)."""
+        return Relation(self.rows_since(rel, 0, spread), unique=True)
 
-    def rows_since(self, rel: int, start: int) -> np.ndarray:
+    def rows_since(self, rel: int, start: int, spread: Spread | None = None) -> np.ndarray:
         """The (arity, m) columns of the rows of ``rel`` appended at or after row ``start`` (a
-        copy). O(m)."""
-        return np.ascontiguousarray(self._buffers[rel][start:self.size(rel)].T)
+        copy, in parts on the threads of ``spread`` when given). O(m)."""
+        rows = self._buffers[rel][start:self.size(rel)]
+        columns = np.empty((rows.shape[1], rows.shape[0]), dtype=np.int64)
+        Spread.over(spread, len(rows), lambda first, stop: _copy(columns[:, first:stop],
+                                                                 rows[first:stop].T))
+        return columns
 
     def insert(self, rel: int, block: np.ndarray) -> int:
         """Insert an (arity, m) block into ``rel`` (deduplicated); the number of new rows.
@@ -273,13 +279,15 @@ class NativeStore:
                                        self.ix_meta, low, high))
 
     def run_slices(self, program, rule: int, low: np.ndarray, high: np.ndarray,
-                   bounds: list[int], pool) -> int:
+                   bounds: list[int], pool, workers: int) -> int:
         """Rule ``rule`` of ``program`` once, its first level's rows cut at ``bounds`` into
         slices that run as tasks on ``pool`` at once, inserting into the head relation
         together (``kernels.run_slice``); the tuples added. Tasks run in rounds: a round
         ends when every task is done or has spent the rows the storage has room for, which
-        then grows (doubling) before the tasks go on. The rule's indexes are caught up first.
-        O(derivations / threads) per thread; O(threads) serial per round, O(log n) rounds."""
+        then grows (doubling; the copy, the new table's first touch and the rehash cut among
+        ``workers`` threads of ``pool``) before the tasks go on. The rule's indexes are caught
+        up first. O(derivations / threads) per thread; O(threads) serial per round, O(log n)
+        rounds."""
         self.catch_up_rule(program, rule)
         arrays = program.arrays
         head, dedup = int(arrays[L.P_RULE_HEAD][rule]), int(arrays[L.P_RULE_DEDUP][rule])
@@ -293,8 +301,9 @@ class NativeStore:
         visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
         before = self.size(head)
         rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
+        spread = Spread(pool, workers)
         while tasks:
-            self._reserve(head, dedup, rows)
+            self._reserve(head, dedup, rows, spread)
             size = self.size(head)
             tickets[L.TICKETS_LEFT] = min(
                 len(self._buffers[head]) - size,
@@ -340,9 +349,10 @@ class NativeStore:
         O(1)."""
         self._reserve(rel, dedup, 1)
 
-    def _reserve(self, rel: int, dedup: int, rows: int) -> None:
+    def _reserve(self, rel: int, dedup: int, rows: int, spread: Spread | None = None) -> None:
         """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
-        ``rows`` more rows fit. Amortised O(1) per row."""
+        ``rows`` more rows fit, the work cut among the threads of ``spread`` when given.
+        Amortised O(1) per row."""
         size = self.size(rel)
         capacity = len(self._buffers[rel])
         if size + rows > capacity:
@@ -350,12 +360,13 @@ class NativeStore:
                 capacity = max(16, 2 * capacity)
             old = self._buffers[rel]
             grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
-            grown[:size] = old[:size]
+            Spread.over(spread, size, lambda start, stop: _copy(grown[start:stop],
+                                                                     old[start:stop]))
             self._buffers[rel] = grown
             self._set_buffer(rel, grown)
         keys = int(self.ix_meta[dedup, L.IX_KEYS])
         if 2 * (keys + rows) > len(self._tables[dedup]):
-            self._rehash(dedup, _table_size(keys + rows))
+            self._rehash(dedup, _table_size(keys + rows), spread)
 
     def _room_for_index(self, ix: int) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or else double its table; a
@@ -372,11 +383,18 @@ class NativeStore:
         else:
             self._rehash(ix, 2 * len(self._tables[ix]))
 
-    def _rehash(self, ix: int, length: int) -> None:
-        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two).
-        O(length)."""
-        slots = np.full(length, L.EMPTY, dtype=np.int64)
-        self.kernels.rehash(self._tables[ix], slots)
+    def _rehash(self, ix: int, length: int, spread: Spread | None = None) -> None:
+        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), on
+        the threads of ``spread`` when given (``kernels.rehash_part``). O(length)."""
+        old = self._tables[ix]
+        if spread is None or length < Spread.MIN_LENGTH:
+            slots = np.full(length, L.EMPTY, dtype=np.int64)
+            self.kernels.rehash(old, slots)
+        else:
+            slots = np.empty(length, dtype=np.int64)
+            spread.run(length, lambda start, stop: slots[start:stop].fill(L.EMPTY))
+            spread.run(len(old), lambda start, stop: self.kernels.rehash_part(old, slots, start,
+                                                                            stop))
         self._set_table(ix, slots)
 
     def _set_buffer(self, rel: int, buffer: np.ndarray) -> None:
@@ -396,6 +414,11 @@ class NativeStore:
 
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
+
+
+def _copy(into: np.ndarray, source: np.ndarray) -> None:
+    """``into[...] = source`` (a statement, for a lambda)."""
+    into[...] = source
 
 
 def _empty_table(rows: int) -> np.ndarray:

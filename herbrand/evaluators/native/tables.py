@@ -180,6 +180,29 @@ def rehash(old, slots):
 
 
 @njit(nogil=True, _nrt=False)
+def rehash_part(old, slots, start, stop):
+    """``rehash`` of the entries ``old[start:stop]`` while other threads move other parts of
+    ``old`` into ``slots`` (filled with EMPTY beforehand): an entry claims the first empty slot
+    from its position by compare-and-swap, so together the parts make a valid table (linear
+    probing's occupied slots do not depend on the order of insertion). O(stop - start)
+    expected, one atomic operation per entry."""
+    mask = slots.shape[0] - 1
+    shift = np.uint64(64)
+    length = slots.shape[0]
+    while length > 1:
+        length >>= 1
+        shift -= np.uint64(1)
+    base = slots.ctypes.data
+    for i in range(start, stop):
+        value = old[i]
+        if value == EMPTY:
+            continue
+        s = np.int64((np.uint64(value) & FINGERPRINT) >> shift)
+        while not (_load_atomic(base + 8 * s) == EMPTY and _swap_if(base + 8 * s, EMPTY, value)):
+            s = (s + 1) & mask
+
+
+@njit(nogil=True, _nrt=False)
 def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
     """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
     until the table needs to grow; the next row to index."""

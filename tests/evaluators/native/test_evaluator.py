@@ -154,18 +154,21 @@ def test_a_delta_probed_behind_a_small_relation_runs_in_the_body_order_when_chea
     assert not chosen(4, 1) and chosen(4, high[points_to])
 
 
-@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize(("workers", "spread_from"), [(2, 1 << 16), (3, 1 << 16), (2, 1),
+                                                    (3, 1)])
 def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monkeypatch,
-                                                                          workers):
+                                                                          workers,
+                                                                          spread_from):
     """On the parallel backend an iteration's first level is cut among threads that insert
     into the head relation at once; growing it moves its buffer and table, so it grows only
     when no task runs (a pool that records what is pending says so), and a task that ran out
     of room goes on where it stopped (the pool sees its arrays again). The rows equal one
-    thread's."""
+    thread's, also when every growth is cut among the threads (``spread_from`` 1)."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from herbrand.evaluators.native.store import NativeStore
     from herbrand.evaluators.parallel import ParallelBackend
+    from herbrand.framework.spread import Spread
     from herbrand.workloads import rmat
 
     pending = [0]  # tasks submitted whose result the evaluator has not taken yet
@@ -193,11 +196,12 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
 
     reserve = NativeStore._reserve
 
-    def recorded_reserve(store, rel, dedup, rows):
+    def recorded_reserve(store, rel, dedup, rows, spread=None):
         growths.append(pending[0])
-        reserve(store, rel, dedup, rows)
+        reserve(store, rel, dedup, rows, spread)
 
     monkeypatch.setattr(NativeStore, "_reserve", recorded_reserve)
+    monkeypatch.setattr(Spread, "MIN_LENGTH", spread_from)
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
     program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
                "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n")

@@ -3,6 +3,8 @@ JIT here), the hash index against a dict, insertion with dedup and growth."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -89,3 +91,29 @@ def test_a_nullary_relation_holds_at_most_one_row():
     rel = store.empty("flag", 0)
     assert store.insert(rel, np.zeros((0, 3), dtype=np.int64)) == 1
     assert store.size(rel) == 1 and store.relation(rel).to_rows() == [()]
+
+
+def test_a_table_rehashed_in_parts_at_once_holds_each_entry_where_a_probe_finds_it():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from herbrand.evaluators.native.compiled import kernels
+
+    rng = np.random.default_rng(3)
+    fingerprints = rng.integers(0, 2**32, size=3000, dtype=np.uint64) << np.uint64(32)
+    fingerprints[:100] = np.uint64(0xFFFFFFFF) << np.uint64(32)  # a run that wraps around
+    entries = (fingerprints | np.arange(3000, dtype=np.uint64)).astype(np.int64)
+    old = np.full(1 << 13, L.EMPTY, dtype=np.int64)
+    kernels().rehash(entries, old)
+    slots = np.full(1 << 14, L.EMPTY, dtype=np.int64)
+    bounds = [0, 1000, 5000, len(old)]
+    with ThreadPoolExecutor(3) as pool:
+        for task in [pool.submit(kernels().rehash_part, old, slots, start, stop)
+                     for start, stop in itertools.pairwise(bounds)]:
+            task.result()
+    assert sorted(slots[slots != L.EMPTY].tolist()) == sorted(entries.tolist())
+    mask = len(slots) - 1
+    for position in np.flatnonzero(slots != L.EMPTY).tolist():  # no gap from home to slot
+        s = int((np.uint64(slots[position]) & np.uint64(L.FINGERPRINT)) >> np.uint64(64 - 14))
+        while s != position:
+            assert slots[s] != L.EMPTY
+            s = (s + 1) & mask
