@@ -236,7 +236,7 @@ class StratumCircuit:
         the cost is those derivations plus the propagation of what they change.
 
         ``budget``: give up (return None, nothing changed) once the changed rules' derivations
-        plus the rows of ΔR summed over iterations exceed it. ΔR_i is the whole difference of
+        exceed half of it, or they plus the rows of ΔR summed over iterations exceed it. ΔR_i is the whole difference of
         R_i between the epochs, so a change that grows R_i over many iterations (a recursive
         rule added to a shallow stratum) costs about depth × change, more than a bootstrap."""
         deltas = {delta_name(name): z for name, z in input_changes.items()}
@@ -287,7 +287,8 @@ class StratumCircuit:
         weights) over the previous epoch: Σ w · (r(R_{i-1}) - r(R_{i-2})), the semi-naive
         replay of the rules over the trace (each of their derivations is found once). Its
         running sum is the rules' share of X_i. Empty without rule changes; None once the
-        derivations exceed ``budget``. Also returns the number of derivations."""
+        derivations exceed half of ``budget`` (their propagation costs a multiple of them, so
+        the change is given up early). Also returns the number of derivations."""
         if not rule_changes:
             return [], 0
         stream, work = [], 0
@@ -302,7 +303,7 @@ class StratumCircuit:
                 found = step.full(lifted) if i == 0 else step.change(lifted)
                 out[lifted.head] = out[lifted.head] + (found if weight > 0 else -found)
                 work += len(found)
-            if budget is not None and work > budget:
+            if budget is not None and 2 * work > budget:
                 return None, work
             stream.append(out)
         return stream, work

@@ -23,7 +23,8 @@ relations) instead, only when:
   of the old program reading only unchanged relations (``_built``);
 - the stratum has an aggregate, or the changed rule has one (aggregates are not incremental);
 - the change's work in the circuit (the rule's derivations, plus the rows of ΔR summed over
-  the iterations) passes ``RULE_CHANGE_BUDGET`` plus half the stratum's dX entries. ΔR_i is
+  the iterations) passes ``RULE_CHANGE_BUDGET`` plus half the stratum's dX entries, or the
+  rule's derivations alone pass half of that. ΔR_i is
   the whole difference of R_i between epochs, so a change that grows a shallow stratum over
   many iterations (the recursive TC rule added to ``tc :- e``) or removes most of a stratum
   (that rule removed again) would cost more than the bootstrap; the circuit gives up at that

@@ -153,11 +153,20 @@ def test_rules_that_reorder_then_merge_strata():
     _change(session, TC + reorder, reorder, add=False)
 
 
+@pytest.mark.parametrize("budget", [engine_module.RULE_CHANGE_BUDGET, 0])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=programs_with_facts(), data=st.data())
-def test_random_rule_removed_and_added_back(case, data):
+def test_random_rule_removed_and_added_back(budget, case, data):
     """A random rule of a random program removed, then added back: both equal a fresh
-    bootstrap of the program of that moment, and the reported changes its difference."""
+    bootstrap of the program of that moment, and the reported changes its difference (with
+    the default budget, and with none beyond half the stratum's derivations, so that the
+    circuit also gives up mid-change)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine_module, "RULE_CHANGE_BUDGET", budget)
+        _remove_and_add_back(case, data)
+
+
+def _remove_and_add_back(case, data) -> None:
     program, facts = case
     proper = [rule for rule in program.rules if rule.body]
     if not proper:
