@@ -21,6 +21,9 @@ dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes different
 iterations). It stops once the previous epoch's streams have ended and ΔR_i = ΔR_{i-1}, i.e.
 both epochs have reached their fixpoint.
 
+A rule change is an update too: the rules a stratum gains (or loses) add their derivations over
+the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
+
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored dX (binary searches); then, per changed relation, O(n) to
 merge the moved rows into the trace and to add the dX changes (insertions into sorted Z-sets).
@@ -236,9 +239,10 @@ class StratumCircuit:
         the cost is those derivations plus the propagation of what they change.
 
         ``budget``: give up (return None, nothing changed) once the changed rules' derivations
-        exceed half of it, or they plus the rows of ΔR summed over iterations exceed it. ΔR_i is the whole difference of
-        R_i between the epochs, so a change that grows R_i over many iterations (a recursive
-        rule added to a shallow stratum) costs about depth × change, more than a bootstrap."""
+        exceed half of it, or they plus the rows of ΔR summed over iterations exceed it. ΔR_i
+        is the whole difference of R_i between the epochs, so a change that grows R_i over
+        many iterations (a recursive rule added to a shallow stratum) costs about depth ×
+        change, more than a bootstrap."""
         deltas = {delta_name(name): z for name, z in input_changes.items()}
         for factor in self.negated:
             if factor.relation in input_changes:

@@ -24,11 +24,10 @@ relations) instead, only when:
 - the stratum has an aggregate, or the changed rule has one (aggregates are not incremental);
 - the change's work in the circuit (the rule's derivations, plus the rows of ΔR summed over
   the iterations) passes ``RULE_CHANGE_BUDGET`` plus half the stratum's dX entries, or the
-  rule's derivations alone pass half of that. ΔR_i is
-  the whole difference of R_i between epochs, so a change that grows a shallow stratum over
-  many iterations (the recursive TC rule added to ``tc :- e``) or removes most of a stratum
-  (that rule removed again) would cost more than the bootstrap; the circuit gives up at that
-  point and the bootstrap runs.
+  rule's derivations alone pass half of that. ΔR_i is the whole difference of R_i between
+  epochs, so a change that grows a shallow stratum over many iterations (the recursive TC
+  rule added to ``tc :- e``) or removes most of a stratum (that rule removed again) would
+  cost more than the bootstrap; the circuit gives up at that point and the bootstrap runs.
 
 Aggregates are not maintained incrementally: a stratum with an aggregate whose inputs changed is
 bootstrapped again and diffed. Atomic: updates build new immutable traces and commit them last.
@@ -62,7 +61,6 @@ from herbrand.framework.contracts import (
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program, Rule
-
 
 # A rule change runs as the circuit's input while its work (the changed rules' derivations and
 # the rows of ΔR over the iterations) stays under this many rows plus half the entries of the
@@ -285,14 +283,14 @@ def _rule_changes(snapshot: _Snapshot, prepared: IncrementalProgram,
     if (Counter(program.facts) != Counter(snapshot.program.facts)
             or prepared.derived != snapshot.prepared.derived):
         return None
-    old = {p.stratum.relations: p for p in snapshot.plans}
-    if {p.stratum.relations for p in plans} != old.keys():
+    old = {frozenset(p.stratum.relations): p for p in snapshot.plans}
+    if {frozenset(p.stratum.relations) for p in plans} != old.keys():
         return None
     if any(not plan.reads <= snapshot.database.keys() for plan in plans):
         return None
     changes = {}
     for plan in plans:
-        before, after = Counter(old[plan.stratum.relations].stratum.rules), Counter(
+        before, after = Counter(old[frozenset(plan.stratum.relations)].stratum.rules), Counter(
             plan.stratum.rules)
         changed = [(LiftedRule.of(r), 1) for r in (after - before).elements()] + [
             (LiftedRule.of(r), -1) for r in (before - after).elements()]

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp import engine as engine_module
+from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
 from herbrand.framework.evaluator_checks import encode_facts
 from herbrand.framework.parser import parse
@@ -189,14 +189,19 @@ def test_a_change_over_budget_bootstraps_the_stratum(monkeypatch, budget):
     same result, and the strata above still follow."""
     session = _session(TC, {"e": EDGES})
     monkeypatch.setattr(engine_module, "RULE_CHANGE_BUDGET", budget)
+    bootstrap, calls = StratumCircuit.bootstrap, []
+
+    def recorded(self, *args):
+        calls.append(self.relations)
+        return bootstrap(self, *args)
+
     rule, recursive = "tc(y, x) :- tc(x, y).", "tc(x, z) :- tc(x, y), e(y, z)."
     for text, changed, add in [(TC, rule, True), (TC + rule, rule, False),
                                (TC, recursive, False)]:
         rules, before = _rule(text, changed), _decoded(session.engine)
-        bootstrap, calls = StratumCircuit.bootstrap, []
+        calls.clear()
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(StratumCircuit, "bootstrap",
-                          lambda self, *a: calls.append(self.relations) or bootstrap(self, *a))
+            patch.setattr(StratumCircuit, "bootstrap", recorded)
             changes = (session.engine.add_rules if add else session.engine.remove_rules)(rules)
         assert calls == [("tc",)]
         program = parse(text + changed) if add else _without(parse(text), rules[0])
