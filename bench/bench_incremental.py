@@ -204,3 +204,32 @@ def test_thirteen_epochs(benchmark, workloads, workload_name, engine):
     benchmark.extra_info["epoch_seconds"] = [round(s, 6) for s in seconds]
     benchmark.extra_info["epoch_strategies"] = strategies
     assert len(seconds) == 13
+
+
+RULE_CHANGES = {"tc-graph10000": "tc(x, z) :- tc(x, y), e(y, z).",
+                "rdfs-lubm1": "m(z, 4, y) :- m(x, 0, y), m(z, 4, x)."}
+
+
+@pytest.mark.parametrize("action", ["remove", "add"])
+@pytest.mark.parametrize("workload_name", list(RULE_CHANGES))
+def test_rule_changes(benchmark, workloads, workload_name, action):
+    """The dbsp engine (rules as data) removing one rule of the workload's program (the
+    recursive TC rule; RDFS's type inheritance along subClassOf) from its materialization, or
+    adding it back after removing it; compare with a warm ``herbrand.materialize``."""
+    benchmark.group = f"rule changes {workload_name}"
+    benchmark.name = f"dbsp {action}"
+    inputs = _facts(workload_name, workloads, benchmark)
+    facts = {**inputs.fixed, inputs.relation: inputs.rows}
+    rule = RULE_CHANGES[workload_name]
+
+    def prepared():
+        materialization = herbrand.incremental(inputs.program, facts=facts, engine="dbsp")
+        if action == "add":
+            materialization.remove_rules(rule)
+        return (materialization,), {}
+
+    def run(materialization):
+        change = materialization.add_rules if action == "add" else materialization.remove_rules
+        _record(benchmark, materialization, change(rule))
+
+    benchmark.pedantic(run, setup=prepared, rounds=3, iterations=1)

@@ -21,6 +21,9 @@ dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes different
 iterations). It stops once the previous epoch's streams have ended and ΔR_i = ΔR_{i-1}, i.e.
 both epochs have reached their fixpoint.
 
+A rule change is an update too: the rules a stratum gains (or loses) add their derivations over
+the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
+
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored dX (binary searches); then, per changed relation, O(n) to
 merge the moved rows into the trace and to add the dX changes (insertions into sorted Z-sets).
@@ -161,6 +164,14 @@ class Trace:
         return sum(len(z) for z in self.dx)
 
 
+def _rows_at(trace: Trace, i: int) -> np.ndarray:
+    """dR[i]: the rows first derived at iteration ``i`` (none for i < 0)."""
+    columns = trace.relation.columns
+    if i < 0 or i >= len(trace.offsets):
+        return columns[:, :0]
+    return columns[:, (trace.offsets[i - 1] if i else 0):trace.offsets[i]]
+
+
 def _trimmed(dx: Sequence[ZSet]) -> tuple[ZSet, ...]:
     """``dx`` without its trailing empty Z-sets (zero from there on)."""
     end = len(dx)
@@ -216,15 +227,32 @@ class StratumCircuit:
 
     def update(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
                new: Mapping[str, Relation], input_changes: Mapping[str, ZSet],
-               symbols) -> tuple[dict[str, Trace], dict[str, ZSet]]:
+               symbols, rule_changes: Sequence[tuple[LiftedRule, int]] = (),
+               budget: int | None = None) -> tuple[dict[str, Trace], dict[str, ZSet]] | None:
         """One epoch: the stratum's inputs go from ``old`` to ``new`` (their changes as
-        ``input_changes``). Returns the new traces and each relation's change."""
+        ``input_changes``), and each rule of ``rule_changes`` joins (weight +1) or leaves (-1)
+        the stratum: ``self.rules`` are the rules after the change, and ``traces`` the state
+        of the rules before it. Returns the new traces and each relation's change.
+
+        A rule change is one more input Z-set of the circuit: ΔX_i gains the changed rule's
+        derivations over the previous epoch's R_{i-1} times its weight (``_rule_stream``), so
+        the cost is those derivations plus the propagation of what they change.
+
+        ``budget``: give up (return None, nothing changed) once the changed rules' derivations
+        exceed half of it, or they plus the rows of ΔR summed over iterations exceed it. ΔR_i
+        is the whole difference of R_i between the epochs, so a change that grows R_i over
+        many iterations (a recursive rule added to a shallow stratum) costs about depth ×
+        change, more than a bootstrap."""
         deltas = {delta_name(name): z for name, z in input_changes.items()}
         for factor in self.negated:
             if factor.relation in input_changes:
                 deltas[factor.delta] = negation_delta(factor, old[factor.relation],
                                                       new[factor.relation])
-        depth = max(t.depth for t in traces.values())
+        rule_stream, work = self._rule_stream(traces, old, rule_changes, symbols, budget)
+        if rule_stream is None:
+            return None
+        rule_x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+        depth = max(max(t.depth for t in traces.values()), len(rule_stream))
         previous = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         dx_changes = {r: [] for r in self.relations}
         dr_changes = {r: [] for r in self.relations}
@@ -235,6 +263,9 @@ class StratumCircuit:
                                     {**deltas, **{delta_name(r): previous[r]
                                                   for r in self.relations}})
             change = self._changes(step)
+            if i < len(rule_stream):
+                rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
+            change = {r: change[r] + rule_x[r] for r in self.relations}
             settled = i >= depth
             for r in self.relations:
                 before = accumulated(traces[r].dx, change[r].rows, i)
@@ -243,12 +274,43 @@ class StratumCircuit:
                 dr_changes[r].append(dr)
                 settled &= dr == previous[r]
                 previous[r] = dr
+                work += len(dr)
+            if budget is not None and work > budget:
+                return None
             if settled:
                 break
             i += 1
         result = {r: self._retraced(traces[r], dx_changes[r], dr_changes[r])
                   for r in self.relations}
         return result, previous
+
+    def _rule_stream(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
+                     rule_changes: Sequence[tuple[LiftedRule, int]], symbols,
+                     budget: int | None) -> tuple[list[dict[str, ZSet]] | None, int]:
+        """Per iteration i, the differentiated derivations of the changed rules (times their
+        weights) over the previous epoch: Σ w · (r(R_{i-1}) - r(R_{i-2})), the semi-naive
+        replay of the rules over the trace (each of their derivations is found once). Its
+        running sum is the rules' share of X_i. Empty without rule changes; None once the
+        derivations exceed half of ``budget`` (their propagation costs a multiple of them, so
+        the change is given up early). Also returns the number of derivations."""
+        if not rule_changes:
+            return [], 0
+        stream, work = [], 0
+        depth = max(len(traces[r].offsets) for r in self.relations)
+        for i in range(depth + 1):
+            values = {r: traces[r].value(i - 2) for r in self.relations}
+            news = {delta_name(r): ZSet.of_set(_rows_at(traces[r], i - 1))
+                    for r in self.relations}
+            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values}, news)
+            out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+            for lifted, weight in rule_changes:
+                found = step.full(lifted) if i == 0 else step.change(lifted)
+                out[lifted.head] = out[lifted.head] + (found if weight > 0 else -found)
+                work += len(found)
+            if budget is not None and 2 * work > budget:
+                return None, work
+            stream.append(out)
+        return stream, work
 
     def _retraced(self, trace: Trace, dx_changes: list[ZSet],
                   dr_changes: list[ZSet]) -> Trace:

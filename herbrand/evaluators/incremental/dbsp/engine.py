@@ -8,12 +8,26 @@ and its own relations' changes become inputs of the strata above.
 Rules are data too: the engine keeps the program's rules as a Z-set (rule -> multiplicity), and
 ``add_rules`` / ``remove_rules`` add +1 / -1 to it. A rule change is checked first (the new
 program must pass ``analyse``: unsafe rules and negation or aggregation through recursion are
-rejected, naming the rule and the cycle, with nothing changed). It is then applied by re-running,
-with the circuit's bootstrap, every stratum of the new program that is not an unchanged stratum
-of the old one (same relations and rules) reading only unchanged relations; the traces of all
-other strata are kept. This is a coarser grain than a fully incremental rule change (which would
-push the rule's own derivations through the circuit as a delta), chosen for simplicity; the
-materialization and the returned changes are the same.
+rejected, naming the rule and the cycle, with nothing changed). It then runs as one epoch of the
+circuit whose input is the rule Z-set's change: a stratum that gains rule r (or loses it) gets,
+at every iteration i, r's derivations over the previous epoch's R_{i-1} with weight +1 (or -1)
+added to ΔX_i (``StratumCircuit.update``); the changes of its relations flow to the strata above
+as in a fact update, and strata that neither changed nor read a change keep their traces.
+
+The stratum is bootstrapped again (from the new program, its changes diffed against the old
+relations) instead, only when:
+
+- the strata differ as sets of relations (a new head relation, a relation no longer derived,
+  recursion made or broken between strata merging or splitting them), or the inline facts
+  changed: then the whole change is a re-run of every stratum that is not an unchanged stratum
+  of the old program reading only unchanged relations (``_built``);
+- the stratum has an aggregate, or the changed rule has one (aggregates are not incremental);
+- the change's work in the circuit (the rule's derivations, plus the rows of ΔR summed over
+  the iterations) passes ``RULE_CHANGE_BUDGET`` plus half the stratum's dX entries, or the
+  rule's derivations alone pass half of that. ΔR_i is the whole difference of R_i between
+  epochs, so a change that grows a shallow stratum over many iterations (the recursive TC
+  rule added to ``tc :- e``) or removes most of a stratum (that rule removed again) would
+  cost more than the bootstrap; the circuit gives up at that point and the bootstrap runs.
 
 Aggregates are not maintained incrementally: a stratum with an aggregate whose inputs changed is
 bootstrapped again and diffed. Atomic: updates build new immutable traces and commit them last.
@@ -22,7 +36,7 @@ bootstrapped again and diffed. Atomic: updates build new immutable traces and co
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from herbrand.evaluators.incremental.changes import (
@@ -48,6 +62,12 @@ from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program, Rule
 
+# A rule change runs as the circuit's input while its work (the changed rules' derivations and
+# the rows of ΔR over the iterations) stays under this many rows plus half the entries of the
+# stratum's dX (its bootstrap's derivations); past that, the stratum is bootstrapped again,
+# which then costs less (see the module docstring).
+RULE_CHANGE_BUDGET = 1024
+
 
 @dataclass(frozen=True)
 class _StratumPlan:
@@ -58,9 +78,8 @@ class _StratumPlan:
 
     @classmethod
     def of(cls, stratum: Stratum) -> _StratumPlan:
-        reads = {lit.atom.relation for rule in stratum.rules for lit, _ in rule_literals(rule)}
         return cls(stratum, tuple(LiftedRule.of(rule) for rule in stratum.rules),
-                   frozenset(reads - set(stratum.relations)),
+                   _reads(stratum.rules) - set(stratum.relations),
                    any(aggregated_relations(rule) for rule in stratum.rules))
 
     @property
@@ -86,7 +105,8 @@ class DbspEngine(IncrementalEvaluator):
     Cost: bootstrap as semi-naive evaluation with derivation counts; an update per stratum and
     iteration the lifted join's terms from the changes, and O(n) per changed relation to merge
     its trace; the update of the input relations themselves is hash probes into their kept
-    tables (``RelationSets``). A rule change: a bootstrap of the affected strata. State
+    tables (``RelationSets``). A rule change: the changed rules' derivations over the traces
+    plus the update of what they change, bounded by about a bootstrap of the stratum. State
     (``state_size``): the dX Z-sets (derivation-count differences per iteration), the iteration
     offsets and the input relations' hash tables.
     """
@@ -116,29 +136,51 @@ class DbspEngine(IncrementalEvaluator):
         given = snapshot.given.with_relations({name: database[name] for name in added})
         changes = {name: ZSet.change(added[name].columns, removed[name].columns)
                    for name in added}
-        traces = dict(snapshot.traces)
-        for plan in snapshot.plans:
-            if not plan.reads & changes.keys():
-                continue
-            inputs_old = {r: snapshot.database[r] for r in plan.reads}
-            inputs_new = {r: database[r] for r in plan.reads}
-            if plan.aggregated:
-                fresh = self._circuit(plan, database).bootstrap(inputs_new, database.symbols)
-                for name, change in database_changes(
-                        snapshot.database, _with_traces(database, fresh), fresh).items():
-                    changes[name] = ZSet.change(*change)
-            else:
-                fresh, stratum_changes = self._circuit(plan, database).update(
-                    {r: traces[r] for r in plan.stratum.relations}, inputs_old, inputs_new,
-                    {r: changes[r] for r in plan.reads if r in changes}, database.symbols)
-                changes.update({r: z for r, z in stratum_changes.items() if len(z)})
-            traces.update(fresh)
-            database = _with_traces(database, fresh)
+        database, traces = self._propagated(snapshot, snapshot.plans, database, changes, {})
         result = {name: (z.positive(), z.negative()) for name, z in changes.items()}
         self._snapshot = _Snapshot(snapshot.rules, snapshot.program, given, snapshot.prepared,
                                    snapshot.plans, database, traces)
         self._strategy = "update"
         return result
+
+    def _propagated(self, snapshot: _Snapshot, plans: Sequence[_StratumPlan],
+                    database: Database, changes: dict[str, ZSet],
+                    rule_changes: Mapping[tuple[str, ...], list[tuple[LiftedRule, int]]]
+                    ) -> tuple[Database, dict[str, Trace]]:
+        """Run one epoch of the circuit over ``plans`` (strata in order) from the state of
+        ``snapshot``: ``changes`` holds the changed inputs' Z-sets and receives each derived
+        relation's change; ``rule_changes`` maps a stratum's relations to the rules it gains
+        (+1) or loses (-1). A stratum runs only when something it reads or its rules changed.
+        Returns the new database and traces."""
+        traces = dict(snapshot.traces)
+        for plan in plans:
+            rules = rule_changes.get(plan.stratum.relations, [])
+            if not rules and not plan.reads & changes.keys():
+                continue
+            reads = plan.reads | _reads(rule.rule for rule, _ in rules) - set(
+                plan.stratum.relations)
+            inputs_old = {r: snapshot.database[r] for r in reads}
+            inputs_new = {r: database[r] for r in reads}
+            updated = None
+            if not plan.aggregated and not any(aggregated_relations(r.rule) for r, _ in rules):
+                budget = RULE_CHANGE_BUDGET + sum(
+                    traces[r].tuples for r in plan.stratum.relations) // 2 if rules else None
+                updated = self._circuit(plan, database).update(
+                    {r: traces[r] for r in plan.stratum.relations}, inputs_old, inputs_new,
+                    {r: changes[r] for r in plan.reads if r in changes}, database.symbols,
+                    rules, budget)
+            if updated is None:
+                fresh = self._circuit(plan, database).bootstrap(
+                    {r: database[r] for r in plan.reads}, database.symbols)
+                for name, change in database_changes(
+                        snapshot.database, _with_traces(database, fresh), fresh).items():
+                    changes[name] = ZSet.change(*change)
+            else:
+                fresh, stratum_changes = updated
+                changes.update({r: z for r, z in stratum_changes.items() if len(z)})
+            traces.update(fresh)
+            database = _with_traces(database, fresh)
+        return database, traces
 
     # -- rules -----------------------------------------------------------------------------------
 
@@ -160,11 +202,22 @@ class DbspEngine(IncrementalEvaluator):
         snapshot = self._require()
         program = Program(snapshot.program.declarations, tuple(rules.elements()),
                           snapshot.program.directives)
-        fresh = self._built(rules, program, snapshot.given, snapshot)
-        names = [n for n in visible(fresh.database) if n in snapshot.database]
-        changes = database_changes(snapshot.database, fresh.database, names)
-        self._snapshot, self._strategy = fresh, "rules"
-        return changes
+        prepared, _ = IncrementalProgram.prepare(program, snapshot.given)  # the check first
+        plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
+        rule_changes = _rule_changes(snapshot, prepared, plans, program)
+        if rule_changes is None:
+            fresh = self._built(rules, program, snapshot.given, snapshot)
+            names = [n for n in visible(fresh.database) if n in snapshot.database]
+            changes = database_changes(snapshot.database, fresh.database, names)
+            self._snapshot, self._strategy = fresh, "rules"
+            return changes
+        zsets: dict[str, ZSet] = {}
+        database, traces = self._propagated(snapshot, plans, snapshot.database, zsets,
+                                            rule_changes)
+        self._snapshot = _Snapshot(rules, program, snapshot.given, prepared, plans, database,
+                                   traces)
+        self._strategy = "rules"
+        return {name: (z.positive(), z.negative()) for name, z in zsets.items()}
 
     # -- contract ----------------------------------------------------------------------------------
 
@@ -218,6 +271,37 @@ class DbspEngine(IncrementalEvaluator):
             traces.update(fresh)
             database = _with_traces(database, fresh)
         return _Snapshot(rules, program, given, prepared, plans, database, traces)
+
+
+def _rule_changes(snapshot: _Snapshot, prepared: IncrementalProgram,
+                  plans: Sequence[_StratumPlan], program: Program
+                  ) -> dict[tuple[str, ...], list[tuple[LiftedRule, int]]] | None:
+    """Per stratum of the new program, the rules it gains (+1) and loses (-1), one entry per
+    occurrence; None when the change cannot run as a circuit input: the inline facts change,
+    the derived relations change, the strata are not the old ones (recursion made or broken
+    across strata merges or splits them), or a stratum reads a relation the state lacks."""
+    if (Counter(program.facts) != Counter(snapshot.program.facts)
+            or prepared.derived != snapshot.prepared.derived):
+        return None
+    old = {frozenset(p.stratum.relations): p for p in snapshot.plans}
+    if {frozenset(p.stratum.relations) for p in plans} != old.keys():
+        return None
+    if any(not plan.reads <= snapshot.database.keys() for plan in plans):
+        return None
+    changes = {}
+    for plan in plans:
+        before, after = Counter(old[frozenset(plan.stratum.relations)].stratum.rules), Counter(
+            plan.stratum.rules)
+        changed = [(LiftedRule.of(r), 1) for r in (after - before).elements()] + [
+            (LiftedRule.of(r), -1) for r in (before - after).elements()]
+        if changed:
+            changes[plan.stratum.relations] = changed
+    return changes
+
+
+def _reads(rules: Iterable[Rule]) -> frozenset[str]:
+    """The relations the rules' bodies read (aggregates included)."""
+    return frozenset(lit.atom.relation for rule in rules for lit, _ in rule_literals(rule))
 
 
 def _with_traces(database: Database, traces: Mapping[str, Trace]) -> Database:
