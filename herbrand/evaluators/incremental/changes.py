@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.relation_sets import RelationSets, hashed_difference
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database, Relation, row_keys
@@ -133,15 +133,16 @@ def apply_updates(
 
 
 def relation_changes(old: Relation, new: Relation) -> tuple[Relation, Relation]:
-    """``(new - old, old - new)``. O((n + m) log(n + m))."""
+    """``(new - old, old - new)``, by hash tables (``hashed_difference``): O(n + m) expected,
+    where ``Relation.difference`` sorts both (on RDFS LUBM(1), 140 of a recompute's 213 ms)."""
     if old is new:
         return Relation.empty(old.arity), Relation.empty(old.arity)
-    return new.difference(old), old.difference(new)
+    return hashed_difference(new, old), hashed_difference(old, new)
 
 
 def database_changes(old: Database, new: Database, names: Iterable[str]) -> BatchChanges:
     """``relation -> (added, removed)`` batches for each of ``names`` whose rows differ between
-    the two databases. O(total size · log) for the relations compared."""
+    the two databases. O(total size) expected for the relations compared."""
     changes: BatchChanges = {}
     for name in names:
         added, removed = relation_changes(old[name], new[name])
