@@ -44,6 +44,7 @@ from herbrand.evaluators.native.layout import (
     OP_EMPTY,
     OP_EQUAL,
     OP_MAP,
+    PENDING_MAX,
     P_BIND_COLUMN,
     P_BIND_REGISTER,
     P_CODE,
@@ -67,8 +68,8 @@ from herbrand.evaluators.native.layout import (
     PHASE_RUN,
     PHASE_START,
     PROBE,
+    PROBE_CHAIN,
     R_SIZE,
-    ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
     RUN_PHASE,
@@ -76,20 +77,23 @@ from herbrand.evaluators.native.layout import (
     RUN_RULE,
     S_ADDED,
     S_DEPTH,
+    S_PENDING,
     S_WAITING,
     SCAN,
     UNIT,
     VIEW_PROBE,
 )
-from herbrand.evaluators.native.memory import _cell, _next, _slot
+from herbrand.evaluators.native.memory import _cell, _slot
 from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
+from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
     _add_concurrently,
-    _append,
+    _append_hashed,
     _catch_up,
     _find_key,
-    _full,
     _hash_key,
+    _prefetch_slot,
+    _room,
 )
 from herbrand.evaluators.native.views import _view_cell, _view_next
 
@@ -144,7 +148,7 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
 @njit(inline="always")
 def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, registers, key,
           rel_meta, ix_meta, ix_cols, low, high, visible):
-    """The (cursor, stop) of a level about to be iterated: a chain's first row for a probe, a
+    """The (cursor, stop) of a level about to be iterated: a probe's (``runs._open_probe``), a
     row range for a scan (the delta range when the level is ranged; else the rows in use, at
     most ``visible[rel]``: rows other threads are appending are not read), one pass for a
     unit, nothing for a view probe (``views._view_next`` opens its runs)."""
@@ -157,19 +161,20 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
             return low[rel], high[rel]
         return 0, min(rel_meta[rel, R_SIZE], visible[rel])
     _fill_key(sources, constants, key_first, key_width, registers, key)
-    value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
-                                         _hash_key(key, key_width)))
-    return (EMPTY if value == EMPTY else value & ROW), 0
+    return _open_probe(ix_meta, ix, rel_meta, ix_cols, key, key_width)
 
 @njit(nogil=True, _nrt=False)
 def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
             cursor, stop, key, stack, part, state, tickets):
     """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
-    with the head tuple waiting in ``values``), inserting each head tuple into the head
-    relation when new. With ``tickets`` (one cell: a parallel task), other threads run tasks of
-    the same rule at once and insert through ``_add_concurrently``, which needs room when the
-    tickets are spent; full scans read at most ``visible`` rows. Touches nothing
-    reference-counted: the cost is per derivation, O(1) per level."""
+    with the head tuples waiting in ``values``), inserting each head tuple into the head
+    relation when new. Alone, it holds up to ``PENDING_MAX`` head tuples (and their hashes) in
+    ``values``, prefetching each one's dedup slot, and inserts them together (``_insert_pending``):
+    their cache misses overlap. With ``tickets`` (one cell: a parallel task), other threads run
+    tasks of the same rule at once and each tuple goes in at once through
+    ``_add_concurrently``, which needs room when the tickets are spent; full scans read at most
+    ``visible`` rows. Touches nothing reference-counted: the cost is per derivation, O(1) per
+    level."""
     level_bounds = program[P_RULE_LEVELS]
     first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
     kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
@@ -184,6 +189,7 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
     concurrent = tickets.shape[0] > 0
     depth = state[S_DEPTH]
     added = state[S_ADDED]
+    pending = state[S_PENDING]
     if state[S_WAITING] == 1:
         if concurrent:
             outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
@@ -191,28 +197,20 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
             if outcome == NO_ROOM:
                 return NEED_ROW
             added += outcome
-        elif _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
-            added += 1
+        else:
+            added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                     pending, head_width)
+            pending = 0
         state[S_WAITING] = 0
     while depth >= 0:
         level = first_level + depth
         kind = kinds[level]
         rel = rels[level]
         row = -1  # the level's next row, if any
+        position = -1  # a probe's row's position in its index's runs, if there
         if kind == PROBE:
-            ix = level_index[level]
-            while cursor[depth] != EMPTY:
-                candidate = cursor[depth]
-                cursor[depth] = _next(ix_meta, ix, candidate)
-                if ranged[level] == 0:
-                    row = candidate
-                    break
-                if candidate < low[rel]:  # a chain runs newest row first: the delta is passed
-                    cursor[depth] = EMPTY
-                    break
-                if candidate < high[rel]:
-                    row = candidate
-                    break
+            row, position = _probe_next(ix_meta, level_index[level], depth, cursor, stop, part,
+                                        ranged[level], low[rel], high[rel])
         elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
             row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
                              constants, registers, key, level_keys[2 * level],
@@ -230,6 +228,11 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
             for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
                 registers[bind_register[b]] = _view_cell(ix_meta, ix, part[depth],
                                                          ix_cols[fields + bind_column[b]], row)
+        elif position >= 0:  # a probe's row in runs: its columns lie beside its row number
+            ix = level_index[level]
+            for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
+                registers[bind_register[b]] = _run_value(ix_meta, ix, ix_cols, bind_column[b],
+                                                         position)
         elif kind != UNIT:
             for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
                 registers[bind_register[b]] = _cell(rel_meta, rel, bind_column[b], row)
@@ -240,8 +243,8 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                                                    key, rel_meta, ix_meta, ix_cols):
             continue
         if depth == levels - 1:
-            _fill_key(sources, constants, head_first, head_width, registers, values)
             if concurrent:
+                _fill_key(sources, constants, head_first, head_width, registers, values)
                 outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
                                             _hash_key(values, head_width), tickets, state)
                 if outcome == NO_ROOM:
@@ -249,11 +252,20 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                     return NEED_ROW
                 added += outcome
                 continue
-            if _full(rel_meta, ix_meta, head_rel, dedup):
-                state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                return NEED_ROW
-            if _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
-                added += 1
+            at = pending * head_width
+            _fill_key(sources, constants, head_first, head_width, registers, values, at)
+            h = _hash_key(values, head_width, at)
+            values[PENDING_MAX * head_width + pending] = np.int64(h)
+            _prefetch_slot(ix_meta, dedup, h)
+            pending += 1
+            if pending == PENDING_MAX:
+                if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+                    state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+                    state[S_PENDING] = pending
+                    return NEED_ROW
+                added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                         pending, head_width)
+                pending = 0
             continue
         depth += 1
         level += 1
@@ -262,9 +274,28 @@ def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regis
                                            level_keys[2 * level + 1], sources, constants,
                                            registers, key, rel_meta, ix_meta, ix_cols, low,
                                            high, visible)
-        part[depth] = -1
-    state[S_DEPTH], state[S_ADDED] = depth, added
+        part[depth] = PROBE_CHAIN  # a probe's first phase; a view probe's: no run open yet
+    if pending > 0:
+        if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+            state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+            state[S_PENDING] = pending
+            return NEED_ROW
+        added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                                 head_width)
+    state[S_DEPTH], state[S_ADDED], state[S_PENDING] = depth, added, 0
     return DONE
+
+
+@njit(inline="always")
+def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width):
+    """Insert the ``pending`` head tuples held in ``values`` (each ``width`` values, their
+    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new."""
+    added = 0
+    for i in range(pending):
+        if _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
+                          np.uint64(values[PENDING_MAX * width + i])):
+            added += 1
+    return added
 
 
 @njit(inline="always")
