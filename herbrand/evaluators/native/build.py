@@ -1,5 +1,5 @@
-"""Compile the native kernels (``kernels``, ``tables`` and ``runs``, with what they call) ahead of time
-into a CPython extension module with numba's ``pycc``.
+"""Compile the native kernels (``kernels``, ``tables`` and ``runs``, with what they call) ahead
+of time into a CPython extension module with numba's ``pycc``.
 
 ``python -m herbrand.evaluators.native.build DIRECTORY NAME`` writes the module ``NAME`` into
 ``DIRECTORY``: each entry point of ``ENTRY_POINTS`` compiled for its signature, with the

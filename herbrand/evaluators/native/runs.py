@@ -35,8 +35,8 @@ from herbrand.evaluators.native.layout import (
     IX_WIDTH,
     PROBE_CHAIN,
     PROBE_RUN,
-    ROW,
     R_ARITY,
+    ROW,
 )
 from herbrand.evaluators.native.memory import (
     _cell,

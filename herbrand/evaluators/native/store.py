@@ -3,8 +3,9 @@
 Relations are (capacity, arity) int64 buffers (row-major) that grow by doubling, each with a
 dedup table (a unique hash index on every column) that head tuples are inserted through; probe
 indexes are hash indexes on chosen key columns, caught up with the rows appended since they
-were last used, whose rows move from chains into runs as they double (``runs``). The kernels read and write them through the addresses in ``rel_meta`` and
-``ix_meta`` (layout in ``kernels``); this class owns the arrays, names relations, creates
+were last used, whose rows move from chains into runs as they double (``runs``). The kernels
+read and write them through the addresses in ``rel_meta`` and ``ix_meta`` (layout in
+``kernels``); this class owns the arrays, names relations, creates
 indexes once per (relation, key), grows a buffer or a table when a kernel asks for room
 (``layout.NEED_*``), runs the kernels until they are done, and turns buffers back into Relations.
 
