@@ -32,7 +32,8 @@ R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
 REL_FIELDS = 4
 # ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
 # rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
-# address and length, 64 - log2(table length)
+# address (where row 0's link would be: they hold only the rows not in runs) and end row,
+# 64 - log2(table length)
 IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
 IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
 # a probe index's (not unique) keys and runs (``runs``): the addresses of its per-key arrays
@@ -95,7 +96,8 @@ MAX_STACK = 64
 # what a kernel returns: done, or the storage it needs grown first (``need`` says which)
 DONE = 0
 NEED_ROW = 1  # room for one more row in relation need[0] (buffer) and its dedup need[1] (table)
-NEED_INDEX = 2  # index need[0] must grow (its chains to its relation's capacity, or its table)
+# index need[0] must grow (its chains to its relation's capacity, or its table) or compact
+NEED_INDEX = 2
 # ``_add_concurrently``'s outcomes, and the row number of a slot reserved by a thread that has
 # not yet written its row (rows are numbered below it)
 PRESENT, ADDED, NO_ROOM = 0, 1, 2

@@ -171,7 +171,7 @@ class NativeStore:
         self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, width, 0, 0, unique)
         self._columns += len(columns)
         self._tables.append(_NO_ROWS)
-        self._chains.append(_NO_ROWS)
+        self._chains.append(_NO_ROWS32)
         self._keyed.append((_NO_ROWS32, _NO_ROWS32))
         self._runs.append((_NO_ROWS, _NO_ROWS32, _NO_ROWS))
         return ix
@@ -240,7 +240,7 @@ class NativeStore:
     def _reset(self, ix: int, rows: int) -> None:
         """Index ``ix`` emptied, its table sized for ``rows``."""
         self._set_table(ix, _empty_table(rows))
-        self._set_chains(ix, _NO_ROWS)
+        self._set_chains(ix, _NO_ROWS32, 0)
         self.ix_meta[ix, L.IX_KEYS] = 0
         self.ix_meta[ix, L.IX_DONE] = 0
         if self.ix_meta[ix, L.IX_UNIQUE] == 0:
@@ -374,17 +374,18 @@ class NativeStore:
             self._rehash(dedup, _table_size(keys + rows))
 
     def _room_for_index(self, ix: int) -> None:
-        """Grow index ``ix``'s chains to its relation's capacity, or else double its table; a
-        view index: catch it up."""
+        """Grow index ``ix``'s chains to its relation's capacity, or move its chained rows into
+        runs when due, or else double its table; a view index: catch it up."""
         rel = int(self.ix_meta[ix, L.IX_REL])
         if self.ix_meta[ix, L.IX_UNIQUE] == L.VIEW:
             self._catch_up_view(ix)
         elif (self.ix_meta[ix, L.IX_UNIQUE] == 0
                 and self.ix_meta[ix, L.IX_NEXT_CAPACITY] < self.size(rel)):
-            done = int(self.ix_meta[ix, L.IX_DONE])
-            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int32)
-            chains[:done] = self._chains[ix][:done]
-            self._set_chains(ix, chains)
+            first, done = int(self.ix_meta[ix, L.IX_COMPACTED]), int(self.ix_meta[ix, L.IX_DONE])
+            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY]) - first),
+                              dtype=np.int32)
+            chains[:done - first] = self._chains[ix][:done - first]
+            self._set_chains(ix, chains, first)
         elif (self.ix_meta[ix, L.IX_UNIQUE] == 0
                 and self.ix_meta[ix, L.IX_DONE] == self.size(rel)):  # every row indexed
             self._compact(ix)
@@ -400,6 +401,8 @@ class NativeStore:
         values = np.empty(done * int(self.ix_meta[ix, L.IX_RUN_WIDTH]), dtype=np.int64)
         self.kernels.compact(*self.arguments(), ix, starts, rows, values)
         self._set_runs(ix, starts, rows, values, done)
+        capacity = int(self.rel_meta[int(self.ix_meta[ix, L.IX_REL]), L.R_CAPACITY])
+        self._set_chains(ix, np.empty(max(16, capacity - done), dtype=np.int32), done)
 
     def _rehash(self, ix: int, length: int) -> None:
         """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), a
@@ -442,10 +445,13 @@ class NativeStore:
         self.ix_meta[ix, L.IX_COMPACTED] = compacted
         self.ix_meta[ix, L.IX_COMPACTED_KEYS] = len(starts) - 1
 
-    def _set_chains(self, ix: int, chains: np.ndarray) -> None:
+    def _set_chains(self, ix: int, chains: np.ndarray, first: int) -> None:
+        """Index ``ix``'s chains made ``chains``, holding rows ``first``, ... (the rows before
+        are in runs): its address is where row 0's would be, so a kernel reads row r's at
+        ``IX_NEXT + 4 r``."""
         self._chains[ix] = chains
-        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data
-        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = len(chains)
+        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data - 4 * first
+        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = first + len(chains)
 
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
