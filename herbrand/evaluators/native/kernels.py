@@ -88,10 +88,10 @@ from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key,
 from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
     _add_concurrently,
-    _append_hashed,
     _catch_up,
     _find_key,
     _hash_key,
+    _insert_pending,
     _prefetch_slot,
     _room,
 )
@@ -295,18 +295,6 @@ def _interpreter(concurrent):
 
 _resume = _interpreter(False)
 _resume_concurrently = _interpreter(True)
-
-@njit(inline="always")
-def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width):
-    """Insert the ``pending`` head tuples held in ``values`` (each ``width`` values, their
-    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new."""
-    added = 0
-    for i in range(pending):
-        if _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
-                          np.uint64(values[PENDING_MAX * width + i])):
-            added += 1
-    return added
-
 
 @njit(inline="always")
 def _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):

@@ -57,6 +57,7 @@ from herbrand.evaluators.native.layout import (
     NEED_INDEX,
     NEXT_ROW,
     NO_ROOM,
+    PENDING_MAX,
     PRESENT,
     R_ADDRESS,
     R_ARITY,
@@ -302,6 +303,17 @@ def _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h):
     ix_meta[dedup, IX_KEYS] += 1
     ix_meta[dedup, IX_DONE] = size + 1
     return True
+
+@njit(inline="always")
+def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width):
+    """Insert the ``pending`` head tuples held in ``values`` (each ``width`` values, their
+    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new."""
+    added = 0
+    for i in range(pending):
+        if _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
+                          np.uint64(values[PENDING_MAX * width + i])):
+            added += 1
+    return added
 
 @njit(nogil=True, _nrt=False)
 def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
