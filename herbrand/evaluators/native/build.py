@@ -1,5 +1,5 @@
-"""Compile the native kernels (``kernels`` and ``tables``, with what they call) ahead of time
-into a CPython extension module with numba's ``pycc``.
+"""Compile the native kernels (``kernels``, ``tables`` and ``runs``, with what they call) ahead
+of time into a CPython extension module with numba's ``pycc``.
 
 ``python -m herbrand.evaluators.native.build DIRECTORY NAME`` writes the module ``NAME`` into
 ``DIRECTORY``: each entry point of ``ENTRY_POINTS`` compiled for its signature, with the
@@ -30,6 +30,7 @@ ENTRY_POINTS = {
     "catch_up": f"i8({_STORAGE}, i8, {_ARRAY})",
     "catch_up_rule": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY})",
     "append_rows": f"UniTuple(i8, 2)({_STORAGE}, i8, i8, {_TABLE}, i8, {_ARRAY})",
+    "compact": f"i8({_STORAGE}, i8, {_ARRAY}, i4[::1], {_ARRAY})",
     "choose": f"i8({_PROGRAM}, i8, i8, {_TABLE}, {_TABLE}, {_ARRAY}, {_ARRAY})",
     "run": f"i8({_PROGRAM}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, "
            f"i8, {_RUN_SCRATCH})",
@@ -43,7 +44,7 @@ def build(directory: str, name: str) -> None:
     import numba.pycc.compiler as pycc_compiler
     from numba.pycc import CC
 
-    from herbrand.evaluators.native import kernels, tables
+    from herbrand.evaluators.native import kernels, runs, tables
 
     class _GilReleasingFlags(pycc_compiler.Flags):
         def __init__(self, *args, **kwargs):
@@ -55,7 +56,8 @@ def build(directory: str, name: str) -> None:
     module.output_dir = directory
     module.verbose = False
     for entry, signature in ENTRY_POINTS.items():
-        function = getattr(kernels, entry, None) or getattr(tables, entry)
+        function = next(getattr(source, entry) for source in (kernels, tables, runs)
+                        if hasattr(source, entry))
         module.export(entry, signature)(function.py_func)
     module.compile()
 

@@ -1,11 +1,13 @@
 """The native kernels, compiled ahead of time: ``kernels()`` is the extension module.
 
-The module is built by ``build`` from the sources of ``kernels``, ``tables``, ``views``,
-``operators``, ``memory``, ``layout``, ``build`` and ``herbrand.framework.native_view`` and kept in herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand``
-or ``~/.cache/herbrand``) under a name keyed by a hash of those sources, numpy's version and
-the interpreter's extension suffix: an edit to any of them builds a new one. The first process
-that needs it builds it (about 20 s, said on stderr; ``make`` builds it at install), under a
-lock so that concurrent processes build it once; later ones import it in under a millisecond.
+The module is built by ``build`` from the sources of ``kernels``, ``tables``, ``runs``,
+``views``, ``operators``, ``memory``, ``layout``, ``build`` and
+``herbrand.framework.native_view`` and kept in herbrand's cache directory
+(``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
+name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
+an edit to any of them builds a new one. The first process that needs it builds it (about
+20 s, said on stderr; ``make`` builds it at install), under a lock so that concurrent processes
+build it once; later ones import it in under a millisecond.
 Only the ``KEEP`` most recently built versions are kept.
 Importing it loads neither numba nor LLVM, which is what a short run's start-up and memory floor
 were made of (about 0.35 s and 100 MB).
@@ -29,8 +31,8 @@ import numpy as np
 
 from herbrand.framework.errors import EvaluationError
 
-_SOURCES = ("kernels.py", "tables.py", "views.py", "operators.py", "memory.py", "layout.py",
-            "build.py", "../../framework/native_view.py")
+_SOURCES = ("kernels.py", "tables.py", "runs.py", "views.py", "operators.py", "memory.py",
+            "layout.py", "build.py", "../../framework/native_view.py")
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 

@@ -310,13 +310,15 @@ class Program:
                             for f in range(L.PROGRAM_FIELDS))
         levels = int(np.diff(self.arrays[L.P_RULE_LEVELS]).max(initial=0))
         self._scratch = (max(fields[L.P_RULE_REGISTERS], default=0),  # registers
-                         max(fields[L.P_RULE_HEAD_SOURCES][1::2], default=0),  # head values
+                         # head tuples held before inserting, and their hashes
+                         L.PENDING_MAX * (max(fields[L.P_RULE_HEAD_SOURCES][1::2], default=0)
+                                          + 1),
                          levels, levels, L.MAX_STACK, L.MAX_STACK,  # cursors, stops, key, stack
                          levels)  # parts (a view probe's run)
 
     def scratch(self) -> tuple[np.ndarray, ...]:
         """New scratch arrays for ``kernels.run``, each sized for the program's largest rule:
-        registers, head values, cursors and stops (one per level), a key, an expression stack,
+        registers, head tuples, cursors and stops (one per level), a key, an expression stack,
         parts (one per level)."""
         return tuple(np.zeros(max(1, n), dtype=np.int64) for n in self._scratch)
 

@@ -21,7 +21,8 @@ Two ways in:
 The ``index`` hyperparameter (a name of ``herbrand.framework.registry.INDEXES``) chooses what
 joins probe:
 
-- None (the default): the store's own chained hash indexes, one per (relation, key).
+- None (the default): the store's own hash indexes, one per (relation, key), each key's rows
+  chained as they are appended and moved into runs (together, in sequence) as they double.
 - a backing tagged ``IndexTags.native`` (``sorted_vector``, ``spine``, ``open_hash``): a join's
   probe of a whole relation reads a backing of that class inside the kernel, through its
   ``native_view()`` (``store``, ``views``); the backing is fed the relation's new rows between
@@ -80,8 +81,9 @@ class NativeEvaluator(RuleEvaluator):
     sorted run, O(1) expected per hash run); per iteration of a recursive stratum, O(delta)
     plus about a microsecond (with a view index, plus the backing's inserts and a return to
     Python); per stratum, O(n) to hand its relations back as Relations. Memory: each relation's
-    rows once, its dedup table (two slots per row), and one chained hash index (or backing) per
-    (relation, key) that a rule probes."""
+    rows once, its dedup table (two slots per row), and one hash index (or backing) per
+    (relation, key) that a rule probes (a row number and the other columns' values per row,
+    and a link per row not yet in runs)."""
 
     tags = EvaluatorTags(negation=True, arithmetic=True, aggregates=True, uses_index=True,
                          runs_strata=True)

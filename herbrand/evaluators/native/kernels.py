@@ -63,12 +63,13 @@ from herbrand.evaluators.native.layout import (
     P_RULE_INDEXES,
     P_RULE_LEVELS,
     P_SOURCES,
+    PENDING_MAX,
     PHASE_CHOOSE,
     PHASE_RUN,
     PHASE_START,
     PROBE,
+    PROBE_CHAIN,
     R_SIZE,
-    ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
     RUN_PHASE,
@@ -76,20 +77,23 @@ from herbrand.evaluators.native.layout import (
     RUN_RULE,
     S_ADDED,
     S_DEPTH,
+    S_PENDING,
     S_WAITING,
     SCAN,
     UNIT,
     VIEW_PROBE,
 )
-from herbrand.evaluators.native.memory import _cell, _next, _slot
+from herbrand.evaluators.native.memory import _cell, _slot
 from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
+from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
     _add_concurrently,
-    _append,
     _catch_up,
     _find_key,
-    _full,
     _hash_key,
+    _insert_pending,
+    _prefetch_slot,
+    _room,
 )
 from herbrand.evaluators.native.views import _view_cell, _view_next
 
@@ -144,7 +148,7 @@ def _run_code(code, i, end, sources, constants, expressions, registers, stack, k
 @njit(inline="always")
 def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, registers, key,
           rel_meta, ix_meta, ix_cols, low, high, visible):
-    """The (cursor, stop) of a level about to be iterated: a chain's first row for a probe, a
+    """The (cursor, stop) of a level about to be iterated: a probe's (``runs._open_probe``), a
     row range for a scan (the delta range when the level is ranged; else the rows in use, at
     most ``visible[rel]``: rows other threads are appending are not read), one pass for a
     unit, nothing for a view probe (``views._view_next`` opens its runs)."""
@@ -157,115 +161,140 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
             return low[rel], high[rel]
         return 0, min(rel_meta[rel, R_SIZE], visible[rel])
     _fill_key(sources, constants, key_first, key_width, registers, key)
-    value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
-                                         _hash_key(key, key_width)))
-    return (EMPTY if value == EMPTY else value & ROW), 0
+    return _open_probe(ix_meta, ix, rel_meta, ix_cols, key, key_width)
 
-@njit(nogil=True, _nrt=False)
-def _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
-            cursor, stop, key, stack, part, state, tickets):
-    """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
-    with the head tuple waiting in ``values``), inserting each head tuple into the head
-    relation when new. With ``tickets`` (one cell: a parallel task), other threads run tasks of
-    the same rule at once and insert through ``_add_concurrently``, which needs room when the
-    tickets are spent; full scans read at most ``visible`` rows. Touches nothing
-    reference-counted: the cost is per derivation, O(1) per level."""
-    level_bounds = program[P_RULE_LEVELS]
-    first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
-    kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
-    level_index, level_binds = program[P_LEVEL_INDEX], program[P_LEVEL_BINDS]
-    level_keys, level_code = program[P_LEVEL_KEYS], program[P_LEVEL_CODE]
-    bind_column, bind_register = program[P_BIND_COLUMN], program[P_BIND_REGISTER]
-    sources, constants = program[P_SOURCES], program[P_CONSTANTS]
-    code, expressions = program[P_CODE], program[P_EXPRESSIONS]
-    head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
-    head_first = program[P_RULE_HEAD_SOURCES][2 * rule]
-    head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
-    concurrent = tickets.shape[0] > 0
-    depth = state[S_DEPTH]
-    added = state[S_ADDED]
-    if state[S_WAITING] == 1:
-        if concurrent:
-            outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                        _hash_key(values, head_width), tickets, state)
-            if outcome == NO_ROOM:
-                return NEED_ROW
-            added += outcome
-        elif _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
-            added += 1
-        state[S_WAITING] = 0
-    while depth >= 0:
-        level = first_level + depth
-        kind = kinds[level]
-        rel = rels[level]
-        row = -1  # the level's next row, if any
-        if kind == PROBE:
-            ix = level_index[level]
-            while cursor[depth] != EMPTY:
-                candidate = cursor[depth]
-                cursor[depth] = _next(ix_meta, ix, candidate)
-                if ranged[level] == 0:
-                    row = candidate
-                    break
-                if candidate < low[rel]:  # a chain runs newest row first: the delta is passed
-                    cursor[depth] = EMPTY
-                    break
-                if candidate < high[rel]:
-                    row = candidate
-                    break
-        elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
-            row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
-                             constants, registers, key, level_keys[2 * level],
-                             level_keys[2 * level + 1])
-        elif cursor[depth] < stop[depth]:
-            row = cursor[depth]
-            cursor[depth] += 1
-        if row < 0:
-            depth -= 1
-            continue
-        first_bind = level_binds[2 * level]
-        if kind == VIEW_PROBE:  # ix_cols after the key columns: each column's field
-            ix = level_index[level]
-            fields = ix_meta[ix, IX_COLS] + ix_meta[ix, IX_WIDTH]
-            for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
-                registers[bind_register[b]] = _view_cell(ix_meta, ix, part[depth],
-                                                         ix_cols[fields + bind_column[b]], row)
-        elif kind != UNIT:
-            for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
-                registers[bind_register[b]] = _cell(rel_meta, rel, bind_column[b], row)
-        code_first = level_code[2 * level]
-        code_end = code_first + level_code[2 * level + 1]
-        if code_end > code_first and not _run_code(code, code_first, code_end, sources,
-                                                   constants, expressions, registers, stack,
-                                                   key, rel_meta, ix_meta, ix_cols):
-            continue
-        if depth == levels - 1:
-            _fill_key(sources, constants, head_first, head_width, registers, values)
+def _interpreter(concurrent):
+    """The interpreter's loop (``_resume``) for one thread alone (``concurrent`` False),
+    or for a parallel task (True): a constant when compiled, so each version has only the
+    insertion code it runs."""
+
+    @njit(nogil=True, _nrt=False)
+    def resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
+               cursor, stop, key, stack, part, state, tickets):
+        """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
+        with the head tuples waiting in ``values``), inserting each head tuple into the head
+        relation when new. Alone, it holds up to ``PENDING_MAX`` head tuples (and their
+        hashes) in ``values``, prefetching each one's dedup slot, and inserts them together
+        (``_insert_pending``): their cache misses overlap. Concurrently (a parallel task, with
+        ``tickets``: one cell), other threads run tasks of the same rule at once and each tuple
+        goes in at once through ``_add_concurrently``, which needs room when the tickets are
+        spent; full scans read at most ``visible`` rows. Touches nothing reference-counted: the
+        cost is per derivation, O(1) per level."""
+        level_bounds = program[P_RULE_LEVELS]
+        first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
+        kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
+        level_index, level_binds = program[P_LEVEL_INDEX], program[P_LEVEL_BINDS]
+        level_keys, level_code = program[P_LEVEL_KEYS], program[P_LEVEL_CODE]
+        bind_column, bind_register = program[P_BIND_COLUMN], program[P_BIND_REGISTER]
+        sources, constants = program[P_SOURCES], program[P_CONSTANTS]
+        code, expressions = program[P_CODE], program[P_EXPRESSIONS]
+        head_rel, dedup = program[P_RULE_HEAD][rule], program[P_RULE_DEDUP][rule]
+        head_first = program[P_RULE_HEAD_SOURCES][2 * rule]
+        head_width = program[P_RULE_HEAD_SOURCES][2 * rule + 1]
+        depth = state[S_DEPTH]
+        added = state[S_ADDED]
+        pending = state[S_PENDING]
+        if state[S_WAITING] == 1:
             if concurrent:
                 outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
                                             _hash_key(values, head_width), tickets, state)
                 if outcome == NO_ROOM:
-                    state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                     return NEED_ROW
                 added += outcome
+            else:
+                added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                         pending, head_width)
+                pending = 0
+            state[S_WAITING] = 0
+        while depth >= 0:
+            level = first_level + depth
+            kind = kinds[level]
+            rel = rels[level]
+            row = -1  # the level's next row, if any
+            position = -1  # a probe's row's position in its index's runs, if there
+            if kind == PROBE:
+                row, position = _probe_next(ix_meta, level_index[level], depth, cursor, stop, part,
+                                            ranged[level], low[rel], high[rel])
+            elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
+                row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
+                                 constants, registers, key, level_keys[2 * level],
+                                 level_keys[2 * level + 1])
+            elif cursor[depth] < stop[depth]:
+                row = cursor[depth]
+                cursor[depth] += 1
+            if row < 0:
+                depth -= 1
                 continue
-            if _full(rel_meta, ix_meta, head_rel, dedup):
+            first_bind = level_binds[2 * level]
+            if kind == VIEW_PROBE:  # ix_cols after the key columns: each column's field
+                ix = level_index[level]
+                fields = ix_meta[ix, IX_COLS] + ix_meta[ix, IX_WIDTH]
+                for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
+                    registers[bind_register[b]] = _view_cell(ix_meta, ix, part[depth],
+                                                             ix_cols[fields + bind_column[b]], row)
+            elif position >= 0:  # a probe's row in runs: its columns lie beside its row number
+                ix = level_index[level]
+                for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
+                    registers[bind_register[b]] = _run_value(ix_meta, ix, ix_cols, bind_column[b],
+                                                             position)
+            elif kind != UNIT:
+                for b in range(first_bind, first_bind + level_binds[2 * level + 1]):
+                    registers[bind_register[b]] = _cell(rel_meta, rel, bind_column[b], row)
+            code_first = level_code[2 * level]
+            code_end = code_first + level_code[2 * level + 1]
+            if code_end > code_first and not _run_code(code, code_first, code_end, sources,
+                                                       constants, expressions, registers, stack,
+                                                       key, rel_meta, ix_meta, ix_cols):
+                continue
+            if depth == levels - 1:
+                if concurrent:
+                    _fill_key(sources, constants, head_first, head_width, registers, values)
+                    outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                                _hash_key(values, head_width), tickets, state)
+                    if outcome == NO_ROOM:
+                        state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+                        return NEED_ROW
+                    added += outcome
+                    continue
+                at = pending * head_width
+                _fill_key(sources, constants, head_first, head_width, registers, values, at)
+                h = _hash_key(values, head_width, at)
+                values[PENDING_MAX * head_width + pending] = np.int64(h)
+                _prefetch_slot(ix_meta, dedup, h)
+                pending += 1
+                if pending == PENDING_MAX:
+                    if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+                        state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+                        state[S_PENDING] = pending
+                        return NEED_ROW
+                    added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                             pending, head_width)
+                    pending = 0
+                continue
+            depth += 1
+            level += 1
+            cursor[depth], stop[depth] = _open(kinds[level], rels[level], ranged[level],
+                                               level_index[level], level_keys[2 * level],
+                                               level_keys[2 * level + 1], sources, constants,
+                                               registers, key, rel_meta, ix_meta, ix_cols, low,
+                                               high, visible)
+            part[depth] = PROBE_CHAIN  # a probe's first phase; a view probe's: no run open yet
+        if pending > 0:
+            if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
                 state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+                state[S_PENDING] = pending
                 return NEED_ROW
-            if _append(rel_meta, ix_meta, ix_cols, head_rel, dedup, values):
-                added += 1
-            continue
-        depth += 1
-        level += 1
-        cursor[depth], stop[depth] = _open(kinds[level], rels[level], ranged[level],
-                                           level_index[level], level_keys[2 * level],
-                                           level_keys[2 * level + 1], sources, constants,
-                                           registers, key, rel_meta, ix_meta, ix_cols, low,
-                                           high, visible)
-        part[depth] = -1
-    state[S_DEPTH], state[S_ADDED] = depth, added
-    return DONE
+            added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                                     head_width)
+        state[S_DEPTH], state[S_ADDED], state[S_PENDING] = depth, added, 0
+        return DONE
 
+
+    return resume
+
+
+_resume = _interpreter(False)
+_resume_concurrently = _interpreter(True)
 
 @njit(inline="always")
 def _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):
@@ -423,5 +452,6 @@ def run_slice(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, reg
     head relation and its dedup table once every task of the round has returned, then calls
     again). The rule's indexes are caught up beforehand; full scans read ``visible`` rows at
     most. Cost: per derivation, as ``run``."""
-    return _resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers,
-                   values, cursor, stop, key, stack, part, state, tickets)
+    return _resume_concurrently(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible,
+                                registers, values, cursor, stop, key, stack, part, state,
+                                tickets)

@@ -32,12 +32,22 @@ R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
 REL_FIELDS = 4
 # ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
 # rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
-# address and length, 64 - log2(table length)
+# address (where row 0's link would be: they hold only the rows not in runs) and end row,
+# 64 - log2(table length)
 IX_REL, IX_COLS, IX_WIDTH, IX_KEYS, IX_DONE, IX_UNIQUE = range(6)
 IX_SLOTS, IX_MASK, IX_NEXT, IX_NEXT_CAPACITY, IX_SHIFT = range(6, 11)
-IX_FIELDS = 11
-# a slot holds the key's hash's top 32 bits (its fingerprint, FINGERPRINT) above a row
-# number (< 2^32, ROW)
+# a probe index's (not unique) keys and runs (``runs``): the addresses of its per-key arrays
+# (int32: the newest row not in a run, a row holding the key; as long as half its table), of
+# its runs' starts (int64, one per key in runs and one more), rows (int32) and values (int64,
+# IX_RUN_WIDTH per row: the columns that are not key columns), the rows in runs, the keys in
+# runs
+IX_HEADS, IX_REPS, IX_STARTS, IX_RUN_ROWS, IX_RUN_VALUES, IX_RUN_WIDTH = range(11, 17)
+IX_COMPACTED, IX_COMPACTED_KEYS = range(17, 19)
+IX_FIELDS = 19
+# a slot holds the key's hash's top 32 bits (its fingerprint, FINGERPRINT) above a row number
+# (< 2^32, ROW) in a unique index, above a key id (numbered from 0 as keys are first indexed)
+# in a probe index; after a probe index's key columns, ix_cols holds each column's field in its
+# runs' values (-1: a key column)
 
 # an index that is an IndexBacking's native view (``herbrand.framework.native_view``) has
 # IX_UNIQUE == VIEW, IX_SLOTS the address of its run table, IX_MASK its number of runs, IX_KEYS
@@ -86,7 +96,8 @@ MAX_STACK = 64
 # what a kernel returns: done, or the storage it needs grown first (``need`` says which)
 DONE = 0
 NEED_ROW = 1  # room for one more row in relation need[0] (buffer) and its dedup need[1] (table)
-NEED_INDEX = 2  # index need[0] must grow (its chains to its relation's capacity, or its table)
+# index need[0] must grow (its chains to its relation's capacity, or its table) or compact
+NEED_INDEX = 2
 # ``_add_concurrently``'s outcomes, and the row number of a slot reserved by a thread that has
 # not yet written its row (rows are numbered below it)
 PRESENT, ADDED, NO_ROOM = 0, 1, 2
@@ -100,9 +111,20 @@ TICKET_BATCH = 64  # tickets a thread takes at a time
 # added so far, and a parallel task's tickets
 S_DEPTH, S_WAITING, S_ADDED = range(3)
 S_TICKETS = 3  # a parallel task's tickets taken and not yet used
-STATE_FIELDS = 4
+S_PENDING = 4  # head tuples derived and not yet inserted (``kernels._resume``)
+STATE_FIELDS = 5
+# head tuples a serial rule holds before inserting them together: each one's dedup slot is
+# prefetched when it is derived, so the slots' cache misses overlap instead of one at a time
+PENDING_MAX = 16
 # ``run``'s progress between calls: iterations done, tuples added, position in its rules, the
 # phase there, the rule chosen for it
 RUN_ITERATIONS, RUN_ADDED, RUN_POSITION, RUN_PHASE, RUN_RULE = range(5)
 RUN_FIELDS = 5
 PHASE_START, PHASE_CHOOSE, PHASE_RUN = range(3)
+# a probe level's phase (``part[depth]``): the key's chain of rows not yet in runs (its cursor
+# the next row, its stop the key id), then its run (its cursor the next position, stepping
+# down, its stop the run's first)
+PROBE_CHAIN, PROBE_RUN = -1, 1
+# a probe index moves its chained rows into runs once they are at least as many as the rows in
+# runs and at least this many (doubling: amortised O(1) per row)
+COMPACT_MIN_ROWS = 1024

@@ -9,7 +9,9 @@ instruction; they are kept apart, not generated, so that each says what it is fo
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from herbrand.evaluators.native.layout import (
@@ -99,6 +101,21 @@ def _fetch_add(typingctx, address, value):
         pointer = _pointer(context, builder, args[0], types.int64)
         return builder.atomic_rmw("add", pointer, args[1], "monotonic")
     return types.int64(types.int64, types.int64), codegen
+
+
+@intrinsic
+def _prefetch(typingctx, address):
+    """Start loading the cache line at ``address`` (for reading, kept in every cache level);
+    no effect on the program's values."""
+    def codegen(context, builder, signature, args):
+        pointer = _pointer(context, builder, args[0], types.int8)
+        i32 = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(prefetch, [pointer, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
 
 
 @njit(inline="always")

@@ -112,10 +112,11 @@ def _source(sources, constants, registers, s):
     return registers[code] if code >= 0 else constants[-code - 1]
 
 @njit(inline="always")
-def _fill_key(sources, constants, first, width, registers, key):
-    """``key[:width]`` := the values of sources ``first``, ... (a probe's key, a head)."""
+def _fill_key(sources, constants, first, width, registers, key, at=0):
+    """``key[at:at + width]`` := the values of sources ``first``, ... (a probe's key, a
+    head)."""
     for j in range(width):
-        key[j] = _source(sources, constants, registers, first + j)
+        key[at + j] = _source(sources, constants, registers, first + j)
 
 @njit(inline="always")
 def _evaluate(expressions, start, sources, constants, registers, stack):

@@ -3,8 +3,9 @@
 Relations are (capacity, arity) int64 buffers (row-major) that grow by doubling, each with a
 dedup table (a unique hash index on every column) that head tuples are inserted through; probe
 indexes are hash indexes on chosen key columns, caught up with the rows appended since they
-were last used. The kernels read and write them through the addresses in ``rel_meta`` and
-``ix_meta`` (layout in ``kernels``); this class owns the arrays, names relations, creates
+were last used, whose rows move from chains into runs as they double (``runs``). The kernels
+read and write them through the addresses in ``rel_meta`` and ``ix_meta`` (layout in
+``kernels``); this class owns the arrays, names relations, creates
 indexes once per (relation, key), grows a buffer or a table when a kernel asks for room
 (``layout.NEED_*``), runs the kernels until they are done, and turns buffers back into Relations.
 
@@ -66,6 +67,8 @@ class NativeStore:
         self._buffers: list[np.ndarray] = []
         self._tables: list[np.ndarray] = []
         self._chains: list[np.ndarray] = []
+        self._keyed: list[tuple[np.ndarray, ...]] = []  # a probe index's heads and reps
+        self._runs: list[tuple[np.ndarray, ...]] = []  # a probe index's starts, rows, values
         self.ids: dict[str, int] = {}
         self.dedup: list[int] = []
         self._indexes: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -174,12 +177,22 @@ class NativeStore:
         self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, width, 0, 0, unique)
         self._columns += len(columns)
         self._tables.append(_NO_ROWS)
-        self._chains.append(_NO_ROWS)
+        self._chains.append(_NO_ROWS32)
+        self._keyed.append((_NO_ROWS32, _NO_ROWS32))
+        self._runs.append((_NO_ROWS, _NO_ROWS32, _NO_ROWS))
         return ix
 
     def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
-        """A new empty index on ``rel`` keyed on ``key``, its table sized for ``rows``."""
-        ix = self._allocate(rel, key, len(key), int(unique))
+        """A new empty index on ``rel`` keyed on ``key``, its table sized for ``rows``; a probe
+        index's ``ix_cols`` hold, after its key, each column's field in its runs' values."""
+        columns = key
+        if not unique:
+            others = [c for c in range(int(self.rel_meta[rel, L.R_ARITY])) if c not in key]
+            columns = key + tuple(others.index(c) if c in others else -1
+                                  for c in range(int(self.rel_meta[rel, L.R_ARITY])))
+        ix = self._allocate(rel, columns, len(key), int(unique))
+        if not unique:
+            self.ix_meta[ix, L.IX_RUN_WIDTH] = len(others)
         self._reset(ix, rows)
         return ix
 
@@ -233,9 +246,12 @@ class NativeStore:
     def _reset(self, ix: int, rows: int) -> None:
         """Index ``ix`` emptied, its table sized for ``rows``."""
         self._set_table(ix, _empty_table(rows))
-        self._set_chains(ix, _NO_ROWS)
+        self._set_chains(ix, _NO_ROWS32, 0)
         self.ix_meta[ix, L.IX_KEYS] = 0
         self.ix_meta[ix, L.IX_DONE] = 0
+        if self.ix_meta[ix, L.IX_UNIQUE] == 0:
+            self._set_keyed(ix, 0)
+            self._set_runs(ix, np.zeros(1, dtype=np.int64), _NO_ROWS32, _NO_ROWS, 0)
 
     def drop_dedup(self, rel: int) -> None:
         """Free ``rel``'s dedup table (its rows will not change any more); the next insert
@@ -345,9 +361,9 @@ class NativeStore:
             self._room_for_index(int(self.need[0]))
 
     def _room_for_row(self, rel: int, dedup: int) -> None:
-        """Grow ``rel``'s buffer and its dedup table so that one more row fits. Amortised
-        O(1)."""
-        self._reserve(rel, dedup, 1)
+        """Grow ``rel``'s buffer and its dedup table so that the head tuples a kernel holds
+        (``layout.PENDING_MAX`` at most) fit. Amortised O(1)."""
+        self._reserve(rel, dedup, L.PENDING_MAX)
 
     def _reserve(self, rel: int, dedup: int, rows: int, spread: Spread | None = None) -> None:
         """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
@@ -369,23 +385,40 @@ class NativeStore:
             self._rehash(dedup, _table_size(keys + rows), spread)
 
     def _room_for_index(self, ix: int) -> None:
-        """Grow index ``ix``'s chains to its relation's capacity, or else double its table; a
-        view index: catch it up."""
+        """Grow index ``ix``'s chains to its relation's capacity, or move its chained rows into
+        runs when due, or else double its table; a view index: catch it up."""
         rel = int(self.ix_meta[ix, L.IX_REL])
         if self.ix_meta[ix, L.IX_UNIQUE] == L.VIEW:
             self._catch_up_view(ix)
         elif (self.ix_meta[ix, L.IX_UNIQUE] == 0
                 and self.ix_meta[ix, L.IX_NEXT_CAPACITY] < self.size(rel)):
-            done = int(self.ix_meta[ix, L.IX_DONE])
-            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY])), dtype=np.int32)
-            chains[:done] = self._chains[ix][:done]
-            self._set_chains(ix, chains)
+            first, done = int(self.ix_meta[ix, L.IX_COMPACTED]), int(self.ix_meta[ix, L.IX_DONE])
+            chains = np.empty(max(16, int(self.rel_meta[rel, L.R_CAPACITY]) - first),
+                              dtype=np.int32)
+            chains[:done - first] = self._chains[ix][:done - first]
+            self._set_chains(ix, chains, first)
+        elif (self.ix_meta[ix, L.IX_UNIQUE] == 0
+                and self.ix_meta[ix, L.IX_DONE] == self.size(rel)):  # every row indexed
+            self._compact(ix)
         else:
             self._rehash(ix, 2 * len(self._tables[ix]))
 
+    def _compact(self, ix: int) -> None:
+        """Move probe index ``ix``'s chained rows and runs into new runs (``runs.compact``).
+        O(rows + keys)."""
+        done, keys = int(self.ix_meta[ix, L.IX_DONE]), int(self.ix_meta[ix, L.IX_KEYS])
+        starts = np.empty(keys + 1, dtype=np.int64)
+        rows = np.empty(done, dtype=np.int32)
+        values = np.empty(done * int(self.ix_meta[ix, L.IX_RUN_WIDTH]), dtype=np.int64)
+        self.kernels.compact(*self.arguments(), ix, starts, rows, values)
+        self._set_runs(ix, starts, rows, values, done)
+        capacity = int(self.rel_meta[int(self.ix_meta[ix, L.IX_REL]), L.R_CAPACITY])
+        self._set_chains(ix, np.empty(max(16, capacity - done), dtype=np.int32), done)
+
     def _rehash(self, ix: int, length: int, spread: Spread | None = None) -> None:
         """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), on
-        the threads of ``spread`` when given (``kernels.rehash_part``). O(length)."""
+        the threads of ``spread`` when given (``kernels.rehash_part``), a probe index's per-key
+        arrays with it. O(length)."""
         old = self._tables[ix]
         if spread is None or length < Spread.MIN_LENGTH:
             slots = np.full(length, L.EMPTY, dtype=np.int64)
@@ -396,6 +429,8 @@ class NativeStore:
             spread.run(len(old), lambda start, stop: self.kernels.rehash_part(old, slots, start,
                                                                             stop))
         self._set_table(ix, slots)
+        if self.ix_meta[ix, L.IX_UNIQUE] == 0:
+            self._set_keyed(ix, int(self.ix_meta[ix, L.IX_KEYS]))
 
     def _set_buffer(self, rel: int, buffer: np.ndarray) -> None:
         self.rel_meta[rel, L.R_ADDRESS] = buffer.ctypes.data
@@ -407,13 +442,39 @@ class NativeStore:
         self.ix_meta[ix, L.IX_MASK] = len(slots) - 1
         self.ix_meta[ix, L.IX_SHIFT] = 64 - (len(slots).bit_length() - 1)
 
-    def _set_chains(self, ix: int, chains: np.ndarray) -> None:
+    def _set_keyed(self, ix: int, keys: int) -> None:
+        """Probe index ``ix``'s per-key arrays made as long as half its table, the first
+        ``keys`` entries kept."""
+        length = len(self._tables[ix]) // 2
+        heads, reps = (np.full(length, L.EMPTY, dtype=np.int32) for _ in range(2))
+        old_heads, old_reps = self._keyed[ix]
+        heads[:keys], reps[:keys] = old_heads[:keys], old_reps[:keys]
+        self._keyed[ix] = heads, reps
+        self.ix_meta[ix, L.IX_HEADS] = heads.ctypes.data
+        self.ix_meta[ix, L.IX_REPS] = reps.ctypes.data
+
+    def _set_runs(self, ix: int, starts: np.ndarray, rows: np.ndarray, values: np.ndarray,
+                  compacted: int) -> None:
+        """Probe index ``ix``'s runs made ``starts``, ``rows`` and ``values``, holding its
+        first ``compacted`` rows."""
+        self._runs[ix] = starts, rows, values
+        self.ix_meta[ix, L.IX_STARTS] = starts.ctypes.data
+        self.ix_meta[ix, L.IX_RUN_ROWS] = rows.ctypes.data
+        self.ix_meta[ix, L.IX_RUN_VALUES] = values.ctypes.data
+        self.ix_meta[ix, L.IX_COMPACTED] = compacted
+        self.ix_meta[ix, L.IX_COMPACTED_KEYS] = len(starts) - 1
+
+    def _set_chains(self, ix: int, chains: np.ndarray, first: int) -> None:
+        """Index ``ix``'s chains made ``chains``, holding rows ``first``, ... (the rows before
+        are in runs): its address is where row 0's would be, so a kernel reads row r's at
+        ``IX_NEXT + 4 r``."""
         self._chains[ix] = chains
-        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data
-        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = len(chains)
+        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data - 4 * first
+        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = first + len(chains)
 
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
+_NO_ROWS32 = np.empty(0, dtype=np.int32)
 
 
 def _copy(into: np.ndarray, source: np.ndarray) -> None:

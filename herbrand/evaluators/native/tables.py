@@ -9,11 +9,12 @@ Storage (``store.NativeStore`` owns the arrays; layout constants are ``layout``'
   O(1) per row), so an iteration costs O(delta), never O(n).
 - index ``i`` on one relation and a tuple of key columns: ``ix_meta[i]`` = (relation, offset of
   its key columns in ``ix_cols``, number of key columns, distinct keys, rows indexed so far,
-  unique flag, table address, mask, chains address, chains length, shift); its table is an
-  open-addressing array (linear probing, at most half full) of row numbers, the first row of
-  each distinct key; its chains (int32: rows below 2^31) link the other rows with the same key
-  (``next[row]``). A unique index (every column a key column) is a relation's dedup table and
-  has no chains.
+  unique flag, table address, mask, chains address, chains length, shift, and a probe index's
+  keys and runs); its table is an open-addressing array (linear probing, at most half full).
+  A unique index (every column a key column) is a relation's dedup table: its slots hold row
+  numbers, and it has no chains. A probe index's slots hold key ids: per key, the newest row
+  not yet in a run heads a chain (int32 ``next[row]``: rows below 2^31) of the key's other such
+  rows, and its rows moved into runs (``runs``) lie together, in row order.
 
 Hashes are a murmur-style finaliser per value: a weak hash makes probe sequences cluster (3-20x
 slower, measured). A slot also holds its key's fingerprint (the hash's top 32 bits, which are
@@ -34,16 +35,20 @@ from numba import njit
 
 from herbrand.evaluators.native.layout import (
     ADDED,
+    COMPACT_MIN_ROWS,
     DONE,
     EMPTY,
     FINGERPRINT,
     IX_COLS,
+    IX_COMPACTED,
     IX_DONE,
+    IX_HEADS,
     IX_KEYS,
     IX_MASK,
     IX_NEXT,
     IX_NEXT_CAPACITY,
     IX_REL,
+    IX_REPS,
     IX_SHIFT,
     IX_SLOTS,
     IX_UNIQUE,
@@ -52,6 +57,7 @@ from herbrand.evaluators.native.layout import (
     NEED_INDEX,
     NEXT_ROW,
     NO_ROOM,
+    PENDING_MAX,
     PRESENT,
     R_ADDRESS,
     R_ARITY,
@@ -69,7 +75,9 @@ from herbrand.evaluators.native.layout import (
 from herbrand.evaluators.native.memory import (
     _cell,
     _fetch_add,
+    _load32,
     _load_atomic,
+    _prefetch,
     _publish,
     _set_slot,
     _slot,
@@ -86,10 +94,11 @@ def _mix(h, value):
     return h ^ (h >> SHIFT)
 
 @njit(inline="always")
-def _hash_key(key, width):
+def _hash_key(key, width, at=0):
+    """The hash of ``key[at:at + width]``."""
     h = SEED
     for j in range(width):
-        h = _mix(h, key[j])
+        h = _mix(h, key[at + j])
     return h
 
 @njit(inline="always")
@@ -112,9 +121,17 @@ def _start(ix_meta, ix, h):
     return np.int64(h >> np.uint64(ix_meta[ix, IX_SHIFT]))
 
 @njit(inline="always")
-def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
-    """The slot of ``key`` (hash ``h``) in index ``ix``, or the empty slot where it would go.
-    Rows are read only when a slot's fingerprint matches."""
+def _slot_row(ix_meta, ix, value):
+    """The row whose key a (non-empty) slot value stands for: its row in a unique index, the
+    row holding its key id's key in a probe index."""
+    if ix_meta[ix, IX_UNIQUE] == 1:
+        return value & ROW
+    return _load32(ix_meta[ix, IX_REPS] + 4 * (value & ROW))
+
+@njit(inline="always")
+def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h, at=0):
+    """The slot of ``key[at:]`` (hash ``h``) in index ``ix``, or the empty slot where it would
+    go. Rows are read only when a slot's fingerprint matches."""
     rel, first, width = ix_meta[ix, IX_REL], ix_meta[ix, IX_COLS], ix_meta[ix, IX_WIDTH]
     fingerprint = h & FINGERPRINT
     mask = ix_meta[ix, IX_MASK]
@@ -124,10 +141,10 @@ def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h):
         if value == EMPTY:
             return s
         if np.uint64(value) & FINGERPRINT == fingerprint:
-            row = value & ROW
+            row = _slot_row(ix_meta, ix, value)
             same = True
             for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[j]:
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[at + j]:
                     same = False
                     break
             if same:
@@ -147,7 +164,7 @@ def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
         if value == EMPTY:
             return s
         if np.uint64(value) & FINGERPRINT == fingerprint:
-            other = value & ROW
+            other = _slot_row(ix_meta, ix, value)
             same = True
             for j in range(width):
                 c = ix_cols[first + j]
@@ -159,17 +176,24 @@ def _find_row(ix_meta, ix, rel_meta, ix_cols, row, h):
         s = (s + 1) & mask
 
 
+@njit(nogil=True, _nrt=False, inline="always")
+def _position_shift(length):
+    """The right shift that turns a fingerprint into a slot of a table of ``length`` slots
+    (a power of two): 64 - log2(length)."""
+    shift = np.uint64(64)
+    while length > 1:
+        length >>= 1
+        shift -= np.uint64(1)
+    return shift
+
+
 @njit(nogil=True, _nrt=False)
 def rehash(old, slots):
     """Move the entries of table ``old`` into the empty table ``slots`` (a power of two long,
     up to 2^32; the keys are distinct). The fingerprints give the new positions: no row is
     read. O(len(old) + len(slots))."""
     mask = slots.shape[0] - 1
-    shift = np.uint64(64)
-    length = slots.shape[0]
-    while length > 1:
-        length >>= 1
-        shift -= np.uint64(1)
+    shift = _position_shift(slots.shape[0])
     for value in old:
         if value == EMPTY:
             continue
@@ -187,11 +211,7 @@ def rehash_part(old, slots, start, stop):
     probing's occupied slots do not depend on the order of insertion). O(stop - start)
     expected, one atomic operation per entry."""
     mask = slots.shape[0] - 1
-    shift = np.uint64(64)
-    length = slots.shape[0]
-    while length > 1:
-        length >>= 1
-        shift -= np.uint64(1)
+    shift = _position_shift(slots.shape[0])
     base = slots.ctypes.data
     for i in range(start, stop):
         value = old[i]
@@ -205,22 +225,30 @@ def rehash_part(old, slots, start, stop):
 @njit(nogil=True, _nrt=False)
 def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
     """Index rows of index ``ix``'s relation from the first not yet indexed, until ``size`` or
-    until the table needs to grow; the next row to index."""
+    until the table needs to grow; the next row to index. A probe index's new key takes the
+    next key id; its row heads the key's chain."""
     unique = ix_meta[ix, IX_UNIQUE] == 1
+    heads, reps = ix_meta[ix, IX_HEADS], ix_meta[ix, IX_REPS]
     keys = ix_meta[ix, IX_KEYS]
     row = ix_meta[ix, IX_DONE]
     while row < size and 2 * (keys + 1) <= ix_meta[ix, IX_MASK] + 1:
         h = _hash_row(ix_meta, ix, rel_meta, ix_cols, row)
         s = _find_row(ix_meta, ix, rel_meta, ix_cols, row, h)
-        head = _slot(ix_meta, ix, s)
-        if head == EMPTY:
+        value = _slot(ix_meta, ix, s)
+        if unique:
+            if value == EMPTY:
+                _set_slot(ix_meta, ix, s, _packed(h, row))
+                keys += 1
+        elif value == EMPTY:
+            _set_slot(ix_meta, ix, s, _packed(h, keys))
+            _store32(reps + 4 * keys, row)
+            _store32(heads + 4 * keys, row)
+            _store32(ix_meta[ix, IX_NEXT] + 4 * row, EMPTY)
             keys += 1
-            if not unique:
-                _store32(ix_meta[ix, IX_NEXT] + 4 * row, EMPTY)
-        elif not unique:
-            _store32(ix_meta[ix, IX_NEXT] + 4 * row, head & ROW)
-        if head == EMPTY or not unique:
-            _set_slot(ix_meta, ix, s, _packed(h, row))
+        else:
+            k = value & ROW
+            _store32(ix_meta[ix, IX_NEXT] + 4 * row, _load32(heads + 4 * k))
+            _store32(heads + 4 * k, row)
         row += 1
     ix_meta[ix, IX_KEYS] = keys
     ix_meta[ix, IX_DONE] = row
@@ -231,7 +259,9 @@ def _index_rows(ix_meta, rel_meta, ix_cols, ix, size):
 def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
     """Index the rows of index ``ix``'s relation appended since it was last caught up: DONE,
     or NEED_INDEX (``need[0] = ix``) when its chains or table must grow first (the rows indexed
-    so far stay indexed), or when it is a view index that is behind. O(new rows) expected."""
+    so far stay indexed), when its chained rows are due to move into runs
+    (``COMPACT_MIN_ROWS``; every row indexed), or when it is a view index that is behind.
+    O(new rows) expected."""
     size = rel_meta[ix_meta[ix, IX_REL], R_SIZE]
     if ix_meta[ix, IX_DONE] >= size:
         return DONE
@@ -239,10 +269,18 @@ def _catch_up(rel_meta, ix_meta, ix_cols, ix, need):
         need[0] = ix
         return NEED_INDEX
     if ((ix_meta[ix, IX_UNIQUE] == 0 and ix_meta[ix, IX_NEXT_CAPACITY] < size)
-            or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size):
+            or _index_rows(ix_meta, rel_meta, ix_cols, ix, size) < size
+            or ix_meta[ix, IX_UNIQUE] == 0 and _compaction_due(ix_meta, ix)):
         need[0] = ix
         return NEED_INDEX
     return DONE
+
+
+@njit(inline="always")
+def _compaction_due(ix_meta, ix):
+    """Whether probe index ``ix``'s chained rows (every row indexed) are to move into runs."""
+    chained = ix_meta[ix, IX_DONE] - ix_meta[ix, IX_COMPACTED]
+    return chained >= max(ix_meta[ix, IX_COMPACTED], COMPACT_MIN_ROWS)
 
 
 @njit(nogil=True, _nrt=False)
@@ -252,30 +290,56 @@ def catch_up(rel_meta, ix_meta, ix_cols, ix, need):
 
 
 @njit(inline="always")
+def _room(rel_meta, ix_meta, rel, dedup, rows):
+    """Whether ``rows`` more rows fit in ``rel`` and its dedup table without growing them (the
+    buffer has room, the table stays at most half full)."""
+    return (rel_meta[rel, R_SIZE] + rows <= rel_meta[rel, R_CAPACITY]
+            and 2 * (ix_meta[dedup, IX_KEYS] + rows) <= ix_meta[dedup, IX_MASK] + 1)
+
+@njit(inline="always")
 def _full(rel_meta, ix_meta, rel, dedup):
-    """Whether inserting one more row into ``rel`` needs room first (its buffer is full, or
-    its dedup table would pass half full)."""
-    return (rel_meta[rel, R_SIZE] == rel_meta[rel, R_CAPACITY]
-            or 2 * (ix_meta[dedup, IX_KEYS] + 1) > ix_meta[dedup, IX_MASK] + 1)
+    """Whether inserting one more row into ``rel`` needs room first."""
+    return not _room(rel_meta, ix_meta, rel, dedup, 1)
 
 @njit(inline="always")
 def _append(rel_meta, ix_meta, ix_cols, rel, dedup, values):
     """Insert the tuple ``values`` into relation ``rel`` unless its dedup index ``dedup``
     (caught up, with room: not ``_full``) holds it; True when it was new. O(1) expected."""
-    h = _hash_key(values, ix_meta[dedup, IX_WIDTH])
-    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h)
+    return _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, 0,
+                          _hash_key(values, ix_meta[dedup, IX_WIDTH]))
+
+@njit(inline="always")
+def _prefetch_slot(ix_meta, dedup, h):
+    """Start loading the slot where a key of hash ``h`` is first looked for in ``dedup``."""
+    _prefetch(ix_meta[dedup, IX_SLOTS] + 8 * _start(ix_meta, dedup, h))
+
+@njit(inline="always")
+def _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h):
+    """``_append`` of ``values[at:]``, its hash ``h`` known."""
+    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h, at)
     if _slot(ix_meta, dedup, s) != EMPTY:
         return False
     size = rel_meta[rel, R_SIZE]
     arity = rel_meta[rel, R_ARITY]
     address = rel_meta[rel, R_ADDRESS] + 8 * size * arity
     for c in range(arity):
-        _store(address + 8 * c, values[c])
+        _store(address + 8 * c, values[at + c])
     _set_slot(ix_meta, dedup, s, _packed(h, size))
     rel_meta[rel, R_SIZE] = size + 1
     ix_meta[dedup, IX_KEYS] += 1
     ix_meta[dedup, IX_DONE] = size + 1
     return True
+
+@njit(inline="always")
+def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width):
+    """Insert the ``pending`` head tuples held in ``values`` (each ``width`` values, their
+    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new."""
+    added = 0
+    for i in range(pending):
+        if _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
+                          np.uint64(values[PENDING_MAX * width + i])):
+            added += 1
+    return added
 
 @njit(nogil=True, _nrt=False)
 def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):

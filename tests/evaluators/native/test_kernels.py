@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from herbrand.evaluators.arithmetic import OPERATORS
 from herbrand.evaluators.native import layout as L
-from herbrand.evaluators.native import memory, operators, tables
+from herbrand.evaluators.native import operators, runs
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.framework.storage import Relation
 
@@ -64,15 +64,56 @@ def test_a_probe_index_finds_the_rows_a_dict_finds(rows, probes):
 
 
 def _chain(store: NativeStore, index: int, key: int) -> list[int]:
+    """The rows a probe of ``index`` with ``key`` yields: its chain, then its run."""
     values = np.array([key], dtype=np.int64)
-    slot = tables._find_key(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
-                       tables._hash_key(values, 1))
-    value, rows = memory._slot(store.ix_meta, index, slot), []
-    row = L.EMPTY if value == L.EMPTY else value & L.ROW
-    while row != L.EMPTY:
+    cursor, stop = runs._open_probe(store.ix_meta, index, store.rel_meta, store.ix_cols, values,
+                                    1)
+    state = [np.array([x], dtype=np.int64) for x in (cursor, stop, L.PROBE_CHAIN)]
+    rows = []
+    while (row := runs._probe_next(store.ix_meta, index, 0, *state, 0, 0, 0)[0]) >= 0:
         rows.append(int(row))
-        row = memory._next(store.ix_meta, index, row)
     return rows
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 9), st.integers(-3, 3)),
+                         max_size=900), min_size=1, max_size=5),
+       st.integers(0, 2))
+def test_a_probe_reads_its_chains_and_runs_newest_first(batches, column):
+    """Rows appended in batches (runs compacted as they double) are found by a probe on any
+    column, newest first, with the non-key columns its runs copy, and a ranged probe stops at
+    its delta."""
+    store = NativeStore()
+    rel = store.empty("r", 3)
+    index = store.index(rel, (column,))
+    for batch in batches:
+        store.insert(rel, np.array(batch, dtype=np.int64).reshape(-1, 3).T)
+        store.catch_up(index)
+    stored = store.relation(rel).to_rows()
+    low, high = store.size(rel) // 3, 2 * store.size(rel) // 3
+    for key in {row[column] for row in stored} | {99}:
+        values = np.array([key], dtype=np.int64)
+        found = []
+        for ranged in (0, 1):
+            cursor, stop = runs._open_probe(store.ix_meta, index, store.rel_meta,
+                                            store.ix_cols, values, 1)
+            state = [np.array([x], dtype=np.int64) for x in (cursor, stop, L.PROBE_CHAIN)]
+            rows = []
+            while True:
+                row, position = runs._probe_next(store.ix_meta, index, 0, *state, ranged, low,
+                                                 high)
+                if row < 0:
+                    break
+                rows.append(int(row))
+                for c in range(3):
+                    if c != column and position >= 0:
+                        assert runs._run_value(store.ix_meta, index, store.ix_cols, c,
+                                               position) == stored[row][c]
+            found.append(rows)
+        every = [i for i, row in enumerate(stored) if row[column] == key]
+        assert found[0] == every[::-1]
+        assert found[1] == [i for i in every[::-1] if low <= i < high]
+    assert store.ix_meta[index, L.IX_COMPACTED] > 0 or store.size(rel) < L.COMPACT_MIN_ROWS
 
 
 def test_inserting_grows_the_buffer_and_drops_duplicates():
