@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.incremental.relation_sets import hashed_difference
 from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
 from herbrand.framework.storage import Relation
 
@@ -75,20 +76,13 @@ class RelationState:
         """Every row of the universe, tombstones included."""
         return self.universe.columns[:-1]
 
-    def live_positions(self, rows: np.ndarray) -> np.ndarray:
-        """The universe position of each row of ``rows`` that is live here (ABSENT where it
-        is absent or a tombstone). O(m log n), plus O(n log n) when not indexed yet."""
-        found = find_in(self.indexes or (RowIndex(self.rows),), rows)
-        hit = found != ABSENT
-        found[hit] = np.where(self.iteration[found[hit]] < NEVER, found[hit], ABSENT)
-        return found
-
     def changes_to(self, new: RelationState) -> tuple[np.ndarray, np.ndarray]:
-        """(added, removed) live rows from this state to ``new``, by index lookups (no set
-        operation). O((n + m) log(n + m))."""
-        added = new.relation.columns[:, self.live_positions(new.relation.columns) == ABSENT]
-        removed = self.relation.columns[:, new.live_positions(self.relation.columns) == ABSENT]
-        return added, removed
+        """(added, removed) live rows from this state to ``new``, by hash tables of the live
+        rows (``hashed_difference``): O(n + m) expected, and no row index of either state is
+        built (a switched epoch's fresh state has none; sorting for one cost 48 of RDFS
+        LUBM(1)'s 123 ms)."""
+        return (hashed_difference(new.relation, self.relation).columns,
+                hashed_difference(self.relation, new.relation).columns)
 
     @property
     def nbytes(self) -> int:
