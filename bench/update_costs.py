@@ -1,0 +1,109 @@
+"""Per-update cost of the incremental engines against a warm full materialization (issue 12's
+protocol), printed as a table.
+
+    .venv/bin/python -m bench.update_costs --workloads tc-graph10000,rdfs-lubm1 \\
+        --engines recompute,counting,dbsp,elastic,bf,dred --repeat 3
+
+Per workload (``bench.conftest``'s, one input relation): the facts in a fixed random order
+(seed 7); a warm ``herbrand.materialize`` of all of them (the fastest of ``repeat`` after one
+warm-up call); then per engine, ``repeat`` times: a bootstrap on the first 99%, an insert of
+the last 1%, a delete of it again. Each step's figure is its fastest run; insert and delete
+are also given as a share of the warm materialization (the issue's target: at most 5%), the
+state as a multiple of the materialization's bytes (target: at most 3x). In-process, warm:
+pytest-benchmark's ``bench_incremental.test_dbsp_protocol`` times the same steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import herbrand
+from bench.conftest import Workload, _workloads
+from herbrand.framework.registry import INCREMENTAL_ENGINES
+
+
+@dataclass(frozen=True)
+class UpdateCosts:
+    """One engine on one workload: seconds of each step, and state / materialization bytes."""
+
+    engine: str
+    bootstrap: float
+    insert: float
+    delete: float
+    state: float
+
+
+def _fastest(step: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def measure(workload: Workload, engines: Sequence[str], repeat: int = 3,
+            facts: int | None = None) -> tuple[float, int, list[UpdateCosts]]:
+    """(warm materialization seconds, facts per update, one UpdateCosts per engine) for
+    ``workload`` cut to its first ``facts`` facts when given. Cost: about
+    (2 + 3 * len(engines)) * repeat materializations."""
+    program = herbrand.parse(workload.program)
+    (relation, rows), = workload.facts.items()
+    rows = np.unique(np.asarray(rows), axis=0)
+    rows = rows[np.random.default_rng(7).permutation(len(rows))][:facts]
+    split = int(len(rows) * 0.99)
+    start, rest = rows[:split], rows[split:]
+    herbrand.materialize(program, facts={relation: rows})
+    full = _fastest(lambda: herbrand.materialize(program, facts={relation: rows}), repeat)
+    results = []
+    for engine in engines:
+        steps = {"bootstrap": [], "insert": [], "delete": []}
+        for _ in range(repeat):
+            clock = time.perf_counter()
+            materialization = herbrand.incremental(program, facts={relation: start},
+                                                   engine=engine)
+            steps["bootstrap"].append(time.perf_counter() - clock)
+            for step in ("insert", "delete"):
+                clock = time.perf_counter()
+                materialization.update(**{step: {relation: rest}})
+                steps[step].append(time.perf_counter() - clock)
+        stats = materialization.stats()
+        results.append(UpdateCosts(engine, *(min(steps[s]) for s in steps),
+                                   stats.state_bytes / max(stats.bytes, 1)))
+    return full, len(rest), results
+
+
+def render(name: str, full: float, changed: int, results: Sequence[UpdateCosts]) -> str:
+    """The lines printed for one workload."""
+    lines = [f"{name}: warm materialize {full:.4f} s ({changed} facts per 1% update)"]
+    for r in results:
+        lines.append(
+            f"  {r.engine:9s} bootstrap {r.bootstrap:.4f} s ({r.bootstrap / full:.2f}x)  "
+            f"insert {r.insert * 1e3:7.1f} ms ({100 * r.insert / full:5.1f}%)  "
+            f"delete {r.delete * 1e3:7.1f} ms ({100 * r.delete / full:5.1f}%)  "
+            f"state {r.state:.2f}x")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.update_costs", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workloads", default="tc-graph10000,rdfs-lubm1")
+    parser.add_argument("--engines", default=",".join(INCREMENTAL_ENGINES.names()))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--facts", type=int, default=None, help="cut each workload's facts")
+    args = parser.parse_args(argv)
+    workloads = _workloads()
+    for name in args.workloads.split(","):
+        full, changed, results = measure(workloads[name], args.engines.split(","), args.repeat,
+                                         args.facts)
+        print(render(name, full, changed, results), flush=True)
+
+
+if __name__ == "__main__":
+    main()
