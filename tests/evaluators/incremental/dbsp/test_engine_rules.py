@@ -15,6 +15,7 @@ from herbrand.framework.evaluator_checks import encode_facts
 from herbrand.framework.parser import parse
 from herbrand.framework.syntax import Program
 from herbrand.framework.testing import IncrementalSession
+from herbrand.workloads.programs import RDFS_DL
 from tests.evaluators.incremental.dbsp.test_circuit import _traces
 from tests.strategies import programs_with_facts
 
@@ -30,17 +31,7 @@ gap(x, y) :- n(x), n(y), !tc(x, y).
 """
 EDGES = [(i, i + 1) for i in range(9)] + [(9, 3), (4, 0)]
 
-RDFS = """
-.decl t(s: number, p: number, o: number)
-.decl m(s: number, p: number, o: number)
-m(s, p, o) :- t(s, p, o).
-m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
-m(x, 1, z) :- m(x, 1, y), m(y, 1, z).
-m(x, b, y) :- m(a, 1, b), m(x, a, y).
-m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
-m(y, 4, x) :- m(a, 2, x), m(y, a, z).
-m(z, 4, x) :- m(a, 3, x), m(y, a, z).
-"""
+RDFS = RDFS_DL  # the dyre RDFS program, as the bench runs it
 # subClassOf chain 10 < 11 < 12, subPropertyOf 20 < 21, domain of 21 is 10, range of 20 is 11
 TRIPLES = [(10, 0, 11), (11, 0, 12), (20, 1, 21), (21, 2, 10), (20, 3, 11),
            (1, 20, 2), (3, 21, 1), (5, 4, 10), (6, 4, 11)]
