@@ -5,9 +5,10 @@ dedup table (a unique hash index on every column) that head tuples are inserted 
 indexes are hash indexes on chosen key columns, caught up with the rows appended since they
 were last used, whose rows move from chains into runs as they double (``runs``). The kernels
 read and write them through the addresses in ``rel_meta`` and ``ix_meta`` (layout in
-``kernels``); this class owns the arrays, names relations, creates
-indexes once per (relation, key), grows a buffer or a table when a kernel asks for room
-(``layout.NEED_*``), runs the kernels until they are done, and turns buffers back into Relations.
+``kernels``); ``arrays.NativeArrays``, which this class extends, owns the arrays and grows
+them. This class names relations, creates indexes once per (relation, key), answers a kernel's
+request for room (``layout.NEED_*``), runs the kernels until they are done, and turns buffers
+back into Relations.
 
 Given an IndexBacking class tagged ``native`` (``view_index``), a join's probe of a whole
 relation reads a *view index* instead: a backing of that class on (relation, key), fed the
@@ -26,17 +27,18 @@ from itertools import pairwise
 import numpy as np
 
 from herbrand.evaluators.native import layout as L
-from herbrand.evaluators.native.compiled import kernels
+from herbrand.evaluators.native.arrays import (
+    NO_ROWS,
+    NO_ROWS32,
+    NativeArrays,
+    copy_into,
+    empty_table,
+)
 from herbrand.framework.contracts import IndexBacking
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.native_view import HASH_RUN, NativeView
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
-
-
-def _table_size(rows: int) -> int:
-    """The slots of a hash table for ``rows`` keys: a power of two, at least twice as many."""
-    return 1 << max(4, int(2 * rows).bit_length())
 
 
 @dataclass
@@ -50,25 +52,15 @@ class _View:
     counted: int = -1
 
 
-class NativeStore:
+class NativeStore(NativeArrays):
     """Named relations and their indexes; with ``view_index`` (an IndexBacking class tagged
     ``native``), joins of whole relations probe backings of that class in place. Not safe for
     concurrent use: only the tasks of ``run_slices`` run at once, and they grow nothing."""
 
     def __init__(self, view_index: type[IndexBacking] | None = None) -> None:
-        self.kernels = kernels()
+        super().__init__()
         self.view_index = view_index
         self._views: dict[int, _View] = {}  # view index id -> its backing and view
-        self.rel_meta = np.zeros((16, L.REL_FIELDS), dtype=np.int64)
-        self.ix_meta = np.zeros((16, L.IX_FIELDS), dtype=np.int64)
-        self.ix_cols = np.zeros(64, dtype=np.int64)
-        self.need = np.zeros(2, dtype=np.int64)
-        # the arrays the metadata's addresses point into, kept alive here
-        self._buffers: list[np.ndarray] = []
-        self._tables: list[np.ndarray] = []
-        self._chains: list[np.ndarray] = []
-        self._keyed: list[tuple[np.ndarray, ...]] = []  # a probe index's heads and reps
-        self._runs: list[tuple[np.ndarray, ...]] = []  # a probe index's starts, rows, values
         self.ids: dict[str, int] = {}
         self.dedup: list[int] = []
         self._indexes: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -106,9 +98,6 @@ class NativeStore:
         """A new empty relation ``name`` of ``arity``."""
         return self.add(name, Relation.empty(arity))
 
-    def size(self, rel: int) -> int:
-        return int(self.rel_meta[rel, L.R_SIZE])
-
     def relation(self, rel: int, spread: Spread | None = None) -> Relation:
         """Relation ``rel``'s rows as a Relation (a copy, in insertion order), copied in parts
         on the threads of ``spread`` when given. O(n)."""
@@ -119,7 +108,7 @@ class NativeStore:
         copy, in parts on the threads of ``spread`` when given). O(m)."""
         rows = self._buffers[rel][start:self.size(rel)]
         columns = np.empty((rows.shape[1], rows.shape[0]), dtype=np.int64)
-        Spread.over(spread, len(rows), lambda first, stop: _copy(columns[:, first:stop],
+        Spread.over(spread, len(rows), lambda first, stop: copy_into(columns[:, first:stop],
                                                                  rows[first:stop].T))
         return columns
 
@@ -176,10 +165,10 @@ class NativeStore:
         self.ix_cols[self._columns:self._columns + len(columns)] = columns
         self.ix_meta[ix, :L.IX_SLOTS] = (rel, self._columns, width, 0, 0, unique)
         self._columns += len(columns)
-        self._tables.append(_NO_ROWS)
-        self._chains.append(_NO_ROWS32)
-        self._keyed.append((_NO_ROWS32, _NO_ROWS32))
-        self._runs.append((_NO_ROWS, _NO_ROWS32, _NO_ROWS))
+        self._tables.append(NO_ROWS)
+        self._chains.append(NO_ROWS32)
+        self._keyed.append((NO_ROWS32, NO_ROWS32))
+        self._runs.append((NO_ROWS, NO_ROWS32, NO_ROWS))
         return ix
 
     def _new_index(self, rel: int, key: tuple[int, ...], unique: bool, rows: int) -> int:
@@ -245,13 +234,13 @@ class NativeStore:
 
     def _reset(self, ix: int, rows: int) -> None:
         """Index ``ix`` emptied, its table sized for ``rows``."""
-        self._set_table(ix, _empty_table(rows))
-        self._set_chains(ix, _NO_ROWS32, 0)
+        self._set_table(ix, empty_table(rows))
+        self._set_chains(ix, NO_ROWS32, 0)
         self.ix_meta[ix, L.IX_KEYS] = 0
         self.ix_meta[ix, L.IX_DONE] = 0
         if self.ix_meta[ix, L.IX_UNIQUE] == 0:
             self._set_keyed(ix, 0)
-            self._set_runs(ix, np.zeros(1, dtype=np.int64), _NO_ROWS32, _NO_ROWS, 0)
+            self._set_runs(ix, np.zeros(1, dtype=np.int64), NO_ROWS32, NO_ROWS, 0)
 
     def drop_dedup(self, rel: int) -> None:
         """Free ``rel``'s dedup table (its rows will not change any more); the next insert
@@ -259,10 +248,6 @@ class NativeStore:
         self._reset(self.dedup[rel], 0)
 
     # -- running kernels -------------------------------------------------------------------------
-
-    def arguments(self) -> tuple:
-        """The storage arguments every kernel takes, in order."""
-        return self.rel_meta, self.ix_meta, self.ix_cols
 
     def run(self, program, rules: np.ndarray, alternatives: np.ndarray, relations: np.ndarray,
             low: np.ndarray, high: np.ndarray, budget: int, max_delta: int) -> tuple[int, int]:
@@ -360,30 +345,6 @@ class NativeStore:
         else:
             self._room_for_index(int(self.need[0]))
 
-    def _room_for_row(self, rel: int, dedup: int) -> None:
-        """Grow ``rel``'s buffer and its dedup table so that the head tuples a kernel holds
-        (``layout.PENDING_MAX`` at most) fit. Amortised O(1)."""
-        self._reserve(rel, dedup, L.PENDING_MAX)
-
-    def _reserve(self, rel: int, dedup: int, rows: int, spread: Spread | None = None) -> None:
-        """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
-        ``rows`` more rows fit, the work cut among the threads of ``spread`` when given.
-        Amortised O(1) per row."""
-        size = self.size(rel)
-        capacity = len(self._buffers[rel])
-        if size + rows > capacity:
-            while size + rows > capacity:
-                capacity = max(16, 2 * capacity)
-            old = self._buffers[rel]
-            grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
-            Spread.over(spread, size, lambda start, stop: _copy(grown[start:stop],
-                                                                     old[start:stop]))
-            self._buffers[rel] = grown
-            self._set_buffer(rel, grown)
-        keys = int(self.ix_meta[dedup, L.IX_KEYS])
-        if 2 * (keys + rows) > len(self._tables[dedup]):
-            self._rehash(dedup, _table_size(keys + rows), spread)
-
     def _room_for_index(self, ix: int) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or move its chained rows into
         runs when due, or else double its table; a view index: catch it up."""
@@ -402,85 +363,3 @@ class NativeStore:
             self._compact(ix)
         else:
             self._rehash(ix, 2 * len(self._tables[ix]))
-
-    def _compact(self, ix: int) -> None:
-        """Move probe index ``ix``'s chained rows and runs into new runs (``runs.compact``).
-        O(rows + keys)."""
-        done, keys = int(self.ix_meta[ix, L.IX_DONE]), int(self.ix_meta[ix, L.IX_KEYS])
-        starts = np.empty(keys + 1, dtype=np.int64)
-        rows = np.empty(done, dtype=np.int32)
-        values = np.empty(done * int(self.ix_meta[ix, L.IX_RUN_WIDTH]), dtype=np.int64)
-        self.kernels.compact(*self.arguments(), ix, starts, rows, values)
-        self._set_runs(ix, starts, rows, values, done)
-        capacity = int(self.rel_meta[int(self.ix_meta[ix, L.IX_REL]), L.R_CAPACITY])
-        self._set_chains(ix, np.empty(max(16, capacity - done), dtype=np.int32), done)
-
-    def _rehash(self, ix: int, length: int, spread: Spread | None = None) -> None:
-        """Move index ``ix``'s table to one of ``length`` slots (a larger power of two), on
-        the threads of ``spread`` when given (``kernels.rehash_part``), a probe index's per-key
-        arrays with it. O(length)."""
-        old = self._tables[ix]
-        if spread is None or length < Spread.MIN_LENGTH:
-            slots = np.full(length, L.EMPTY, dtype=np.int64)
-            self.kernels.rehash(old, slots)
-        else:
-            slots = np.empty(length, dtype=np.int64)
-            spread.run(length, lambda start, stop: slots[start:stop].fill(L.EMPTY))
-            spread.run(len(old), lambda start, stop: self.kernels.rehash_part(old, slots, start,
-                                                                            stop))
-        self._set_table(ix, slots)
-        if self.ix_meta[ix, L.IX_UNIQUE] == 0:
-            self._set_keyed(ix, int(self.ix_meta[ix, L.IX_KEYS]))
-
-    def _set_buffer(self, rel: int, buffer: np.ndarray) -> None:
-        self.rel_meta[rel, L.R_ADDRESS] = buffer.ctypes.data
-        self.rel_meta[rel, L.R_CAPACITY] = len(buffer)
-
-    def _set_table(self, ix: int, slots: np.ndarray) -> None:
-        self._tables[ix] = slots
-        self.ix_meta[ix, L.IX_SLOTS] = slots.ctypes.data
-        self.ix_meta[ix, L.IX_MASK] = len(slots) - 1
-        self.ix_meta[ix, L.IX_SHIFT] = 64 - (len(slots).bit_length() - 1)
-
-    def _set_keyed(self, ix: int, keys: int) -> None:
-        """Probe index ``ix``'s per-key arrays made as long as half its table, the first
-        ``keys`` entries kept."""
-        length = len(self._tables[ix]) // 2
-        heads, reps = (np.full(length, L.EMPTY, dtype=np.int32) for _ in range(2))
-        old_heads, old_reps = self._keyed[ix]
-        heads[:keys], reps[:keys] = old_heads[:keys], old_reps[:keys]
-        self._keyed[ix] = heads, reps
-        self.ix_meta[ix, L.IX_HEADS] = heads.ctypes.data
-        self.ix_meta[ix, L.IX_REPS] = reps.ctypes.data
-
-    def _set_runs(self, ix: int, starts: np.ndarray, rows: np.ndarray, values: np.ndarray,
-                  compacted: int) -> None:
-        """Probe index ``ix``'s runs made ``starts``, ``rows`` and ``values``, holding its
-        first ``compacted`` rows."""
-        self._runs[ix] = starts, rows, values
-        self.ix_meta[ix, L.IX_STARTS] = starts.ctypes.data
-        self.ix_meta[ix, L.IX_RUN_ROWS] = rows.ctypes.data
-        self.ix_meta[ix, L.IX_RUN_VALUES] = values.ctypes.data
-        self.ix_meta[ix, L.IX_COMPACTED] = compacted
-        self.ix_meta[ix, L.IX_COMPACTED_KEYS] = len(starts) - 1
-
-    def _set_chains(self, ix: int, chains: np.ndarray, first: int) -> None:
-        """Index ``ix``'s chains made ``chains``, holding rows ``first``, ... (the rows before
-        are in runs): its address is where row 0's would be, so a kernel reads row r's at
-        ``IX_NEXT + 4 r``."""
-        self._chains[ix] = chains
-        self.ix_meta[ix, L.IX_NEXT] = chains.ctypes.data - 4 * first
-        self.ix_meta[ix, L.IX_NEXT_CAPACITY] = first + len(chains)
-
-
-_NO_ROWS = np.empty(0, dtype=np.int64)
-_NO_ROWS32 = np.empty(0, dtype=np.int32)
-
-
-def _copy(into: np.ndarray, source: np.ndarray) -> None:
-    """``into[...] = source`` (a statement, for a lambda)."""
-    into[...] = source
-
-
-def _empty_table(rows: int) -> np.ndarray:
-    return np.full(_table_size(rows), L.EMPTY, dtype=np.int64)
