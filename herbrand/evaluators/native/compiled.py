@@ -82,7 +82,10 @@ def _load() -> ModuleType:
 
 def _build(directory: Path, name: str, path: Path) -> None:
     """Build the module into ``path`` once: in a child process (numba and the compiler stay out
-    of this one), into a temporary directory, moved into place when complete."""
+    of this one), into a temporary directory, moved into place when complete. The child runs in
+    the directory holding this herbrand package, so that it compiles these sources even when
+    the caller's working directory holds another checkout (``-m`` puts it first on the path)."""
+    directory, path = directory.resolve(), path.resolve()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -98,7 +101,7 @@ def _build(directory: Path, name: str, path: Path) -> None:
         with tempfile.TemporaryDirectory(dir=directory) as scratch:
             result = subprocess.run(
                 [sys.executable, "-m", "herbrand.evaluators.native.build", scratch, name],
-                capture_output=True, text=True)
+                capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3])
             built = Path(scratch) / path.name
             if result.returncode != 0 or not built.exists():
                 lines = (result.stderr or result.stdout).strip().splitlines() or ["no output"]

@@ -13,10 +13,11 @@ import pytest
 from herbrand.evaluators.native import compiled
 
 
-def _python(code: str, **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+def _python(code: str, cwd=None, **env: str) -> subprocess.Popen:
+    """``code`` in a new interpreter; ``-P``: its working directory is not on its path."""
+    return subprocess.Popen([sys.executable, "-P", "-c", textwrap.dedent(code)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **env})
+                            env={**os.environ, **env}, cwd=cwd)
 
 
 def test_a_run_loads_neither_numba_nor_llvm():
@@ -38,8 +39,13 @@ def test_a_run_loads_neither_numba_nor_llvm():
 
 
 def test_processes_that_race_build_the_module_once_and_later_ones_load_it(tmp_path):
+    """The racers run where another (broken) herbrand checkout is the working directory: the
+    build still compiles the sources of the herbrand that asked for it."""
+    decoy = tmp_path.parent / (tmp_path.name + "-decoy")
+    (decoy / "herbrand").mkdir(parents=True)
+    (decoy / "herbrand" / "__init__.py").write_text("raise ImportError('the decoy checkout')")
     load = "from herbrand.evaluators.native.compiled import kernels; print(kernels().__file__)"
-    racing = [_python(load, HERBRAND_CACHE_DIR=str(tmp_path)) for _ in range(2)]
+    racing = [_python(load, cwd=decoy, HERBRAND_CACHE_DIR=str(tmp_path)) for _ in range(2)]
     results = [process.communicate(timeout=900) for process in racing]
     assert [process.returncode for process in racing] == [0, 0], results
     paths = {out.strip() for out, _ in results}
