@@ -17,6 +17,8 @@ from herbrand.workloads.generators import (
 )
 from herbrand.workloads.shared import (
     SouffleCase,
+    crdt_facts_dir,
+    crdt_program,
     dyre_edges,
     dyre_program,
     lubm1_triples,
@@ -30,6 +32,8 @@ __all__ = [
     "ANDERSEN_PROGRAM",
     "SouffleCase",
     "andersen",
+    "crdt_facts_dir",
+    "crdt_program",
     "chain",
     "dyre_edges",
     "dyre_program",

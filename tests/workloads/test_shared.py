@@ -1,11 +1,12 @@
 import numpy as np
 import pytest
 
-from herbrand import parse
+from herbrand import materialize, parse
 from herbrand.framework import io
 from herbrand.framework.errors import FactsError
 from herbrand.framework.storage import Database
 from herbrand.framework.symbols import SymbolTable
+from herbrand.framework.syntax import NUMBER
 from herbrand.workloads import (
     dyre_edges,
     dyre_program,
@@ -98,3 +99,38 @@ def test_write_facts_dir_feeds_the_dyre_programs(tmp_path):
         database = io.load_inputs(program, Database({}, SymbolTable()), facts)
         (relation,) = program.inputs
         assert database[relation].to_set() == set(map(tuple, rows.tolist()))
+
+
+def _crdt_inputs(edits: int | None = None) -> dict[str, np.ndarray]:
+    """The CRDT edit operations, the insertions cut to the first ``edits`` (removals of
+    elements not inserted change nothing)."""
+    read = {name: io.read_facts(shared.crdt_facts_dir() / f"{name}.txt", (NUMBER,) * arity,
+                                SymbolTable(), delimiter=" ", relation=name).rows
+            for name, arity in (("insert", 4), ("remove", 2))}
+    return {"insert_input": read["insert"][:edits], "remove_input": read["remove"]}
+
+
+def test_crdt_demand_rules_keep_what_the_program_outputs():
+    """On the first 3,000 edits (the flat program's skipBlank stays small), restricting
+    skipBlank changes skipBlank only."""
+    inputs = _crdt_inputs(3000)
+    flat = materialize(shared.crdt_program(demand=False), inputs)
+    demand = materialize(shared.crdt_program(), inputs)
+    assert len(demand["skipBlank"]) < len(flat["skipBlank"])
+    for relation in ("nextElem", "nextVisible", "result"):
+        assert len(flat[relation]) > 0
+        assert demand[relation].rows.tolist() == flat[relation].rows.tolist(), relation
+
+
+def test_crdt_demand_program_on_every_edit():
+    database = materialize(shared.crdt_program(), _crdt_inputs())
+    assert {relation: len(database[relation]) for relation in
+            ("insert", "remove", "skipBlank", "nextVisible", "result")} == {
+        "insert": 182_315, "remove": 77_463, "skipBlank": 182_314, "nextVisible": 104_851,
+        "result": 104_653}
+
+
+def test_crdt_program_without_the_rules_to_restrict(monkeypatch):
+    monkeypatch.setattr(shared, "CRDT_SKIP_BLANK_DEMAND", {"skipBlank(x) :- gone(x).": ""})
+    with pytest.raises(FactsError, match="query_flat.dl: no rule 'skipBlank"):
+        shared.crdt_program()
