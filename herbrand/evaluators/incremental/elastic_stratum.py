@@ -26,17 +26,20 @@ negation needs no separate terms. Comparisons and arithmetic are filters of the 
 Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
 heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
 O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
-``checkpoint`` (called after every join and every iteration) lets the caller
-abandon a long Update as soon as it runs out of time.
+``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
+abandon a long Update as soon as it runs out of time; the previous epoch's proof counts an
+Update computes (deferred by the native Bootstrap) are exempt from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
@@ -104,9 +107,9 @@ class StratumRun:
     def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
                  symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
-                 checkpoint: Callable[[], None] = lambda: None):
-        """``checkpoint``: called after every join of the run (it may raise to abandon it)."""
-        self.checkpoint = checkpoint
+                 budget: SwitchBudget | None = None):
+        """``budget``: checked after every join of the run (it may raise to abandon it)."""
+        self.budget = budget if budget is not None else SwitchBudget.unlimited()
         self.probes = probes
         self.universes = universes
         self.negated = negated
@@ -128,7 +131,7 @@ class StratumRun:
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
         batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
-        self.checkpoint()
+        self.budget.check()
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -220,7 +223,7 @@ class StratumRun:
                 for head in self.heads:
                     self.universes[head].drop_beyond(k)
                 return
-            self.checkpoint()
+            self.budget.check()
             k += 1
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
@@ -285,7 +288,8 @@ class StratumRun:
             was_k = universe.old_iteration[at] == k
             unknown = np.zeros(len(at), dtype=bool)
             if weights is not None:
-                self._resolve_counts(head, k, at[(total < 0) & was_k])
+                lowered = at[(total < 0) & was_k]
+                self.budget.exempt(partial(self._resolve_counts, head, k, lowered))
                 total = total + np.where(was_k, universe.old_count[at], 0)
                 unknown = was_k & (universe.old_count[at] == UNKNOWN)
             gets_k = total > 0
