@@ -1,9 +1,10 @@
 """The elastic switch's time budget for one Update, with the Bootstrap's deferred work exempt.
 
 The switch abandons an Update that runs longer than ``switch`` times the last Bootstrap. The
-native Bootstrap (``elastic_native``) defers Algorithm 2's proof counts: the first Updates after
-it compute the counts they need (``StratumRun._resolve_counts``). That work belongs to the
-Bootstrap, not to the Update that happens to trigger it, so ``SwitchBudget`` does not count it
+native Bootstrap (``elastic_native``) defers Algorithm 2's proof counts and the row indexes of
+the relations it numbers: the first Updates after it compute the counts they need
+(``StratumRun._resolve_counts``) and index a relation when they first search it
+(``StratumRun._find``). That work belongs to the Bootstrap, not to the Update that happens to trigger it, so ``SwitchBudget`` does not count it
 against the Update (``exempt``) and the engine adds it to the Bootstrap's time instead
 (``exempted``): the switch compares an Update with the Bootstrap that the paper defines (one
 that counts proofs), like with like.

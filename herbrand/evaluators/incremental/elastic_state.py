@@ -173,6 +173,12 @@ class Universe:
     def __len__(self) -> int:
         return self.rows.shape[1]
 
+    @property
+    def indexed(self) -> bool:
+        """Whether ``find`` has its row index already (else the first one builds it, O(n log
+        n))."""
+        return bool(self._indexes)
+
     def find(self, rows: np.ndarray) -> np.ndarray:
         """Positions of ``rows`` (ABSENT where not in the universe). O(m log n)."""
         if not self._indexes:

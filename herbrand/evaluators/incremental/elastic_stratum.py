@@ -28,7 +28,8 @@ heads, plus vectorised bookkeeping over the positions that moved (``Universe.mov
 O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
 ``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
 abandon a long Update as soon as it runs out of time; the previous epoch's proof counts an
-Update computes (deferred by the native Bootstrap) are exempt from it.
+Update computes and the row indexes it builds first (both deferred by the native Bootstrap) are
+exempt from it.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ class StratumRun:
         inserted = heads[:, (most_new == h) & (most_old > h)]
         if deleted.shape[1]:
             universe = self.universes[head]
-            positions = universe.find(deleted)
+            positions = self._find(universe, deleted)
             existed = positions != ABSENT
             before = np.zeros(len(positions), dtype=bool)
             before[existed] = universe.old_iteration[positions[existed]] <= h
@@ -280,7 +281,7 @@ class StratumRun:
             w = (np.concatenate(weights[head]) if weights is not None and weights[head]
                  else np.ones(rows.shape[1], dtype=np.int64))
             rows, w = weighted_groups(rows, w)
-            positions = universe.find(rows)
+            positions = self._find(universe, rows)
             present = positions != ABSENT
             undecided = present.copy()
             undecided[present] = universe.new_iteration[positions[present]] >= k
@@ -302,6 +303,14 @@ class StratumRun:
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed
+
+    def _find(self, universe: Universe, rows: np.ndarray) -> np.ndarray:
+        """``universe.find(rows)``; the first search of a universe without its row index
+        builds it (a Bootstrap does not sort the rows it numbers): that is the Bootstrap's
+        deferred work, exempt from the budget as the proof counts are."""
+        if universe.indexed:
+            return universe.find(rows)
+        return self.budget.exempt(partial(universe.find, rows))
 
     def _resolve_counts(self, head: str, k: int, positions: np.ndarray) -> None:
         """Compute the previous epoch's proof counts that are UNKNOWN among the rows of
