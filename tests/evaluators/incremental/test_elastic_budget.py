@@ -30,17 +30,32 @@ def test_exempt_work_is_not_counted_and_is_recorded():
     budget = SwitchBudget(clock, 5.0)
 
     def work() -> str:
-        clock.now += 100.0
+        clock.now += 4.0
         budget.check()  # a check inside exempt work passes
         return "done"
 
     assert budget.exempt(work) == "done"
-    clock.now += 4.0
-    budget.check()  # 104 s passed, 100 of them exempt
-    assert budget.exempted == 100.0
-    clock.now += 2.0
+    clock.now += 5.0
+    budget.check()  # 9 s passed, 4 of them exempt
+    assert budget.exempted == 4.0
+    clock.now += 0.5
     with pytest.raises(Abandoned):
         budget.check()
+
+
+def test_exempt_work_beyond_the_cap_counts():
+    clock = _Clock()
+    budget = SwitchBudget(clock, 5.0)
+
+    def work() -> None:
+        clock.now += 8.0
+        budget.check()  # 8 s, at most 5 exempt: 3 counted
+        clock.now += 3.0
+        budget.check()  # 11 s, 6 counted
+
+    with pytest.raises(Abandoned):
+        budget.exempt(work)
+    assert budget.exempted == 11.0
 
 
 def test_exempt_work_that_fails_is_still_recorded():
@@ -48,12 +63,12 @@ def test_exempt_work_that_fails_is_still_recorded():
     budget = SwitchBudget(clock, 1.0)
 
     def failing() -> None:
-        clock.now += 3.0
+        clock.now += 0.5
         raise ValueError("boom")
 
     with pytest.raises(ValueError):
         budget.exempt(failing)
-    assert budget.exempted == 3.0
+    assert budget.exempted == 0.5
     budget.check()
 
 
