@@ -11,8 +11,9 @@ lower strata acting as input changes of the higher ones (negated relations inclu
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
 abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
 instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). The
-proof counts an Update computes for the native Bootstrap are that Bootstrap's work: they do not
-count against the Update and are added to the Bootstrap's time (``elastic_budget``).
+work an Update does for the native Bootstrap (the proof counts and row indexes it deferred) is
+that Bootstrap's: it does not count against the Update (up to the budget itself) and is added
+to the Bootstrap's time (``elastic_budget``).
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
 changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
@@ -134,7 +135,7 @@ class ElasticEngine(IncrementalEvaluator):
             new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
                                                      budget)
             strategy = "update"
-            # the proof counts computed here were the Bootstrap's deferred work (elastic_budget)
+            # the counts and indexes computed here were the Bootstrap's deferred work
             self._bootstrap_seconds += budget.exempted
         except Abandoned:
             bootstrap_start = self.clock()
