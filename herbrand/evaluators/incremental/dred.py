@@ -50,7 +50,7 @@ from herbrand.evaluators.incremental.programs import (
 from herbrand.evaluators.incremental.relation_sets import (
     RelationSet,
     RelationSets,
-    hashed_difference,
+    hashed_changes,
 )
 from herbrand.evaluators.incremental.selections import select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -131,8 +131,7 @@ class DRedEngine(StoredEngine):
                                            grow=True)
         self._keep(known)
         for name in stratum.relations:
-            added[name] = hashed_difference(inserted[name], gone[name])
-            removed[name] = hashed_difference(gone[name], inserted[name])
+            added[name], removed[name] = hashed_changes(gone[name], inserted[name])
         return new.with_relations({name: instance[name] for name in stratum.relations})
 
     def _delete(self, stratum: Stratum, old: Database, new: Database,

@@ -10,7 +10,10 @@ lower strata acting as input changes of the higher ones (negated relations inclu
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
 abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
-instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update").
+instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). The
+work an Update does for the native Bootstrap (the proof counts and row indexes it deferred) is
+that Bootstrap's: it does not count against the Update (up to the budget itself) and is added
+to the Bootstrap's time (``elastic_budget``).
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
 changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
@@ -36,6 +39,7 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
+from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
@@ -47,10 +51,6 @@ from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluat
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
-
-
-class _Abandoned(Exception):
-    """An Update ran past its time budget (the switch)."""
 
 
 @dataclass(frozen=True)
@@ -129,19 +129,15 @@ class ElasticEngine(IncrementalEvaluator):
         """Apply one transaction (deletes first) with Algorithm 3, or bootstrap again when the
         switch fires. Raises EvaluationError for a relation that is not an input."""
         snapshot = self._require()
-        start = self.clock()
+        budget = SwitchBudget(self.clock, self.switch * self._bootstrap_seconds)
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
-        budget = self.switch * self._bootstrap_seconds
-
-        def checkpoint() -> None:
-            if self.clock() - start > budget:
-                raise _Abandoned
-
         try:
             new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                     checkpoint)
+                                                     budget)
             strategy = "update"
-        except _Abandoned:
+            # the counts and indexes computed here were the Bootstrap's deferred work
+            self._bootstrap_seconds += budget.exempted
+        except Abandoned:
             bootstrap_start = self.clock()
             new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
             self._bootstrap_seconds = self.clock() - bootstrap_start
@@ -210,7 +206,7 @@ class ElasticEngine(IncrementalEvaluator):
         return database, as_batch_changes(added, removed)
 
     def _propagated(self, snapshot: _Snapshot, database: Database, changes: BatchChanges,
-                    checkpoint) -> tuple[_Snapshot, BatchChanges]:
+                    budget: SwitchBudget) -> tuple[_Snapshot, BatchChanges]:
         """Run Update on every stratum whose inputs changed, in order."""
         states = dict(snapshot.states)
         for plan in snapshot.plans:
@@ -218,18 +214,18 @@ class ElasticEngine(IncrementalEvaluator):
                 continue
             if plan.aggregated:
                 fresh = self._bootstrap_stratum(plan, database)
-                checkpoint()
+                budget.check()
                 changes.update(database_changes(
                     snapshot.database, database.with_relations(
                         {r: s.relation for r, s in fresh.items()}), fresh))
             else:
-                fresh = self._update_stratum(plan, snapshot, database, changes, checkpoint)
+                fresh = self._update_stratum(plan, snapshot, database, changes, budget)
             states.update(fresh)
             database = database.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(snapshot.prepared, snapshot.plans, database, states), changes
 
     def _update_stratum(self, plan: _StratumPlan, snapshot: _Snapshot, new: Database,
-                        changes: BatchChanges, checkpoint) -> dict[str, RelationState]:
+                        changes: BatchChanges, budget: SwitchBudget) -> dict[str, RelationState]:
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: Universe.of_state(snapshot.states[r]) for r in own}
@@ -238,7 +234,7 @@ class ElasticEngine(IncrementalEvaluator):
                             if r in changes else Universe.of_current(new[r]))
         negated = {s: NegatedInput.of(s, old[s.relation], new[s.relation]) for s in plan.negated}
         run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {},
-                         checkpoint)
+                         budget)
         run.update()
         for r in own:
             added, removed = universes[r].changes()

@@ -26,17 +26,21 @@ negation needs no separate terms. Comparisons and arithmetic are filters of the 
 Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
 heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
 O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
-``checkpoint`` (called after every join and every iteration) lets the caller
-abandon a long Update as soon as it runs out of time.
+``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
+abandon a long Update as soon as it runs out of time; the previous epoch's proof counts an
+Update computes and the row indexes it builds first (both deferred by the native Bootstrap) are
+exempt from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
@@ -104,9 +108,9 @@ class StratumRun:
     def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
                  symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
-                 checkpoint: Callable[[], None] = lambda: None):
-        """``checkpoint``: called after every join of the run (it may raise to abandon it)."""
-        self.checkpoint = checkpoint
+                 budget: SwitchBudget | None = None):
+        """``budget``: checked after every join of the run (it may raise to abandon it)."""
+        self.budget = budget if budget is not None else SwitchBudget.unlimited()
         self.probes = probes
         self.universes = universes
         self.negated = negated
@@ -128,7 +132,7 @@ class StratumRun:
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
         batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
-        self.checkpoint()
+        self.budget.check()
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -220,7 +224,7 @@ class StratumRun:
                 for head in self.heads:
                     self.universes[head].drop_beyond(k)
                 return
-            self.checkpoint()
+            self.budget.check()
             k += 1
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
@@ -232,7 +236,7 @@ class StratumRun:
         inserted = heads[:, (most_new == h) & (most_old > h)]
         if deleted.shape[1]:
             universe = self.universes[head]
-            positions = universe.find(deleted)
+            positions = self._find(universe, deleted)
             existed = positions != ABSENT
             before = np.zeros(len(positions), dtype=bool)
             before[existed] = universe.old_iteration[positions[existed]] <= h
@@ -277,7 +281,7 @@ class StratumRun:
             w = (np.concatenate(weights[head]) if weights is not None and weights[head]
                  else np.ones(rows.shape[1], dtype=np.int64))
             rows, w = weighted_groups(rows, w)
-            positions = universe.find(rows)
+            positions = self._find(universe, rows)
             present = positions != ABSENT
             undecided = present.copy()
             undecided[present] = universe.new_iteration[positions[present]] >= k
@@ -285,7 +289,8 @@ class StratumRun:
             was_k = universe.old_iteration[at] == k
             unknown = np.zeros(len(at), dtype=bool)
             if weights is not None:
-                self._resolve_counts(head, k, at[(total < 0) & was_k])
+                lowered = at[(total < 0) & was_k]
+                self.budget.exempt(partial(self._resolve_counts, head, k, lowered))
                 total = total + np.where(was_k, universe.old_count[at], 0)
                 unknown = was_k & (universe.old_count[at] == UNKNOWN)
             gets_k = total > 0
@@ -298,6 +303,14 @@ class StratumRun:
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed
+
+    def _find(self, universe: Universe, rows: np.ndarray) -> np.ndarray:
+        """``universe.find(rows)``; the first search of a universe without its row index
+        builds it (a Bootstrap does not sort the rows it numbers): that is the Bootstrap's
+        deferred work, exempt from the budget as the proof counts are."""
+        if universe.indexed:
+            return universe.find(rows)
+        return self.budget.exempt(partial(universe.find, rows))
 
     def _resolve_counts(self, head: str, k: int, positions: np.ndarray) -> None:
         """Compute the previous epoch's proof counts that are UNKNOWN among the rows of

@@ -172,6 +172,32 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
     assert (0, 30) in engine.database["tc"]
 
 
+def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
+    # a diamond: deleting (0, 1) lowers the count of tc(0, 2), which Bootstrap left unknown
+    engine = ElasticEngine(switch=0.05)  # a budget of 0.5 s, and as much exempt work
+    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(
+        [(0, 1), (0, 3), (1, 2), (3, 2), (2, 4)])}))
+    engine._bootstrap_seconds = 10.0
+    now = {"t": 0.0}
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    resolve = elastic_stratum.StratumRun._resolve_counts
+    calls = []
+
+    def slow(self, head, k, positions):  # each computation takes 0.4 s on the fake clock
+        if len(positions):
+            calls.append(head)
+            now["t"] += 0.4
+        return resolve(self, head, k, positions)
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_resolve_counts", slow)
+    engine.update({}, _edges([(0, 1)]))
+    # two computations (iterations 1 and 2): 0.8 s, past the budget if they counted; 0.3 s
+    # past the cap on exempt work count
+    assert engine.last_strategy == "update" and calls == ["tc", "tc"]
+    assert engine._bootstrap_seconds == pytest.approx(10.8)
+    assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
+
+
 def test_a_fault_mid_update_leaves_the_state_and_a_later_update_works(monkeypatch):
     session = IncrementalSession(_engine(), TC, {"e": [(i, i + 1) for i in range(10)]})
     before = _state(session.engine)

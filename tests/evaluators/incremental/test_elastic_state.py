@@ -40,7 +40,18 @@ def test_tombstones_outnumbering_live_rows_are_compacted():
 
 def test_an_unchanged_input_is_indexed_only_when_searched():
     universe = Universe.of_current(Relation.from_rows([(4,), (5,)]))
+    assert not universe.indexed
     assert universe.find(_rows(5, 6)).tolist() == [1, ABSENT]
+    assert universe.indexed
+
+
+def test_a_bootstrapped_state_is_indexed_by_its_first_search():
+    state = RelationState.of(_rows(1, 2), np.array([1, 1]), np.array([1, 1]))
+    assert state.indexes == ()
+    universe = Universe.of_state(state)
+    assert not universe.indexed
+    universe.find(_rows(2))
+    assert universe.indexed and Universe.of_state(universe.state()).indexed
 
 
 def test_an_input_universe_marks_removed_and_added_rows():
