@@ -60,6 +60,7 @@ from herbrand.evaluators.incremental.counting_trace import (
 )
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
+from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
@@ -78,6 +79,7 @@ class CountingEngine(StoredEngine):
         self._state: Database | None = None
         super().__init__()
         self._traces: dict[str, Trace] = {}
+        self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -88,11 +90,13 @@ class CountingEngine(StoredEngine):
         for stratum in prepared.strata:
             instance = self._bootstrap_stratum(stratum, instance, traces)
         self._commit(prepared, instance, traces, "bootstrap")
+        self._sets = RelationSets()
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
-        """Deletes then inserts on the inputs, then each stratum's iterations in order."""
+        """Deletes then inserts on the inputs (through their kept hash tables: O(m) expected
+        for m given rows), then each stratum's iterations in order."""
         old = self._state
-        new, added, removed = apply_updates(old, insert, delete)
+        new, added, removed = apply_updates(old, insert, delete, self._sets)
         traces = dict(self._traces)
         for stratum in self._program.strata:
             new = self._update_stratum(stratum, old, new, added, removed, traces)
@@ -101,9 +105,10 @@ class CountingEngine(StoredEngine):
         return changes
 
     def state_size(self) -> tuple[int, int]:
-        """The count entries and the per-iteration runs of every derived relation."""
+        """The count entries; the bytes of them, of the per-iteration runs of every derived
+        relation and of the updated inputs' hash tables."""
         sizes = [trace.size() for trace in self._traces.values()]
-        return sum(s[0] for s in sizes), sum(s[1] for s in sizes)
+        return sum(s[0] for s in sizes), sum(s[1] for s in sizes) + self._sets.nbytes
 
     def counts(self, relation: str) -> dict[tuple[int, ...], dict[int, int]]:
         """The derivation counts of a derived relation: encoded row -> {iteration: count},
