@@ -23,12 +23,14 @@ differenced whole in each iteration (evaluated over both states; its change of D
 difference of two such changes of C_k): a documented fallback.
 
 Cost per update: per iteration, the rule evaluator's work on the instances joining a change
-with the last iteration's new tuples, an O(t log e) search of the t touched tuples among the
-iteration's e count entries and O(e) copies (the state is immutable), never a sort of the
-whole state.
-State: the count entries (one per tuple and iteration in which it gains derivations) and the
-per-iteration runs, about the size of the materialization or a few times it. The new state is
-built functionally and committed at the end, so a failure leaves the engine as it was.
+with the last iteration's new tuples, a galloping search of the t touched tuples among the
+iteration's e count entries (O(t log(e / t) + t)) and one merge of the change into them (O(e),
+a copy: the state is immutable; ``counting_merge``), never a sort of the whole state. The
+inputs' changes come from hash tables kept across updates (``RelationSets``), O(m) expected.
+State: the count entries (one per tuple and iteration in which it gains derivations), the
+per-iteration runs and the updated inputs' hash tables, about the size of the
+materialization or a few times it. The new state is built functionally and committed at the
+end, so a failure leaves the engine as it was.
 """
 
 from __future__ import annotations
