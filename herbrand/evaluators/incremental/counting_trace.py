@@ -136,15 +136,19 @@ def codec_of(arity: int) -> RowCodec:
 
 
 def run_minus(run: SortedRun, other: SortedRun) -> SortedRun:
-    """The rows of ``run`` not in ``other`` (runs of one codec): by galloping through both
-    when both pack (O(m log(n / m) + m) for m rows of ``run``), else ``SortedRun.difference``.
-    """
+    """The rows of ``run`` not in ``other`` (runs of one codec). When both pack, by galloping
+    the smaller through the larger: O(s log(l / s) + s), plus an O(len(run)) copy if rows go;
+    else ``SortedRun.difference``."""
     if not len(run) or not len(other):
         return run
     if not (run.packed and other.packed):
         return run.difference(other)
-    keep = ~found_in(other.data[0], run.data[0])
-    return run if keep.all() else SortedRun(run.codec, run.data[:, keep], True)
+    if len(run) <= len(other):
+        keep = ~found_in(other.data[0], run.data[0])
+        return run if keep.all() else SortedRun(run.codec, run.data[:, keep], True)
+    at = np.minimum(sorted_positions(run.data[0], other.data[0]), len(run) - 1)
+    gone = at[run.data[0, at] == other.data[0]]
+    return run if not len(gone) else SortedRun(run.codec, np.delete(run.data, gone, axis=1), True)
 
 
 def without_runs(run: SortedRun, runs) -> SortedRun:
