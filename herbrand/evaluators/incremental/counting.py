@@ -188,10 +188,12 @@ class CountingEngine(StoredEngine):
         for name in lower:
             fixed.update({OLD + name: old[name], PLUS + name: added[name],
                           MINUS + name: removed[name]})
+        needed = {lit.atom.relation for signed in (*first, *twofold)
+                  for lit, _ in rule_literals(signed.rule)}
         walk = Walk(stratum, old, traces)
         previous_whole: dict[str, weighted.Weighted] = {}
         while walk.more():
-            instance = new.with_relations({**fixed, **walk.reads()})
+            instance = new.with_relations({**fixed, **walk.reads(needed)})
             parts = self._signed(first if walk.k == 1 else twofold, instance)
             whole_change = self._whole(whole, instance, old.with_relations(
                 {name: instance[OLD + name] for name in relations}))

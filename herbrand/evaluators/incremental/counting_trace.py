@@ -13,7 +13,7 @@ built, X'_{k-1} (the new state's relation so far) and the tuples of X' and X tha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,10 +204,11 @@ class Walk:
         size = sum(map(len, self.old[name].firsts[:k]))
         return Relation(self.old_rows[name].columns[:, :size], unique=True)
 
-    def reads(self) -> dict[str, Relation]:
+    def reads(self, needed: Collection[str]) -> dict[str, Relation]:
         """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
-        X'_{k-2}, X_{k-2}, their differences, and the tuples first derived in iteration k - 1
-        in both states and their differences."""
+        X'_{k-2}, X_{k-2}, and of their differences and of the tuples first derived in
+        iteration k - 1 in both states and their differences those named in ``needed`` (each
+        decoded from its run, O(its size))."""
         reads = {}
         for name in self.relations:
             new_delta = self.firsts[name][-1] if self.firsts[name] else self.empty[name]
@@ -218,7 +219,7 @@ class Walk:
                     NEW_DELTA: new_delta, OLD_DELTA: old_delta,
                     GAINED: self.gained[name], DROPPED: self.dropped[name]}
             reads.update({prefix + name: Relation(run.rows(), unique=True)
-                          for prefix, run in runs.items()})
+                          for prefix, run in runs.items() if prefix + name in needed})
             reads[name] = self.current[name]
             reads[NEW_PREV + name] = self.current_before[name]
             reads[OLD + name] = self._old_prefix(name, self.k - 1)
