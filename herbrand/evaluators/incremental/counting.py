@@ -44,7 +44,9 @@ from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.changes import apply_updates, as_batch_changes, visible
 from herbrand.evaluators.incremental.counting_rules import (
     MINUS,
+    NEW_PREV,
     OLD,
+    OLD_PREV,
     PLUS,
     PREV,
     SignedRule,
@@ -52,6 +54,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
@@ -82,6 +85,7 @@ class CountingEngine(StoredEngine):
         super().__init__()
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
+        self._selections = GrowingSelections(())
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -93,6 +97,9 @@ class CountingEngine(StoredEngine):
             instance = self._bootstrap_stratum(stratum, instance, traces)
         self._commit(prepared, instance, traces, "bootstrap")
         self._sets = RelationSets()
+        # the relations that grow along an update's iterations, or stay fixed during it
+        self._selections = GrowingSelections(
+            {prefix + name for name in instance for prefix in ("", OLD, NEW_PREV, OLD_PREV)})
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
         """Deletes then inserts on the inputs (through their kept hash tables: O(m) expected
@@ -100,8 +107,11 @@ class CountingEngine(StoredEngine):
         old = self._state
         new, added, removed = apply_updates(old, insert, delete, self._sets)
         traces = dict(self._traces)
-        for stratum in self._program.strata:
-            new = self._update_stratum(stratum, old, new, added, removed, traces)
+        try:
+            for stratum in self._program.strata:
+                new = self._update_stratum(stratum, old, new, added, removed, traces)
+        finally:
+            self._selections.release()
         changes = as_batch_changes(added, removed)
         self._commit(self._program, new, traces, "counting")
         return changes
@@ -214,11 +224,16 @@ class CountingEngine(StoredEngine):
 
     def _signed(self, signed: list[SignedRule],
                 instance: Database) -> dict[str, list[weighted.Weighted]]:
-        """The derivations of the signed rules whose first literal has rows, weighted."""
+        """The derivations of the signed rules whose first literal has rows, weighted; their
+        constant atoms over the large relations read kept selections (``counting_selections``).
+        """
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign and len(instance[s.delta])]
-            for name, rows in (self._evaluator.derive(rules, instance) if rules else {}).items():
+            if not rules:
+                continue
+            rules, selected = self._selections.applied(rules, instance)
+            for name, rows in self._evaluator.derive(rules, selected).items():
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts
 
