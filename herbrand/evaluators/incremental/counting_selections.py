@@ -15,10 +15,11 @@ a 1% insert of 1,000 facts).
 and gives the instance those relations: the rows of the relation holding those values,
 without the constant columns (distinct, as the dropped columns are constant), so every rule
 derives what it derived before, and joins probe the selection's index instead of scanning.
-A selection is kept with the rows it was taken from: when the relation is the same, it is
-reused; when the relation's rows start with those rows (it grew by appending: checked by one
-vectorised comparison of that prefix), only the appended rows are selected, and the relational
-evaluator's index of the selection grows by them too. Otherwise it is taken again, O(n).
+A relation's selections are kept with the rows they were taken from: when the relation is the
+same, they are reused; when its rows start with those rows (it grew by appending: checked by
+one vectorised comparison of that prefix per relation), only the appended rows are selected,
+and the relational evaluator's index of each selection grows by them too. Otherwise they are
+taken again, O(n) each.
 Memory: the selections kept and the rows they were taken from, until ``release`` (an engine
 releases them when an update ends).
 """
@@ -70,14 +71,15 @@ class GrowingSelections:
 
     def __init__(self, large: Collection[str]):
         self.large = frozenset(large)
-        self._rules: dict[Rule, tuple[Rule, tuple[tuple[str, str, Constants], ...]]] = {}
-        # selection name -> (the relation's rows it was taken from, the selected rows)
-        self._kept: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # rewrites by rule identity (hashing a rule walks it): id -> (rule, rewritten, uses)
+        self._rules: dict[int, tuple[Rule, Rule, tuple[tuple[str, str, Constants], ...]]] = {}
+        # relation -> (the rows its selections were taken from, constants -> selected rows)
+        self._kept: dict[str, tuple[np.ndarray, dict[Constants, np.ndarray]]] = {}
 
     def _rewritten(self, rule: Rule) -> tuple[Rule, tuple[tuple[str, str, Constants], ...]]:
-        cached = self._rules.get(rule)
-        if cached is not None:
-            return cached
+        cached = self._rules.get(id(rule))
+        if cached is not None and cached[0] is rule:
+            return cached[1], cached[2]
         body, selections = [], []
         for element in rule.body:
             selected = (_selected_literal(element) if isinstance(element, Literal)
@@ -88,47 +90,55 @@ class GrowingSelections:
                 name, constants, literal = selected
                 body.append(literal)
                 selections.append((name, element.atom.relation, constants))
-        result = (with_body(rule, tuple(body)) if selections else rule), tuple(selections)
-        self._rules[rule] = result
-        return result
+        rewritten = with_body(rule, tuple(body)) if selections else rule
+        self._rules[id(rule)] = (rule, rewritten, tuple(selections))
+        return rewritten, tuple(selections)
 
-    def _selection(self, name: str, relation: Relation, constants: Constants) -> Relation:
+    def _kept_for(self, name: str, relation: Relation) -> dict[Constants, np.ndarray]:
+        """The kept selections of ``relation`` (named ``name``): as they were when it is the
+        same, each extended by its appended rows when it grew, none when it changed."""
         columns = relation.columns
         kept = self._kept.get(name)
         if kept is not None and kept[0] is columns:
-            return Relation(kept[1], unique=True)
-        start, view = 0, None
+            return kept[1]
+        views: dict[Constants, np.ndarray] = {}
         if kept is not None:
-            source, view = kept
+            source, old_views = kept
             n = source.shape[1]
             if n <= columns.shape[1] and np.array_equal(columns[:, :n], source):
-                start = n
-        tail = _select(columns[:, start:], constants)
-        selected = np.concatenate([view, tail], axis=1) if start and tail.shape[1] else (
-            view if start else tail)
-        self._kept[name] = (columns, selected)
-        return Relation(selected, unique=True)
+                tail = columns[:, n:]
+                views = {constants: np.concatenate([view, _select(tail, constants)], axis=1)
+                         for constants, view in old_views.items()}
+        self._kept[name] = (columns, views)
+        return views
 
     @property
     def nbytes(self) -> int:
         """The bytes held: the kept selections and the rows they were taken from. O(kept)."""
-        return sum(source.nbytes + view.nbytes for source, view in self._kept.values())
+        return sum(source.nbytes + sum(view.nbytes for view in views.values())
+                   for source, views in self._kept.values())
 
     def release(self) -> None:
-        """Drop the kept selections (and the rows they were taken from), for an engine to call
-        when an update ends, so that they hold no memory between updates. O(1)."""
+        """Drop the kept selections (and the rows they were taken from) and the rewrites, for
+        an engine to call when an update ends, so that they hold no memory between updates.
+        O(1)."""
         self._kept.clear()
+        self._rules.clear()
 
     def applied(self, rules: Sequence[Rule], instance: Database
                 ) -> tuple[list[Rule], Database]:
         """``rules`` reading the selections, and ``instance`` with them. O(rules · body),
-        plus per selection O(rows appended since the last call) and an O(n) comparison, or
-        O(n) when its relation did not grow from the rows it was last taken from."""
+        plus per selected relation an O(n) comparison and per selection O(rows appended since
+        the last call), or O(n) when its relation did not grow from the rows it was last
+        taken from."""
         rewritten, views = [], {}
         for rule in rules:
             new_rule, selections = self._rewritten(rule)
             rewritten.append(new_rule)
             for name, relation, constants in selections:
                 if name not in views:
-                    views[name] = self._selection(name, instance[relation], constants)
+                    kept = self._kept_for(relation, instance[relation])
+                    if constants not in kept:
+                        kept[constants] = _select(instance[relation].columns, constants)
+                    views[name] = Relation(kept[constants], unique=True)
         return rewritten, (instance.with_relations(views) if views else instance)
