@@ -12,6 +12,7 @@ sorted inputs once.
 - ``found_in(haystack, needles)``: whether each ascending needle is in the haystack (same cost).
 - ``merge_added(keys, counts, delta_keys, delta_counts)``: the sum of two weighted runs of
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation.
+- ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -75,6 +76,26 @@ def _merge_added(keys, counts, delta_keys, delta_counts):
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 
+@njit(nogil=True, cache=True)
+def _union(a, b):
+    n, m = a.shape[0], b.shape[0]
+    out = np.empty(n + m, dtype=np.int64)
+    i = j = k = 0
+    while i < n or j < m:
+        if j == m or (i < n and a[i] < b[j]):
+            out[k] = a[i]
+            i += 1
+        elif i == n or b[j] < a[i]:
+            out[k] = b[j]
+            j += 1
+        else:
+            out[k] = a[i]
+            i += 1
+            j += 1
+        k += 1
+    return out[:k].copy()
+
+
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     """Left insertion positions of int64 ``needles`` in the ascending ``haystack``
     (``np.searchsorted(haystack, needles)``): O(m log(n / m) + m) by galloping when the
@@ -102,3 +123,8 @@ def merge_added(keys: np.ndarray, counts: np.ndarray, delta_keys: np.ndarray,
                         np.ascontiguousarray(counts, dtype=np.int64),
                         np.ascontiguousarray(delta_keys, dtype=np.int64),
                         np.ascontiguousarray(delta_counts, dtype=np.int64))
+
+
+def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The ascending union of two strictly ascending int64 arrays. O(n + m)."""
+    return _union(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64))

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
-from herbrand.evaluators.incremental.counting_merge import found_in, merge_added, sorted_positions
+from herbrand.evaluators.incremental.counting_merge import (
+    found_in,
+    merge_added,
+    sorted_positions,
+    union,
+)
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
     GAINED,
@@ -37,12 +42,16 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import RowCodec, SortedRun
 
-_COUNT_TYPES = (np.int8, np.int16, np.int32, np.int64)
+_COUNT_TYPES = tuple((t, int(np.iinfo(t).min), int(np.iinfo(t).max))
+                     for t in (np.int8, np.int16, np.int32, np.int64))
 
 
 def _narrowest(counts: np.ndarray) -> type:
-    largest = int(np.abs(counts).max()) if len(counts) else 0
-    return next(t for t in _COUNT_TYPES if largest <= np.iinfo(t).max)
+    """The narrowest signed integer type holding every count. O(n), no temporary."""
+    if not len(counts):
+        return np.int8
+    low, high = int(counts.min()), int(counts.max())
+    return next(t for t, least, most in _COUNT_TYPES if least <= low and high <= most)
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,18 @@ def run_minus(run: SortedRun, other: SortedRun) -> SortedRun:
     at = np.minimum(sorted_positions(run.data[0], other.data[0]), len(run) - 1)
     gone = at[run.data[0, at] == other.data[0]]
     return run if not len(gone) else SortedRun(run.codec, np.delete(run.data, gone, axis=1), True)
+
+
+def run_union(run: SortedRun, other: SortedRun) -> SortedRun:
+    """The rows of both runs (of one codec): one merge of int64 keys when both pack
+    (``counting_merge.union``), else ``SortedRun.merge``. O(n + m)."""
+    if not len(other):
+        return run
+    if not len(run):
+        return other
+    if not (run.packed and other.packed):
+        return run.merge(other)
+    return SortedRun(run.codec, union(run.data[0], other.data[0])[None, :], True)
 
 
 def without_runs(run: SortedRun, runs) -> SortedRun:
@@ -269,12 +290,12 @@ class Walk:
         alive_mask = counts.weights_of(self.codecs[name], touched.rows()) > 0
         alive = SortedRun(touched.codec, touched.data[:, alive_mask], touched.packed)
         entering = without_runs(alive, self.firsts[name])  # touched tuples of Δ'_k
-        new_first = run_minus(first, touched).merge(entering)
+        new_first = run_union(run_minus(first, touched), entering)
         leaving = run_minus(touched, run_minus(touched, first))  # touched tuples of Δ_k
         gained = without_runs(entering, self.old[name].firsts[:self.k])
         lost = without_runs(leaving, (*self.firsts[name], new_first))
-        self.plus[name] = run_minus(self.plus[name], first).merge(gained)
-        self.minus[name] = run_minus(self.minus[name], new_first).merge(lost)
+        self.plus[name] = run_union(run_minus(self.plus[name], first), gained)
+        self.minus[name] = run_union(run_minus(self.minus[name], new_first), lost)
         self.gained[name] = run_minus(entering, first)
         self.dropped[name] = run_minus(leaving, entering)
         return new_first

@@ -6,7 +6,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_merge import found_in, merge_added, sorted_positions
+from herbrand.evaluators.incremental.counting_merge import (
+    found_in,
+    merge_added,
+    sorted_positions,
+    union,
+)
 
 _values = st.lists(st.integers(-50, 50), max_size=60)
 
@@ -40,3 +45,10 @@ def test_merge_added_sums_counts_and_drops_zeros(base, delta):
     assert keys.tolist() == sorted(expected)
     assert counts.tolist() == [expected[k] for k in sorted(expected)]
     assert counts.dtype == np.int64
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(-30, 30)), st.sets(st.integers(-30, 30)))
+def test_union_of_ascending_keys(a, b):
+    merged = union(np.array(sorted(a), dtype=np.int64), np.array(sorted(b), dtype=np.int64))
+    assert merged.tolist() == sorted(a | b)

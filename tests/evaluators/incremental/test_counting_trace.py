@@ -12,6 +12,7 @@ from herbrand.evaluators.incremental.counting_trace import (
     Trace,
     codec_of,
     run_minus,
+    run_union,
     trimmed,
     without_runs,
 )
@@ -34,6 +35,16 @@ def test_run_minus_is_the_set_difference_either_way_round_and_in_either_encoding
     left = run_minus(_run(*mine), _run(*theirs))
     assert left.packed == (not wide)
     assert sorted(map(tuple, left.rows().T.tolist())) == sorted(set(mine) - set(theirs))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_pairs, _pairs, st.booleans())
+def test_run_union_is_the_set_union_in_either_encoding(mine, theirs, wide):
+    if wide:
+        mine, theirs = [*mine, (0, 1 << 40)], [*theirs, (1, 1 << 40)]
+    both = run_union(_run(*mine), _run(*theirs))
+    assert both.packed == (not wide)
+    assert both.rows().T.tolist() == [list(r) for r in sorted(set(mine) | set(theirs))]
 
 
 def test_without_runs_removes_the_rows_of_every_run():
