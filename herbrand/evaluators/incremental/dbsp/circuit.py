@@ -224,7 +224,7 @@ class StratumCircuit:
             values = {r: values[r].extend(new[r]) for r in self.relations}
             change = self._changes(step)
             for r in self.relations:
-                before = accumulated(dx[r], change[r].rows, len(dx[r]) - 1)
+                before = accumulated(dx[r], change[r], len(dx[r]) - 1)
                 dx[r].append(change[r])
                 new[r] = incremental_distinct(before, change[r]).distinct()
                 found[r].append(new[r].columns)
@@ -276,7 +276,7 @@ class StratumCircuit:
             change = {r: change[r] + rule_x[r] for r in self.relations}
             settled = i >= depth
             for r in self.relations:
-                before = accumulated(traces[r].dx, change[r].rows, i)
+                before = accumulated(traces[r].dx, change[r], i)
                 dr = incremental_distinct(before, change[r])
                 dx_changes[r].append(change[r])
                 dr_changes[r].append(dr)

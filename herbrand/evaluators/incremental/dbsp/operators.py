@@ -187,12 +187,13 @@ def integrate(stream: Sequence[ZSet], arity: int) -> ZSet:
     return total
 
 
-def accumulated(stream: Sequence[ZSet], rows: np.ndarray, upto: int) -> np.ndarray:
-    """The weights of ``rows`` in the integral of ``stream`` at index ``upto``, by summing
-    lookups in each element (no integral is built). O(upto · m log n)."""
-    total = np.zeros(rows.shape[1], dtype=np.int64)
+def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:
+    """The weights of the rows of ``at`` in the integral of ``stream`` at index ``upto``, by
+    summing lookups in each element (no integral is built; ``ZSet.weights_at``).
+    O(upto · m log(n / m) + m) on packed rows."""
+    total = np.zeros(len(at), dtype=np.int64)
     for value in stream[:upto + 1]:
-        total += value.weights_of(rows)
+        total += value.weights_at(at)
     return total
 
 

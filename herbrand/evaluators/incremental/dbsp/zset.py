@@ -167,6 +167,16 @@ class ZSet:
         hit = np.all(data[:, at] == probe, axis=0)
         return np.where(hit, self.weights[at], 0)
 
+    def weights_at(self, other: ZSet) -> np.ndarray:
+        """The weight here of each row of ``other``, in its order (0 when absent): on packed
+        rows a galloping search of its sorted keys, no decoding (O(m log(n / m) + m)), else
+        ``weights_of``."""
+        if not (self._packed and other._packed) or not len(self) or not len(other):
+            return self.weights_of(other.rows)
+        keys = other._data[0]
+        at = np.minimum(sorted_positions(self._data[0], keys), len(self) - 1)
+        return np.where(self._data[0, at] == keys, self.weights[at], 0)
+
     def positive(self) -> np.ndarray:
         """The rows of positive weight."""
         return self.where(self.weights > 0).rows
