@@ -13,6 +13,7 @@ sorted inputs once.
 - ``merge_added(keys, counts, delta_keys, delta_counts)``: the sum of two weighted runs of
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
+- ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -128,3 +129,12 @@ def merge_added(keys: np.ndarray, counts: np.ndarray, delta_keys: np.ndarray,
 def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The ascending union of two strictly ascending int64 arrays. O(n + m)."""
     return _union(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64))
+
+
+def weights_at(keys: np.ndarray, counts: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """The int64 count of each of ``needles`` in a weighted run of strictly ascending
+    ``keys`` (0 when absent), ``sorted_positions``' cost."""
+    if not len(keys):
+        return np.zeros(len(needles), dtype=np.int64)
+    at = np.minimum(sorted_positions(keys, needles), len(keys) - 1)
+    return np.where(keys[at] == needles, counts[at], 0).astype(np.int64)

@@ -24,6 +24,7 @@ from herbrand.evaluators.incremental.counting_merge import (
     merge_added,
     sorted_positions,
     union,
+    weights_at,
 )
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
@@ -99,16 +100,12 @@ class PackedCounts:
         return PackedCounts.of(codec, summed)
 
     def weights_of(self, codec: RowCodec, rows: np.ndarray) -> np.ndarray:
-        """The count of each row of ``rows`` (in lexicographic order) here, 0 when absent.
-        O(m log(n / m) + m) by galloping when both pack, O(m log n) otherwise."""
+        """The count of each row of ``rows`` here, 0 when absent. O(m log(n / m) + m) by
+        galloping when both pack and the rows are in lexicographic order, O(m log n)
+        otherwise."""
         keys, packed = codec.encode(rows)
         if self.packed and packed:
-            at = sorted_positions(self.data[0], keys[0])
-            found = at < len(self)
-            found[found] = self.data[0, at[found]] == keys[0, found]
-            weights = np.zeros(len(at), dtype=np.int64)
-            weights[found] = self.counts[at[found]]
-            return weights
+            return weights_at(self.data[0], self.counts, keys[0])
         counts, keys = self._keyed(codec, rows)
         return weighted.weights_of(counts, keys)
 

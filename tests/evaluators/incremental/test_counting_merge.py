@@ -11,6 +11,7 @@ from herbrand.evaluators.incremental.counting_merge import (
     merge_added,
     sorted_positions,
     union,
+    weights_at,
 )
 
 _values = st.lists(st.integers(-50, 50), max_size=60)
@@ -23,6 +24,10 @@ def test_sorted_positions_is_searchsorted_for_sorted_and_unsorted_needles(hay, n
     probe = np.array(sorted(needles) if order else needles, dtype=np.int64)
     assert sorted_positions(haystack, probe).tolist() == np.searchsorted(haystack, probe).tolist()
     assert found_in(haystack, probe).tolist() == np.isin(probe, haystack).tolist()
+    keys = np.unique(haystack)
+    counts = keys * 3 + 1000
+    assert weights_at(keys, counts, probe).tolist() == [
+        3 * p + 1000 if p in set(hay) else 0 for p in probe.tolist()]
 
 
 def test_sorted_positions_gallops_past_a_long_haystack():

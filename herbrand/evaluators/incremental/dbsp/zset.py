@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import merge_added, sorted_positions
+from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
 from herbrand.indexes.kernels import searchsorted
@@ -158,8 +158,7 @@ class ZSet:
             return np.full(m, self.weights[0], dtype=np.int64)
         probe, packed = identity_codec(self.arity).encode(rows)
         if packed and self._packed:
-            at = np.minimum(sorted_positions(self._data[0], probe[0]), n - 1)
-            return np.where(self._data[0, at] == probe[0], self.weights[at], 0)
+            return weights_at(self._data[0], self.weights, probe[0])
         data = self._data
         if packed != self._packed:
             data, probe = self.rows, rows
@@ -171,11 +170,9 @@ class ZSet:
         """The weight here of each row of ``other``, in its order (0 when absent): on packed
         rows a galloping search of its sorted keys, no decoding (O(m log(n / m) + m)), else
         ``weights_of``."""
-        if not (self._packed and other._packed) or not len(self) or not len(other):
+        if not (self._packed and other._packed):
             return self.weights_of(other.rows)
-        keys = other._data[0]
-        at = np.minimum(sorted_positions(self._data[0], keys), len(self) - 1)
-        return np.where(self._data[0, at] == keys, self.weights[at], 0)
+        return weights_at(self._data[0], self.weights, other._data[0])
 
     def positive(self) -> np.ndarray:
         """The rows of positive weight."""
