@@ -62,7 +62,11 @@ def _select(columns: np.ndarray, constants: Constants) -> np.ndarray:
     for column, value in constants:
         mask &= columns[column] == value
     fixed = dict(constants)
-    return columns[[c for c in range(columns.shape[0]) if c not in fixed]][:, mask]
+    kept = [c for c in range(columns.shape[0]) if c not in fixed]
+    out = np.empty((len(kept), int(mask.sum())), dtype=np.int64)
+    for row, column in zip(out, kept, strict=True):
+        np.compress(mask, columns[column], out=row)
+    return out
 
 
 class GrowingSelections:
