@@ -188,6 +188,7 @@ class Walk:
         self.recursive = stratum.recursive
         self.old = {name: traces[name] for name in self.relations}
         self.old_rows = {name: old[name] for name in self.relations}
+        self._prefixes: dict[tuple[str, int], Relation] = {}  # X_k, read at k + 1 and k + 2
         self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
         self.k = 1
         arity = {name: old[name].arity for name in self.relations}
@@ -218,9 +219,19 @@ class Walk:
         return any(len(self.firsts[name][-1]) for name in self.relations if self.firsts[name])
 
     def _old_prefix(self, name: str, k: int) -> Relation:
-        """X_k of the old state: its first rows (the relation is stored in iteration order)."""
-        size = sum(map(len, self.old[name].firsts[:k]))
-        return Relation(self.old_rows[name].columns[:, :size], unique=True)
+        """X_k of the old state: its first rows (the relation is stored in iteration order).
+        O(|X_k|) to copy them once; each is read in two iterations (as X_{k-1}, X_{k-2}), the
+        older ones are dropped."""
+        prefix = self._prefixes.get((name, k))
+        if prefix is None:
+            size = sum(map(len, self.old[name].firsts[:k]))
+            columns = self.old_rows[name].columns
+            prefix = (self.old_rows[name] if size == columns.shape[1]
+                      else Relation(columns[:, :size], unique=True))
+            self._prefixes = {key: value for key, value in self._prefixes.items()
+                              if key[1] >= k - 1}
+            self._prefixes[(name, k)] = prefix
+        return prefix
 
     def reads(self, needed: Collection[str]) -> dict[str, Relation]:
         """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
