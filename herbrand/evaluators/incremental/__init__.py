@@ -24,6 +24,9 @@ Shared helpers, usable by any engine:
   so membership costs O(1) per probed row instead of O(n) per update).
 - ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
   ``add_sorted``, ``weights_of``).
+- ``counting_merge``: numba kernels over sorted packed keys (galloping ``sorted_positions``,
+  ``merge_added``), with which the counting engine's state and dbsp's Z-sets take a change
+  in one pass.
 
 Every engine builds its new state from immutable Relations and commits it at the end of an
 update, so a failing update leaves it as it was; ``check_incremental`` checks all of them.

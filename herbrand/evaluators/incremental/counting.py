@@ -23,12 +23,14 @@ differenced whole in each iteration (evaluated over both states; its change of D
 difference of two such changes of C_k): a documented fallback.
 
 Cost per update: per iteration, the rule evaluator's work on the instances joining a change
-with the last iteration's new tuples, an O(t log e) search of the t touched tuples among the
-iteration's e count entries and O(e) copies (the state is immutable), never a sort of the
-whole state.
-State: the count entries (one per tuple and iteration in which it gains derivations) and the
-per-iteration runs, about the size of the materialization or a few times it. The new state is
-built functionally and committed at the end, so a failure leaves the engine as it was.
+with the last iteration's new tuples, a galloping search of the t touched tuples among the
+iteration's e count entries (O(t log(e / t) + t)) and one merge of the change into them (O(e),
+a copy: the state is immutable; ``counting_merge``), never a sort of the whole state. The
+inputs' changes come from hash tables kept across updates (``RelationSets``), O(m) expected.
+State: the count entries (one per tuple and iteration in which it gains derivations), the
+per-iteration runs and the updated inputs' hash tables, about the size of the
+materialization or a few times it. The new state is built functionally and committed at the
+end, so a failure leaves the engine as it was.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.changes import apply_updates, as_batch_changes, visible
 from herbrand.evaluators.incremental.counting_rules import (
     MINUS,
+    NEW_PREV,
     OLD,
+    OLD_PREV,
     PLUS,
     PREV,
     SignedRule,
@@ -50,6 +54,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
@@ -60,6 +65,7 @@ from herbrand.evaluators.incremental.counting_trace import (
 )
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
+from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
@@ -78,6 +84,8 @@ class CountingEngine(StoredEngine):
         self._state: Database | None = None
         super().__init__()
         self._traces: dict[str, Trace] = {}
+        self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
+        self._selections = GrowingSelections(())
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -88,22 +96,31 @@ class CountingEngine(StoredEngine):
         for stratum in prepared.strata:
             instance = self._bootstrap_stratum(stratum, instance, traces)
         self._commit(prepared, instance, traces, "bootstrap")
+        self._sets = RelationSets()
+        # the relations that grow along an update's iterations, or stay fixed during it
+        self._selections = GrowingSelections(
+            {prefix + name for name in instance for prefix in ("", OLD, NEW_PREV, OLD_PREV)})
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
-        """Deletes then inserts on the inputs, then each stratum's iterations in order."""
+        """Deletes then inserts on the inputs (through their kept hash tables: O(m) expected
+        for m given rows), then each stratum's iterations in order."""
         old = self._state
-        new, added, removed = apply_updates(old, insert, delete)
+        new, added, removed = apply_updates(old, insert, delete, self._sets)
         traces = dict(self._traces)
-        for stratum in self._program.strata:
-            new = self._update_stratum(stratum, old, new, added, removed, traces)
+        try:
+            for stratum in self._program.strata:
+                new = self._update_stratum(stratum, old, new, added, removed, traces)
+        finally:
+            self._selections.release()
         changes = as_batch_changes(added, removed)
         self._commit(self._program, new, traces, "counting")
         return changes
 
     def state_size(self) -> tuple[int, int]:
-        """The count entries and the per-iteration runs of every derived relation."""
+        """The count entries; the bytes of them, of the per-iteration runs of every derived
+        relation and of the updated inputs' hash tables."""
         sizes = [trace.size() for trace in self._traces.values()]
-        return sum(s[0] for s in sizes), sum(s[1] for s in sizes)
+        return sum(s[0] for s in sizes), sum(s[1] for s in sizes) + self._sets.nbytes
 
     def counts(self, relation: str) -> dict[tuple[int, ...], dict[int, int]]:
         """The derivation counts of a derived relation: encoded row -> {iteration: count},
@@ -181,10 +198,12 @@ class CountingEngine(StoredEngine):
         for name in lower:
             fixed.update({OLD + name: old[name], PLUS + name: added[name],
                           MINUS + name: removed[name]})
+        needed = {lit.atom.relation for signed in (*first, *twofold)
+                  for lit, _ in rule_literals(signed.rule)}
         walk = Walk(stratum, old, traces)
         previous_whole: dict[str, weighted.Weighted] = {}
         while walk.more():
-            instance = new.with_relations({**fixed, **walk.reads()})
+            instance = new.with_relations({**fixed, **walk.reads(needed)})
             parts = self._signed(first if walk.k == 1 else twofold, instance)
             whole_change = self._whole(whole, instance, old.with_relations(
                 {name: instance[OLD + name] for name in relations}))
@@ -205,11 +224,16 @@ class CountingEngine(StoredEngine):
 
     def _signed(self, signed: list[SignedRule],
                 instance: Database) -> dict[str, list[weighted.Weighted]]:
-        """The derivations of the signed rules whose first literal has rows, weighted."""
+        """The derivations of the signed rules whose first literal has rows, weighted; their
+        constant atoms over the large relations read kept selections (``counting_selections``).
+        """
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign and len(instance[s.delta])]
-            for name, rows in (self._evaluator.derive(rules, instance) if rules else {}).items():
+            if not rules:
+                continue
+            rules, selected = self._selections.applied(rules, instance)
+            for name, rows in self._evaluator.derive(rules, selected).items():
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts
 

@@ -13,12 +13,19 @@ built, X'_{k-1} (the new state's relation so far) and the tuples of X' and X tha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_merge import (
+    found_in,
+    merge_added,
+    sorted_positions,
+    union,
+    weights_at,
+)
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
     GAINED,
@@ -36,12 +43,16 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import RowCodec, SortedRun
 
-_COUNT_TYPES = (np.int8, np.int16, np.int32, np.int64)
+_COUNT_TYPES = tuple((t, int(np.iinfo(t).min), int(np.iinfo(t).max))
+                     for t in (np.int8, np.int16, np.int32, np.int64))
 
 
 def _narrowest(counts: np.ndarray) -> type:
-    largest = int(np.abs(counts).max()) if len(counts) else 0
-    return next(t for t in _COUNT_TYPES if largest <= np.iinfo(t).max)
+    """The narrowest signed integer type holding every count. O(n), no temporary."""
+    if not len(counts):
+        return np.int8
+    low, high = int(counts.min()), int(counts.max())
+    return next(t for t, least, most in _COUNT_TYPES if least <= low and high <= most)
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,12 @@ class PackedCounts:
         return self.unpacked(codec), codec.decode(data, packed)
 
     def plus(self, codec: RowCodec, delta: weighted.Weighted) -> PackedCounts:
-        """These counts plus a consolidated ``delta``. O(m log n + n): a search, one copy."""
+        """These counts plus a consolidated ``delta``: one merge of the sorted keys when both
+        pack (``counting_merge``, O(n + m)), else a search and one copy (O(m log n + n))."""
+        keys, packed = codec.encode(delta[0])
+        if self.packed and packed:
+            merged, counts = merge_added(self.data[0], self.counts, keys[0], delta[1])
+            return PackedCounts.of_keyed((merged[None, :], counts))
         counts, rows = self._keyed(codec, delta[0])
         summed = weighted.add_sorted(counts, (rows, delta[1]))
         if rows.shape[0] == 1 and self.packed:
@@ -84,7 +100,12 @@ class PackedCounts:
         return PackedCounts.of(codec, summed)
 
     def weights_of(self, codec: RowCodec, rows: np.ndarray) -> np.ndarray:
-        """The count of each row of ``rows`` here (0 when absent). O(m log n)."""
+        """The count of each row of ``rows`` here, 0 when absent. O(m log(n / m) + m) by
+        galloping when both pack and the rows are in lexicographic order, O(m log n)
+        otherwise."""
+        keys, packed = codec.encode(rows)
+        if self.packed and packed:
+            return weights_at(self.data[0], self.counts, keys[0])
         counts, keys = self._keyed(codec, rows)
         return weighted.weights_of(counts, keys)
 
@@ -120,12 +141,40 @@ def codec_of(arity: int) -> RowCodec:
     return RowCodec(arity, tuple(range(arity)))
 
 
+def run_minus(run: SortedRun, other: SortedRun) -> SortedRun:
+    """The rows of ``run`` not in ``other`` (runs of one codec). When both pack, by galloping
+    the smaller through the larger: O(s log(l / s) + s), plus an O(len(run)) copy if rows go;
+    else ``SortedRun.difference``."""
+    if not len(run) or not len(other):
+        return run
+    if not (run.packed and other.packed):
+        return run.difference(other)
+    if len(run) <= len(other):
+        keep = ~found_in(other.data[0], run.data[0])
+        return run if keep.all() else SortedRun(run.codec, run.data[:, keep], True)
+    at = np.minimum(sorted_positions(run.data[0], other.data[0]), len(run) - 1)
+    gone = at[run.data[0, at] == other.data[0]]
+    return run if not len(gone) else SortedRun(run.codec, np.delete(run.data, gone, axis=1), True)
+
+
+def run_union(run: SortedRun, other: SortedRun) -> SortedRun:
+    """The rows of both runs (of one codec): one merge of int64 keys when both pack
+    (``counting_merge.union``), else ``SortedRun.merge``. O(n + m)."""
+    if not len(other):
+        return run
+    if not len(run):
+        return other
+    if not (run.packed and other.packed):
+        return run.merge(other)
+    return SortedRun(run.codec, union(run.data[0], other.data[0])[None, :], True)
+
+
 def without_runs(run: SortedRun, runs) -> SortedRun:
-    """The rows of ``run`` in none of ``runs``. O(len(run) log per run)."""
+    """The rows of ``run`` in none of ``runs`` (``run_minus`` each)."""
     for other in runs:
         if not len(run):
             break
-        run = run.difference(other)
+        run = run_minus(run, other)
     return run
 
 
@@ -139,6 +188,7 @@ class Walk:
         self.recursive = stratum.recursive
         self.old = {name: traces[name] for name in self.relations}
         self.old_rows = {name: old[name] for name in self.relations}
+        self._prefixes: dict[tuple[str, int], Relation] = {}  # X_k, read at k + 1 and k + 2
         self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
         self.k = 1
         arity = {name: old[name].arity for name in self.relations}
@@ -169,14 +219,25 @@ class Walk:
         return any(len(self.firsts[name][-1]) for name in self.relations if self.firsts[name])
 
     def _old_prefix(self, name: str, k: int) -> Relation:
-        """X_k of the old state: its first rows (the relation is stored in iteration order)."""
-        size = sum(map(len, self.old[name].firsts[:k]))
-        return Relation(self.old_rows[name].columns[:, :size], unique=True)
+        """X_k of the old state: its first rows (the relation is stored in iteration order).
+        O(|X_k|) to copy them once; each is read in two iterations (as X_{k-1}, X_{k-2}), the
+        older ones are dropped."""
+        prefix = self._prefixes.get((name, k))
+        if prefix is None:
+            size = sum(map(len, self.old[name].firsts[:k]))
+            columns = self.old_rows[name].columns
+            prefix = (self.old_rows[name] if size == columns.shape[1]
+                      else Relation(columns[:, :size], unique=True))
+            self._prefixes = {key: value for key, value in self._prefixes.items()
+                              if key[1] >= k - 1}
+            self._prefixes[(name, k)] = prefix
+        return prefix
 
-    def reads(self) -> dict[str, Relation]:
+    def reads(self, needed: Collection[str]) -> dict[str, Relation]:
         """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
-        X'_{k-2}, X_{k-2}, their differences, and the tuples first derived in iteration k - 1
-        in both states and their differences."""
+        X'_{k-2}, X_{k-2}, and of their differences and of the tuples first derived in
+        iteration k - 1 in both states and their differences those named in ``needed`` (each
+        decoded from its run, O(its size))."""
         reads = {}
         for name in self.relations:
             new_delta = self.firsts[name][-1] if self.firsts[name] else self.empty[name]
@@ -187,7 +248,7 @@ class Walk:
                     NEW_DELTA: new_delta, OLD_DELTA: old_delta,
                     GAINED: self.gained[name], DROPPED: self.dropped[name]}
             reads.update({prefix + name: Relation(run.rows(), unique=True)
-                          for prefix, run in runs.items()})
+                          for prefix, run in runs.items() if prefix + name in needed})
             reads[name] = self.current[name]
             reads[NEW_PREV + name] = self.current_before[name]
             reads[OLD + name] = self._old_prefix(name, self.k - 1)
@@ -234,18 +295,17 @@ class Walk:
         plus_k = (plus_{k-1} - Δ_k) ∪ (Δ'_k - X_k), minus_k = (minus_{k-1} - Δ'_k) ∪
         (Δ_k - X'_k), where only touched tuples can be in the second parts, and gained and
         dropped: Δ'_k - Δ_k = entering - Δ_k, Δ_k - Δ'_k = leaving - entering."""
-        rows = touched.rows()
-        alive = SortedRun.from_batch(self.codecs[name],
-                                     rows[:, counts.weights_of(self.codecs[name], rows) > 0])
+        alive_mask = counts.weights_of(self.codecs[name], touched.rows()) > 0
+        alive = SortedRun(touched.codec, touched.data[:, alive_mask], touched.packed)
         entering = without_runs(alive, self.firsts[name])  # touched tuples of Δ'_k
-        new_first = first.difference(touched).merge(entering)
-        leaving = touched.difference(touched.difference(first))  # touched tuples of Δ_k
+        new_first = run_union(run_minus(first, touched), entering)
+        leaving = run_minus(touched, run_minus(touched, first))  # touched tuples of Δ_k
         gained = without_runs(entering, self.old[name].firsts[:self.k])
         lost = without_runs(leaving, (*self.firsts[name], new_first))
-        self.plus[name] = self.plus[name].difference(first).merge(gained)
-        self.minus[name] = self.minus[name].difference(new_first).merge(lost)
-        self.gained[name] = entering.difference(first)
-        self.dropped[name] = leaving.difference(entering)
+        self.plus[name] = run_union(run_minus(self.plus[name], first), gained)
+        self.minus[name] = run_union(run_minus(self.minus[name], new_first), lost)
+        self.gained[name] = run_minus(entering, first)
+        self.dropped[name] = run_minus(leaving, entering)
         return new_first
 
     def net_changes(self, name: str) -> tuple[Relation, Relation]:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -43,10 +44,12 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     delta_name,
     differentiate,
     negation_delta,
+    old_name,
 )
 from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
 from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
 from herbrand.indexes.kernels import searchsorted
 
@@ -190,6 +193,10 @@ class StratumCircuit:
         self.arities = arities
         self.evaluator = evaluator
         self.negated = tuple(dict.fromkeys(f for r in rules for f in r.factors if f.negated))
+        # the old values grow along the iterations of one run: their constant selections are
+        # kept and extended (a circuit serves one bootstrap or one update)
+        self.selections = GrowingSelections({old_name(lit.atom.relation) for r in rules
+                                             for lit, _ in rule_literals(r.rule)})
 
     def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
@@ -201,7 +208,8 @@ class StratumCircuit:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
         relation the stratum reads). Returns the traces."""
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
-        start = LiftedEvaluation(self.evaluator, symbols, {**inputs, **empty}, {})
+        start = LiftedEvaluation(self.evaluator, symbols, {**inputs, **empty}, {},
+                                 self.selections)
         x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for rule in self.rules:
             x[rule.head] = x[rule.head] + start.full(rule)
@@ -212,11 +220,11 @@ class StratumCircuit:
         while any(len(n) for n in new.values()):
             step = LiftedEvaluation(self.evaluator, symbols, {**inputs, **values},
                                     {delta_name(r): ZSet.of_set(new[r].columns)
-                                     for r in self.relations})
+                                     for r in self.relations}, self.selections)
             values = {r: values[r].extend(new[r]) for r in self.relations}
             change = self._changes(step)
             for r in self.relations:
-                before = accumulated(dx[r], change[r].rows, len(dx[r]) - 1)
+                before = accumulated(dx[r], change[r], len(dx[r]) - 1)
                 dx[r].append(change[r])
                 new[r] = incremental_distinct(before, change[r]).distinct()
                 found[r].append(new[r].columns)
@@ -261,14 +269,14 @@ class StratumCircuit:
             values = {r: traces[r].value(i - 1) for r in self.relations}
             step = LiftedEvaluation(self.evaluator, symbols, {**old, **values},
                                     {**deltas, **{delta_name(r): previous[r]
-                                                  for r in self.relations}})
+                                                  for r in self.relations}}, self.selections)
             change = self._changes(step)
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
             change = {r: change[r] + rule_x[r] for r in self.relations}
             settled = i >= depth
             for r in self.relations:
-                before = accumulated(traces[r].dx, change[r].rows, i)
+                before = accumulated(traces[r].dx, change[r], i)
                 dr = incremental_distinct(before, change[r])
                 dx_changes[r].append(change[r])
                 dr_changes[r].append(dr)
@@ -301,7 +309,8 @@ class StratumCircuit:
             values = {r: traces[r].value(i - 2) for r in self.relations}
             news = {delta_name(r): ZSet.of_set(_rows_at(traces[r], i - 1))
                     for r in self.relations}
-            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values}, news)
+            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values}, news,
+                                    self.selections)
             out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
             for lifted, weight in rule_changes:
                 found = step.full(lifted) if i == 0 else step.change(lifted)

@@ -33,6 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
@@ -133,19 +134,30 @@ class LiftedEvaluation:
     """Evaluates lifted rules over old values and deltas with one RelationalEvaluator."""
 
     def __init__(self, evaluator: RelationalEvaluator, symbols: SymbolTable,
-                 old: Mapping[str, Relation], deltas: Mapping[str, ZSet]):
+                 old: Mapping[str, Relation], deltas: Mapping[str, ZSet],
+                 selections: GrowingSelections | None = None):
         """``old``: relation -> value before the change (also the relations aggregates read);
-        ``deltas``: factor delta name -> its change (missing or empty: unchanged)."""
+        ``deltas``: factor delta name -> its change (missing or empty: unchanged);
+        ``selections``: the constant selections of the old values, kept by the caller across
+        the evaluations of one run of the circuit (``counting_selections``), or None."""
         self.evaluator = evaluator
+        self.selections = selections
         relations = dict(old)
         relations.update({old_name(name): value for name, value in old.items()})
         relations.update({name: weighted_relation(d) for name, d in deltas.items() if len(d)})
         self.instance = Database(relations, symbols)
         self.changed = frozenset(name for name, d in deltas.items() if len(d))
 
+    def _derivations(self, rule: Rule) -> np.ndarray | None:
+        """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
+        if self.selections is None:
+            return self.evaluator.derivations([rule], self.instance).get(HEAD)
+        rules, instance = self.selections.applied([rule], self.instance)
+        return self.evaluator.derivations(rules, instance).get(HEAD)
+
     def full(self, lifted: LiftedRule) -> ZSet:
         """The rule's derivations over the old values (each with weight 1, summed)."""
-        rows = self.evaluator.derivations([lifted.plain], self.instance).get(HEAD)
+        rows = self._derivations(lifted.plain)
         if rows is None:
             return ZSet.empty(lifted.head_arity)
         return ZSet.of(rows, np.ones(rows.shape[1], dtype=np.int64))
@@ -157,7 +169,7 @@ class LiftedEvaluation:
         for chosen, rule in lifted.terms:
             if any(lifted.factors[j].delta not in self.changed for j in chosen):
                 continue
-            batch = self.evaluator.derivations([rule], self.instance).get(HEAD)
+            batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:
                 continue
             parts.append(batch[:lifted.head_arity])
@@ -175,12 +187,13 @@ def integrate(stream: Sequence[ZSet], arity: int) -> ZSet:
     return total
 
 
-def accumulated(stream: Sequence[ZSet], rows: np.ndarray, upto: int) -> np.ndarray:
-    """The weights of ``rows`` in the integral of ``stream`` at index ``upto``, by summing
-    lookups in each element (no integral is built). O(upto · m log n)."""
-    total = np.zeros(rows.shape[1], dtype=np.int64)
+def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:
+    """The weights of the rows of ``at`` in the integral of ``stream`` at index ``upto``, by
+    summing lookups in each element (no integral is built; ``ZSet.weights_at``).
+    O(upto · m log(n / m) + m) on packed rows."""
+    total = np.zeros(len(at), dtype=np.int64)
     for value in stream[:upto + 1]:
-        total += value.weights_of(rows)
+        total += value.weights_at(at)
     return total
 
 

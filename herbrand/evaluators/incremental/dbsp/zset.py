@@ -9,8 +9,9 @@ weights 1; ``distinct`` maps a Z-set to the set of its rows of positive weight.
 ``ZSet.of`` is the one normalisation (consolidation): rows are encoded as by
 ``identity_codec`` (a ``RowCodec``) (one packed int64 per row when the values fit), sorted, and
 equal rows' weights summed; rows whose weights cancel are dropped. O(n log n). A Z-set keeps
-its rows in that order, so adding a small Z-set to a large one is binary searches plus one O(n)
-insertion, and looking rows up is a binary search.
+its rows in that order, so adding two packed Z-sets is one merge (``counting_merge``), adding a
+small unpacked Z-set to a large one binary searches plus one O(n) insertion, and looking rows
+up is a (galloping) binary search.
 
     >>> import numpy as np
     >>> a = ZSet.of(np.array([[1, 2, 2]]), np.array([1, 1, 1]))
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
 from herbrand.indexes.kernels import searchsorted
@@ -113,13 +115,17 @@ class ZSet:
         return self.rows, other.rows, False
 
     def __add__(self, other: ZSet) -> ZSet:
-        """The sum. O(m log n + n) when one side is much smaller (an insertion), else
+        """The sum. O(n + m) when both are packed (one merge, ``counting_merge``); otherwise
+        O(m log n + n) when one side is much smaller (an insertion), else
         O((n + m) log(n + m))."""
         if not len(other):
             return self
         if not len(self):
             return other
         mine, theirs, packed = self._aligned(other)
+        if packed:  # one merge of the sorted keys
+            keys, weights = merge_added(mine[0], self.weights, theirs[0], other.weights)
+            return ZSet(self.arity, keys[None, :], True, weights)
         if self.arity and min(len(self), len(other)) * _MERGE_RATIO <= max(len(self), len(other)):
             big, small = (mine, theirs) if len(self) >= len(other) else (theirs, mine)
             weights = (self.weights, other.weights) if len(self) >= len(other) else (
@@ -143,19 +149,30 @@ class ZSet:
     __hash__ = None
 
     def weights_of(self, rows: np.ndarray) -> np.ndarray:
-        """The weight of each row of an (arity, m) batch (0 when absent). O(m log n)."""
+        """The weight of each row of an (arity, m) batch (0 when absent). O(m log n); by
+        galloping, O(m log(n / m) + m), when both are packed and the rows are sorted."""
         m, n = rows.shape[1], len(self)
         if not n or not m:
             return np.zeros(m, dtype=np.int64)
         if self.arity == 0:
             return np.full(m, self.weights[0], dtype=np.int64)
         probe, packed = identity_codec(self.arity).encode(rows)
+        if packed and self._packed:
+            return weights_at(self._data[0], self.weights, probe[0])
         data = self._data
         if packed != self._packed:
             data, probe = self.rows, rows
         at = np.minimum(searchsorted(data, probe, "left"), n - 1)
         hit = np.all(data[:, at] == probe, axis=0)
         return np.where(hit, self.weights[at], 0)
+
+    def weights_at(self, other: ZSet) -> np.ndarray:
+        """The weight here of each row of ``other``, in its order (0 when absent): on packed
+        rows a galloping search of its sorted keys, no decoding (O(m log(n / m) + m)), else
+        ``weights_of``."""
+        if not (self._packed and other._packed):
+            return self.weights_of(other.rows)
+        return weights_at(self._data[0], self.weights, other._data[0])
 
     def positive(self) -> np.ndarray:
         """The rows of positive weight."""

@@ -80,4 +80,4 @@ def test_differentiate_and_integrate_are_inverse(values):
     assert all(delayed[i + 1] == stream[i] for i in range(len(stream) - 1))
     for i in range(len(stream)):
         assert integrate(diffs[:i + 1], 1) == stream[i]
-        assert accumulated(diffs, stream[i].rows, i).tolist() == [1] * len(stream[i])
+        assert accumulated(diffs, stream[i], i).tolist() == [1] * len(stream[i])

@@ -49,6 +49,7 @@ def test_consolidation_sums_equal_rows_and_drops_zeros(z):
 def test_weights_of_and_incremental_distinct_match_the_definitions(a, delta):
     entries, changes = _as_dict(a), _as_dict(delta)
     assert a.weights_of(delta.rows).tolist() == [entries.get(r, 0) for r in changes]
+    assert a.weights_at(delta).tolist() == [entries.get(r, 0) for r in changes]
     out = _as_dict(incremental_distinct(a.weights_of(delta.rows), delta))
     before = {r for r, w in entries.items() if w > 0}
     after = {r for r, w in _as_dict(a + delta).items() if w > 0}

@@ -1,0 +1,140 @@
+"""Numba kernels over sorted int64 keys (packed rows, ``RowCodec``) for the count states of the
+counting engines: searches of sorted needles and sums of weighted key runs, in one pass.
+
+An update touches a few thousand to a few tens of thousands of an iteration's count entries.
+Searching each of them from scratch (``np.searchsorted``) and inserting the new ones with
+``np.insert`` (two masked copies) costs several passes over the entries; these kernels walk the
+sorted inputs once.
+
+- ``sorted_positions(haystack, needles)``: the left insertion position of each needle in the
+  ascending haystack; for ascending needles by galloping from the previous answer,
+  O(m log(n / m) + m): O(m log n) for a few needles and O(n + m) for many.
+- ``found_in(haystack, needles)``: whether each ascending needle is in the haystack (same cost).
+- ``merge_added(keys, counts, delta_keys, delta_counts)``: the sum of two weighted runs of
+  strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation.
+- ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
+- ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
+
+    >>> import numpy as np
+    >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
+    [0, 1, 2, 4]
+    >>> keys, counts = merge_added(np.array([1, 3, 5]), np.array([2, 1, 4]),
+    ...                            np.array([3, 4]), np.array([-1, 6]))
+    >>> keys.tolist(), counts.tolist()
+    ([1, 4, 5], [2, 6, 4])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def _sorted_positions(haystack, needles):
+    n = haystack.shape[0]
+    out = np.empty(needles.shape[0], dtype=np.int64)
+    lo = 0
+    for j in range(needles.shape[0]):
+        x = needles[j]
+        hi, step = lo, 1
+        while hi < n and haystack[hi] < x:  # gallop: everything before lo is below x
+            lo = hi + 1
+            hi += step
+            step *= 2
+        hi = min(hi, n)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if haystack[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[j] = lo
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _merge_added(keys, counts, delta_keys, delta_counts):
+    n, m = keys.shape[0], delta_keys.shape[0]
+    out_keys = np.empty(n + m, dtype=np.int64)
+    out_counts = np.empty(n + m, dtype=np.int64)
+    i = j = k = 0
+    while i < n or j < m:
+        if j == m or (i < n and keys[i] < delta_keys[j]):
+            key, count = keys[i], counts[i]
+            i += 1
+        elif i == n or delta_keys[j] < keys[i]:
+            key, count = delta_keys[j], delta_counts[j]
+            j += 1
+        else:
+            key, count = keys[i], counts[i] + delta_counts[j]
+            i += 1
+            j += 1
+        if count != 0:
+            out_keys[k] = key
+            out_counts[k] = count
+            k += 1
+    return out_keys[:k].copy(), out_counts[:k].copy()
+
+
+@njit(nogil=True, cache=True)
+def _union(a, b):
+    n, m = a.shape[0], b.shape[0]
+    out = np.empty(n + m, dtype=np.int64)
+    i = j = k = 0
+    while i < n or j < m:
+        if j == m or (i < n and a[i] < b[j]):
+            out[k] = a[i]
+            i += 1
+        elif i == n or b[j] < a[i]:
+            out[k] = b[j]
+            j += 1
+        else:
+            out[k] = a[i]
+            i += 1
+            j += 1
+        k += 1
+    return out[:k].copy()
+
+
+def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Left insertion positions of int64 ``needles`` in the ascending ``haystack``
+    (``np.searchsorted(haystack, needles)``): O(m log(n / m) + m) by galloping when the
+    needles ascend (checked, O(m)), O(m log n) otherwise."""
+    needles = np.ascontiguousarray(needles, dtype=np.int64)
+    if len(needles) > 1 and (needles[1:] < needles[:-1]).any():
+        return np.searchsorted(haystack, needles).astype(np.int64)
+    return _sorted_positions(np.ascontiguousarray(haystack, dtype=np.int64), needles)
+
+
+def found_in(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Whether each of the int64 ``needles`` is in the ascending ``haystack``, as a boolean
+    mask (``sorted_positions``' cost)."""
+    if not len(haystack):
+        return np.zeros(len(needles), dtype=bool)
+    at = np.minimum(sorted_positions(haystack, needles), len(haystack) - 1)
+    return haystack[at] == needles
+
+
+def merge_added(keys: np.ndarray, counts: np.ndarray, delta_keys: np.ndarray,
+                delta_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, int64 counts) of the sum of two weighted runs of strictly ascending int64 keys,
+    entries summing to 0 dropped. O(n + m)."""
+    return _merge_added(np.ascontiguousarray(keys, dtype=np.int64),
+                        np.ascontiguousarray(counts, dtype=np.int64),
+                        np.ascontiguousarray(delta_keys, dtype=np.int64),
+                        np.ascontiguousarray(delta_counts, dtype=np.int64))
+
+
+def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The ascending union of two strictly ascending int64 arrays. O(n + m)."""
+    return _union(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64))
+
+
+def weights_at(keys: np.ndarray, counts: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """The int64 count of each of ``needles`` in a weighted run of strictly ascending
+    ``keys`` (0 when absent), ``sorted_positions``' cost."""
+    if not len(keys):
+        return np.zeros(len(needles), dtype=np.int64)
+    at = np.minimum(sorted_positions(keys, needles), len(keys) - 1)
+    return np.where(keys[at] == needles, counts[at], 0).astype(np.int64)

@@ -1,0 +1,59 @@
+"""The galloping searches and the merge-sum of ``counting_merge`` against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.counting_merge import (
+    found_in,
+    merge_added,
+    sorted_positions,
+    union,
+    weights_at,
+)
+
+_values = st.lists(st.integers(-50, 50), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_values, _values, st.booleans())
+def test_sorted_positions_is_searchsorted_for_sorted_and_unsorted_needles(hay, needles, order):
+    haystack = np.sort(np.array(hay, dtype=np.int64))
+    probe = np.array(sorted(needles) if order else needles, dtype=np.int64)
+    assert sorted_positions(haystack, probe).tolist() == np.searchsorted(haystack, probe).tolist()
+    assert found_in(haystack, probe).tolist() == np.isin(probe, haystack).tolist()
+    keys = np.unique(haystack)
+    counts = keys * 3 + 1000
+    assert weights_at(keys, counts, probe).tolist() == [
+        3 * p + 1000 if p in set(hay) else 0 for p in probe.tolist()]
+
+
+def test_sorted_positions_gallops_past_a_long_haystack():
+    haystack = np.arange(0, 2_000_000, 2, dtype=np.int64)
+    probe = np.array([-1, 0, 3, 1_999_998, 5_000_000], dtype=np.int64)
+    assert sorted_positions(haystack, probe).tolist() == [0, 0, 2, 999_999, 1_000_000]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.integers(-30, 30), st.integers(-3, 3).filter(bool), max_size=30),
+       st.dictionaries(st.integers(-30, 30), st.integers(-3, 3).filter(bool), max_size=30))
+def test_merge_added_sums_counts_and_drops_zeros(base, delta):
+    def arrays(counts):
+        keys = sorted(counts)
+        return (np.array(keys, dtype=np.int64),
+                np.array([counts[k] for k in keys], dtype=np.int8))
+    keys, counts = merge_added(*arrays(base), *arrays(delta))
+    expected = {k: base.get(k, 0) + delta.get(k, 0) for k in base.keys() | delta.keys()}
+    expected = {k: v for k, v in expected.items() if v}
+    assert keys.tolist() == sorted(expected)
+    assert counts.tolist() == [expected[k] for k in sorted(expected)]
+    assert counts.dtype == np.int64
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(-30, 30)), st.sets(st.integers(-30, 30)))
+def test_union_of_ascending_keys(a, b):
+    merged = union(np.array(sorted(a), dtype=np.int64), np.array(sorted(b), dtype=np.int64))
+    assert merged.tolist() == sorted(a | b)

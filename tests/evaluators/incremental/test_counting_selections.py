@@ -1,0 +1,65 @@
+"""Kept constant selections: rules rewritten to read them derive what they derived before,
+and a selection follows its relation as it grows, or is taken again when it does not."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.parser import parse
+from herbrand.framework.storage import Database, Relation
+
+_PROGRAM = parse(".decl m(s: number, p: number, o: number)\n"
+                 ".decl d(s: number, p: number, o: number)\n"
+                 "m(z, 4, y) :- d(x, 0, y), m(z, 4, x).\n"
+                 "m(x, 0, z) :- d(x, 0, y), m(y, 0, z), !m(z, 4, x).")
+
+
+def _instance(m_rows, d_rows) -> Database:
+    return Database({"m": Relation.from_rows(m_rows), "d": Relation.from_rows(d_rows)})
+
+
+def _bags(derived):
+    return {name: sorted(map(tuple, rows.T.tolist())) for name, rows in derived.items()}
+
+
+def test_only_positive_constant_atoms_over_large_relations_read_selections():
+    rules, instance = GrowingSelections({"m"}).applied(
+        _PROGRAM.rules, _instance([(1, 4, 2), (2, 0, 3)], [(2, 0, 5)]))
+    first, second = rules
+    assert [lit.atom.relation for lit in first.body] == ["d", "@selected:m:1=4"]
+    assert [lit.atom.relation for lit in second.body][:2] == ["d", "@selected:m:1=0"]
+    assert second.body[2].atom.relation == "m"  # negated: kept
+    assert instance["@selected:m:1=4"].to_rows() == [(1, 2)]
+
+
+def test_selections_derive_the_same_bags_as_the_relation_as_it_grows_or_changes():
+    rng = np.random.default_rng(3)
+    selections, evaluator = GrowingSelections({"m"}), RelationalEvaluator()
+    m_rows = {tuple(r) for r in rng.integers(0, 6, size=(60, 3)).tolist()}
+    m = Relation.from_rows(sorted(m_rows))
+    d = Relation.from_rows([tuple(r) for r in rng.integers(0, 6, size=(30, 3)).tolist()])
+    grown = [m]
+    for _ in range(3):  # appended rows: each selection grows by their selected rows
+        more = {tuple(r) for r in rng.integers(0, 8, size=(20, 3)).tolist()} - m_rows
+        m_rows |= more
+        grown.append(grown[-1].extend(Relation.from_rows(sorted(more))))
+    replaced = Relation.from_rows(sorted(m_rows)[::2])  # not an extension: taken again
+    for relation in [*grown, replaced]:
+        instance = Database({"m": relation, "d": d})
+        rules, selected = selections.applied(_PROGRAM.rules, instance)
+        assert _bags(evaluator.derive(rules, selected)) == _bags(
+            evaluator.derive(_PROGRAM.rules, instance))
+        fresh = [r for r in relation.to_rows() if r[1] == 4]
+        assert sorted(selected["@selected:m:1=4"].to_rows()) == sorted((s, o) for s, _, o in fresh)
+
+
+def test_release_forgets_the_kept_selections_and_their_rows():
+    selections = GrowingSelections({"m"})
+    selections.applied(_PROGRAM.rules, _instance([(1, 4, 2)], [(2, 0, 5)]))
+    assert selections.nbytes > 0
+    selections.release()
+    assert selections.nbytes == 0
+    _, selected = selections.applied(_PROGRAM.rules, _instance([(7, 4, 8)], [(2, 0, 5)]))
+    assert selected["@selected:m:1=4"].to_rows() == [(7, 8)]
