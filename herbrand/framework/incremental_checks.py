@@ -26,6 +26,7 @@ correctly.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable, Mapping
 
@@ -271,7 +272,9 @@ class InjectedFault(Exception):
 
 class _FaultAt:
     """A trace function counting calls of herbrand functions (outside this module), raising
-    InjectedFault at the ``at``-th call (never when ``at`` is None)."""
+    InjectedFault at the ``at``-th call (never when ``at`` is None). Generator frames are not
+    counted: their "call" events include being closed when collected, where a raised fault is
+    not the update's but an ignored exception."""
 
     def __init__(self, at: int | None):
         self.at = at
@@ -280,7 +283,8 @@ class _FaultAt:
     def __call__(self, frame, event, arg):
         if event == "call":
             module = frame.f_globals.get("__name__", "")
-            if module.startswith("herbrand") and module != __name__:
+            if (module.startswith("herbrand") and module != __name__
+                    and not frame.f_code.co_flags & inspect.CO_GENERATOR):
                 self.calls += 1
                 if self.calls == self.at:
                     self.at = None  # one fault per run
