@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from herbrand.evaluators.incremental.relation_sets import RelationSets, hashed_difference
+from herbrand.evaluators.incremental.relation_sets import RelationSets, hashed_changes
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Database, Relation, row_keys
@@ -132,20 +132,12 @@ def apply_updates(
     return (database.with_relations(changed) if changed else database), added, removed
 
 
-def relation_changes(old: Relation, new: Relation) -> tuple[Relation, Relation]:
-    """``(new - old, old - new)``, by hash tables (``hashed_difference``): O(n + m) expected,
-    where ``Relation.difference`` sorts both (on RDFS LUBM(1), 140 of a recompute's 213 ms)."""
-    if old is new:
-        return Relation.empty(old.arity), Relation.empty(old.arity)
-    return hashed_difference(new, old), hashed_difference(old, new)
-
-
 def database_changes(old: Database, new: Database, names: Iterable[str]) -> BatchChanges:
     """``relation -> (added, removed)`` batches for each of ``names`` whose rows differ between
     the two databases. O(total size) expected for the relations compared."""
     changes: BatchChanges = {}
     for name in names:
-        added, removed = relation_changes(old[name], new[name])
+        added, removed = hashed_changes(old[name], new[name])
         if len(added) or len(removed):
             changes[name] = (added.columns, removed.columns)
     return changes

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from herbrand.evaluators.row_sets import _MIX, _SEED, RowSet, _hashes
+from herbrand.evaluators.row_sets import _MIX, _SEED, _hashes
 from herbrand.framework.storage import Relation
 
 _EMPTY = -1
@@ -249,20 +249,13 @@ class RelationSet:
         return shrunk, columns[:, at]
 
 
-def hashed_difference(relation: Relation, other: Relation) -> Relation:
-    """The rows of ``relation`` not in ``other``, in order: one hash table of ``other``'s
-    rows, probed once per row. O(n + m) expected (``Relation.difference`` sorts both)."""
-    if not len(relation) or not len(other):
-        return relation
-    return Relation(relation.columns[:, ~RowSet(other.columns).contains(relation.columns)],
-                    unique=True)
-
-
 def hashed_changes(old: Relation, new: Relation) -> tuple[Relation, Relation]:
     """``(added, removed)``: the rows of ``new`` not in ``old`` and of ``old`` not in ``new``
     (both distinct), in order: one hash table of ``old``'s rows, probed once per row of ``new``
-    (the rows of ``old`` no probe hits are the removed ones). O(n + m) expected, about half of
-    two ``hashed_difference`` calls (one table instead of two)."""
+    (the rows of ``old`` no probe hits are the removed ones). O(n + m) expected;
+    ``Relation.difference`` sorts both (on RDFS LUBM(1), 140 of a recompute's 213 ms)."""
+    if old is new:
+        return Relation.empty(old.arity), Relation.empty(old.arity)
     if not len(old) or not len(new):
         return new, old
     positions = RelationSet(old).positions(new.columns)
