@@ -37,7 +37,6 @@ from herbrand.evaluators.native.layout import (
     IX_KEYS,
     IX_WIDTH,
     NEED_ROW,
-    NO_ROOM,
     OP_ABSENT,
     OP_COMPARE,
     OP_COMPARE_SOURCES,
@@ -70,6 +69,7 @@ from herbrand.evaluators.native.layout import (
     PROBE,
     PROBE_CHAIN,
     R_SIZE,
+    ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
     RUN_PHASE,
@@ -80,6 +80,7 @@ from herbrand.evaluators.native.layout import (
     S_PENDING,
     S_WAITING,
     SCAN,
+    UNIQUE_PROBE,
     UNIT,
     VIEW_PROBE,
 )
@@ -151,7 +152,8 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
     """The (cursor, stop) of a level about to be iterated: a probe's (``runs._open_probe``), a
     row range for a scan (the delta range when the level is ranged; else the rows in use, at
     most ``visible[rel]``: rows other threads are appending are not read), one pass for a
-    unit, nothing for a view probe (``views._view_next`` opens its runs)."""
+    unit, nothing for a view probe (``views._view_next`` opens its runs), the row holding the
+    key for a unique probe (none when absent, or outside the delta range when ranged)."""
     if kind == UNIT:
         return 0, 1
     if kind == VIEW_PROBE:
@@ -161,6 +163,13 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
             return low[rel], high[rel]
         return 0, min(rel_meta[rel, R_SIZE], visible[rel])
     _fill_key(sources, constants, key_first, key_width, registers, key)
+    if kind == UNIQUE_PROBE:
+        value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
+                                             _hash_key(key, key_width)))
+        row = value & ROW
+        if value == EMPTY or ranged == 1 and (row < low[rel] or row >= high[rel]):
+            return 0, 0
+        return row, row + 1
     return _open_probe(ix_meta, ix, rel_meta, ix_cols, key, key_width)
 
 def _interpreter(concurrent):
@@ -332,7 +341,7 @@ def _estimate(program, rule, rel_meta, ix_meta, low, high):
         if kind == UNIT:
             continue
         n = float(high[rel] - low[rel] if ranged[level] == 1 else rel_meta[rel, R_SIZE])
-        if kind in (PROBE, VIEW_PROBE):
+        if kind in (PROBE, VIEW_PROBE, UNIQUE_PROBE):
             n /= max(ix_meta[level_index[level], IX_KEYS], 1)
         work += rows
         rows *= n
