@@ -43,8 +43,9 @@ of that relation); raises the evaluator's error for a missing relation or anothe
 
 IndexOf = Callable[[int, tuple[int, ...], bool], tuple[int, int]]
 """(relation id, key columns, whole) -> (level kind, index id): an index of that relation keyed
-on them, probed by a ``PROBE`` level, or a view index (``VIEW_PROBE``) when ``whole`` (a join's
-probe of the whole relation; False for a delta's or a negation's, which read hash indexes)."""
+on them, probed by a ``PROBE`` level, a unique index (``UNIQUE_PROBE``) when the key is every
+column once, or a view index (``VIEW_PROBE``) when ``whole`` (a join's probe of the whole
+relation; False for a delta's or a negation's, which read hash indexes)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ class NativeRule:
 
     def indexes(self) -> tuple[int, ...]:
         """Every index the rule probes (its levels and its negations), once each."""
-        found = [level.index for level in self.levels if level.kind in (L.PROBE, L.VIEW_PROBE)]
+        found = [level.index for level in self.levels if level.kind in (L.PROBE, L.VIEW_PROBE,
+                                                                      L.UNIQUE_PROBE)]
         for level in self.levels:
             found += [operation[1] for operation in level.code if operation[0] == L.OP_ABSENT]
         return tuple(dict.fromkeys(found))

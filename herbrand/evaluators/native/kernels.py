@@ -37,7 +37,6 @@ from herbrand.evaluators.native.layout import (
     IX_KEYS,
     IX_WIDTH,
     NEED_ROW,
-    NO_ROOM,
     OP_ABSENT,
     OP_COMPARE,
     OP_COMPARE_SOURCES,
@@ -70,6 +69,7 @@ from herbrand.evaluators.native.layout import (
     PROBE,
     PROBE_CHAIN,
     R_SIZE,
+    ROW,
     RUN_ADDED,
     RUN_ITERATIONS,
     RUN_PHASE,
@@ -80,6 +80,7 @@ from herbrand.evaluators.native.layout import (
     S_PENDING,
     S_WAITING,
     SCAN,
+    UNIQUE_PROBE,
     UNIT,
     VIEW_PROBE,
 )
@@ -87,7 +88,7 @@ from herbrand.evaluators.native.memory import _cell, _slot
 from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
 from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
-    _add_concurrently,
+    _add_pending_concurrently,
     _catch_up,
     _find_key,
     _hash_key,
@@ -151,7 +152,8 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
     """The (cursor, stop) of a level about to be iterated: a probe's (``runs._open_probe``), a
     row range for a scan (the delta range when the level is ranged; else the rows in use, at
     most ``visible[rel]``: rows other threads are appending are not read), one pass for a
-    unit, nothing for a view probe (``views._view_next`` opens its runs)."""
+    unit, nothing for a view probe (``views._view_next`` opens its runs), the row holding the
+    key for a unique probe (none when absent, or outside the delta range when ranged)."""
     if kind == UNIT:
         return 0, 1
     if kind == VIEW_PROBE:
@@ -161,6 +163,13 @@ def _open(kind, rel, ranged, ix, key_first, key_width, sources, constants, regis
             return low[rel], high[rel]
         return 0, min(rel_meta[rel, R_SIZE], visible[rel])
     _fill_key(sources, constants, key_first, key_width, registers, key)
+    if kind == UNIQUE_PROBE:
+        value = _slot(ix_meta, ix, _find_key(ix_meta, ix, rel_meta, ix_cols, key,
+                                             _hash_key(key, key_width)))
+        row = value & ROW
+        if value == EMPTY or ranged == 1 and (row < low[rel] or row >= high[rel]):
+            return 0, 0
+        return row, row + 1
     return _open_probe(ix_meta, ix, rel_meta, ix_cols, key, key_width)
 
 def _interpreter(concurrent):
@@ -168,18 +177,32 @@ def _interpreter(concurrent):
     or for a parallel task (True): a constant when compiled, so each version has only the
     insertion code it runs."""
 
+    @njit(inline="always")
+    def flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending, head_width,
+              tickets, state):
+        """Insert the ``pending`` head tuples held in ``values``: (the number new, the number
+        left for when there is room). Alone: all of them when the head relation has room for
+        them, else none; concurrently: ``tables._add_pending_concurrently``."""
+        if concurrent:
+            return _add_pending_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup,
+                                             values, pending, head_width, tickets, state)
+        if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+            return 0, pending
+        return _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                               head_width), 0
+
     @njit(nogil=True, _nrt=False)
     def resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
                cursor, stop, key, stack, part, state, tickets):
         """Run rule ``rule`` from ``state`` until it is done (DONE) or needs room (NEED_ROW,
         with the head tuples waiting in ``values``), inserting each head tuple into the head
-        relation when new. Alone, it holds up to ``PENDING_MAX`` head tuples (and their
-        hashes) in ``values``, prefetching each one's dedup slot, and inserts them together
-        (``_insert_pending``): their cache misses overlap. Concurrently (a parallel task, with
-        ``tickets``: one cell), other threads run tasks of the same rule at once and each tuple
-        goes in at once through ``_add_concurrently``, which needs room when the tickets are
-        spent; full scans read at most ``visible`` rows. Touches nothing reference-counted: the
-        cost is per derivation, O(1) per level."""
+        relation when new. It holds up to ``PENDING_MAX`` head tuples (and their hashes) in
+        ``values``, prefetching each one's dedup slot, and inserts them together (``flush``):
+        their cache misses overlap. Concurrently (a parallel task, with ``tickets``: one
+        cell), other threads run tasks of the same rule at once, each tuple goes in through
+        ``tables._add_concurrently``, and room is needed when the tickets are spent; full scans
+        read at most ``visible`` rows. Touches nothing reference-counted: the cost is per
+        derivation, O(1) per level."""
         level_bounds = program[P_RULE_LEVELS]
         first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
         kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
@@ -195,16 +218,12 @@ def _interpreter(concurrent):
         added = state[S_ADDED]
         pending = state[S_PENDING]
         if state[S_WAITING] == 1:
-            if concurrent:
-                outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                            _hash_key(values, head_width), tickets, state)
-                if outcome == NO_ROOM:
-                    return NEED_ROW
-                added += outcome
-            else:
-                added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                         pending, head_width)
-                pending = 0
+            new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                                 head_width, tickets, state)
+            added += new
+            if pending > 0:
+                state[S_ADDED], state[S_PENDING] = added, pending
+                return NEED_ROW
             state[S_WAITING] = 0
         while depth >= 0:
             level = first_level + depth
@@ -247,15 +266,6 @@ def _interpreter(concurrent):
                                                        key, rel_meta, ix_meta, ix_cols):
                 continue
             if depth == levels - 1:
-                if concurrent:
-                    _fill_key(sources, constants, head_first, head_width, registers, values)
-                    outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                                _hash_key(values, head_width), tickets, state)
-                    if outcome == NO_ROOM:
-                        state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                        return NEED_ROW
-                    added += outcome
-                    continue
                 at = pending * head_width
                 _fill_key(sources, constants, head_first, head_width, registers, values, at)
                 h = _hash_key(values, head_width, at)
@@ -263,13 +273,13 @@ def _interpreter(concurrent):
                 _prefetch_slot(ix_meta, dedup, h)
                 pending += 1
                 if pending == PENDING_MAX:
-                    if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+                    new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                         pending, head_width, tickets, state)
+                    added += new
+                    if pending > 0:
                         state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                         state[S_PENDING] = pending
                         return NEED_ROW
-                    added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                             pending, head_width)
-                    pending = 0
                 continue
             depth += 1
             level += 1
@@ -280,12 +290,13 @@ def _interpreter(concurrent):
                                                high, visible)
             part[depth] = PROBE_CHAIN  # a probe's first phase; a view probe's: no run open yet
         if pending > 0:
-            if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
+            new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                                 head_width, tickets, state)
+            added += new
+            if pending > 0:
                 state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
                 state[S_PENDING] = pending
                 return NEED_ROW
-            added += _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
-                                     head_width)
         state[S_DEPTH], state[S_ADDED], state[S_PENDING] = depth, added, 0
         return DONE
 
@@ -330,7 +341,7 @@ def _estimate(program, rule, rel_meta, ix_meta, low, high):
         if kind == UNIT:
             continue
         n = float(high[rel] - low[rel] if ranged[level] == 1 else rel_meta[rel, R_SIZE])
-        if kind in (PROBE, VIEW_PROBE):
+        if kind in (PROBE, VIEW_PROBE, UNIQUE_PROBE):
             n /= max(ix_meta[level_index[level], IX_KEYS], 1)
         work += rows
         rows *= n

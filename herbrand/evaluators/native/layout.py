@@ -62,8 +62,9 @@ V_SLOTS, V_MASK, V_SHIFT, V_CHAINS = range(6, 10)
 VIEW_FIELDS = 10
 SIGN = np.uint64(1 << 63)
 
-# level kinds (VIEW_PROBE: a probe of a view index)
-UNIT, SCAN, PROBE, VIEW_PROBE = 0, 1, 2, 3
+# level kinds (VIEW_PROBE: a probe of a view index; UNIQUE_PROBE: of a unique index, its key
+# every column, so at most one row)
+UNIT, SCAN, PROBE, VIEW_PROBE, UNIQUE_PROBE = 0, 1, 2, 3, 4
 
 # code operations (a level's code, after binding): operands follow the opcode
 OP_EQUAL = 1  # a, b: sources that must be equal

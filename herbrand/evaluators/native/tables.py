@@ -356,8 +356,8 @@ def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
     return i, added
 
 @njit(inline="always")
-def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets, state):
-    """Insert the tuple ``values`` (hash ``h``) into relation ``rel`` unless its dedup index
+def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h, tickets, state):
+    """Insert the tuple ``values[at:]`` (hash ``h``) into relation ``rel`` unless its dedup index
     ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
     when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
     spent: a thread takes ``TICKET_BATCH`` at a time into ``state[S_TICKETS]`` (the caller
@@ -393,7 +393,7 @@ def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets
             row = _fetch_add(tickets.ctypes.data + 8 * NEXT_ROW, 1)
             address = rel_meta[rel, R_ADDRESS] + 8 * row * rel_meta[rel, R_ARITY]
             for c in range(rel_meta[rel, R_ARITY]):
-                _store(address + 8 * c, values[c])
+                _store(address + 8 * c, values[at + c])
             _publish(table + 8 * s, _packed(h, row))
             return ADDED
         if np.uint64(value) & FINGERPRINT == fingerprint:
@@ -402,9 +402,33 @@ def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, h, tickets
             row = value & ROW
             same = True
             for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[j]:
+                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[at + j]:
                     same = False
                     break
             if same:
                 return PRESENT
         s = (s + 1) & mask
+
+
+@njit(inline="always")
+def _add_pending_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width,
+                              tickets, state):
+    """``_add_concurrently`` of the ``pending`` head tuples held in ``values`` as
+    ``_insert_pending`` holds them (their dedup slots prefetched when they were derived, so
+    their cache misses overlap); (the number new, the number left). When the tickets are spent
+    the tuples not yet in move to the front of ``values`` (with their hashes) and are left for
+    the next round. O(pending) expected."""
+    added = 0
+    hashes = PENDING_MAX * width
+    for i in range(pending):
+        outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
+                                    np.uint64(values[hashes + i]), tickets, state)
+        if outcome == NO_ROOM:
+            left = pending - i
+            for j in range(left):
+                for c in range(width):
+                    values[j * width + c] = values[(i + j) * width + c]
+                values[hashes + j] = values[hashes + i + j]
+            return added, left
+        added += outcome
+    return added, 0

@@ -99,5 +99,6 @@ def test_a_probe_keyed_twice_on_a_column_reads_a_hash_index():
     rel = store.add("b", Relation(np.array([[1, 2], [3, 4]])))
     assert store.probe(rel, (0, 1), True)[0] == L.VIEW_PROBE
     assert store.probe(rel, (1, 1), True)[0] == L.PROBE
-    assert store.probe(rel, (0, 1), False)[0] == L.PROBE
+    assert store.probe(rel, (0,), False)[0] == L.PROBE
+    assert store.probe(rel, (0, 1), False)[0] == L.UNIQUE_PROBE  # every column: a unique index
     assert store.probe(rel, (0, 1), True) == store.probe(rel, (0, 1), True)  # made once
