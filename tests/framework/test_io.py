@@ -1,6 +1,5 @@
 import gzip
 import io as stdio
-import time
 
 import numpy as np
 import pytest
@@ -147,14 +146,13 @@ def test_parse_number_rejects_everything_else(text):
         io.parse_number(text)
 
 
-def test_read_facts_is_fast_on_100k_lines(tmp_path):
+def test_read_facts_on_100k_lines(tmp_path):
+    """Correctness at size; the throughput is bench/bench_io.py's (no timed unit tests)."""
     rng = np.random.default_rng(0)
     rows = rng.integers(0, 50_000, size=(100_000, 3))
     path = tmp_path / "big.facts"
     path.write_text("\n".join("\t".join(map(str, r)) for r in rows.tolist()) + "\n")
-    start = time.perf_counter()
     relation = io.read_facts(path, (N, N, N), SymbolTable())
-    assert time.perf_counter() - start < 1.0  # ~0.05 s measured; generous for slow CI
     assert relation == Relation.from_rows(rows)
 
 
