@@ -3,6 +3,8 @@ pass."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 import herbrand
@@ -78,5 +80,5 @@ def test_a_pass_runs_at_most_two_jobs(spark):
     herbrand.materialize(LINEAR, facts={"e": chain(20)}, backend=backend, observer=observed)
     passes = len(jobs_by_pass) - 1
     assert passes == 20
-    steps = [b - a for a, b in zip(jobs_by_pass, jobs_by_pass[1:])]
+    steps = [b - a for a, b in pairwise(jobs_by_pass)]
     assert max(steps[2:]) <= 2 and sum(steps) <= 2 * passes + 2, steps
