@@ -14,8 +14,9 @@ partitioned on all columns into a number of parts sized from their rows (at most
 ``spark.sql.shuffle.partitions``, which is set to it during the passes). With more than one
 part, ``full`` is never exchanged after the first pass: the derived rows are shuffled into the
 layout, the distinct and the anti-join against ``full`` are partition-local, and the union
-keeps the layout. With one part (small relations) Spark exchanges ``full`` within its single
-task (a union of one-part pieces has no known partitioning).
+keeps the layout. With one part (small relations) there is nothing to shuffle across, but a
+union of one-part pieces has as many parts as pieces and no known partitioning, so Spark
+exchanges ``full`` into one part for the anti-join, and ``_lay_out`` coalesces it.
 
 Each ``new`` is checkpointed, so that it is a leaf of later plans: without that, every delta's
 plan holds the plans of all the earlier ones and planning time (and the driver's memory) blows
@@ -223,7 +224,7 @@ class SparkFixpoint:
         self.session.conf.set(SHUFFLE_PARTITIONS, str(parts))
         for name in relations:
             frame = self.frames[name]
-            if self._parts.get(name) != parts:
+            if parts == 1 or self._parts.get(name) != parts:  # one part: a union of pieces
                 frame = hash_partitioned(frame, parts)
                 self._parts[name] = parts
             self.frames[name] = self._cut(frame)

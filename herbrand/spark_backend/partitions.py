@@ -32,8 +32,9 @@ def partition_count(rows: int, most: int, rows_per_partition: int = ROWS_PER_PAR
 
 def hash_partitioned(frame: DataFrame, parts: int) -> DataFrame:
     """``frame`` hash-partitioned on all its columns into ``parts`` parts (lazy; a shuffle of
-    its rows when run). A frame without columns (a nullary relation) is coalesced to one."""
-    if not frame.columns:
+    its rows when run). One part, or a frame without columns (a nullary relation), is a
+    coalesce: a narrow dependency, one task reading every partition, no shuffle."""
+    if parts == 1 or not frame.columns:
         return frame.coalesce(1)
     return frame.repartition(parts, *frame.columns)
 
