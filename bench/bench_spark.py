@@ -8,8 +8,9 @@
   parallel backend (2 workers, when registered), and Spark on local[1], local[2] and
   local-cluster[2,1,1024]. ``herbrand bench report`` prints the COST table and plot from the
   ``cost-<workload>`` groups (``extra_info["cores"]`` orders the configurations).
-- ``test_spark_iteration_overhead``: seconds per semi-naive pass on a chain of 50 edges, where
-  the data is negligible and the time is Spark's per-pass overhead (the figure to drive down).
+- ``test_spark_iteration_overhead``: seconds (and Spark jobs) per semi-naive pass on a chain of
+  50 edges, decomposition off, for the linear TC and the doubling one (no pivot), where the
+  data is negligible and the time is Spark's per-pass overhead (the figure to drive down).
 
 With ``--benchmark-disable`` (``make test``) each function runs once on smoke-sized inputs
 (chains of SMOKE_EDGES edges), so the suite only checks that everything still runs.
@@ -142,18 +143,29 @@ def test_cost(benchmark, workloads, workload_name, configuration):
     assert tuples > 0
 
 
-def test_spark_iteration_overhead(benchmark):
-    backend = SparkBackend(session=_session("local[2]"))
-    program = herbrand.parse(TC_PROGRAM)
+OVERHEAD_PROGRAMS = {"tc-linear": TC_PROGRAM,
+                     "tc-doubling": TC_PROGRAM.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")}
+
+
+@pytest.mark.parametrize("program_name", OVERHEAD_PROGRAMS)
+def test_spark_iteration_overhead(benchmark, program_name):
+    """Semi-naive passes (decomposition off: the linear TC has a pivot, the doubling one
+    none); extra_info has seconds_per_pass (the target: at most 0.1) and jobs_per_pass."""
+    session = _session("local[2]")
+    backend = SparkBackend(session=session, decompose=False)
+    program = herbrand.parse(OVERHEAD_PROGRAMS[program_name])
     edges = SMOKE_EDGES if benchmark.disabled else OVERHEAD_EDGES
     facts = {"e": chain(edges)}
     benchmark.group = f"spark-iteration-overhead-chain{OVERHEAD_EDGES}"
-    benchmark.name = "herbrand-spark-local[2]"
-    stats = []
+    benchmark.name = f"herbrand-spark-local[2]-{program_name}"
+    tracker = session.sparkContext.statusTracker()
+    stats, jobs = [], []
 
     def run():
+        first = max(tracker.getJobIdsForGroup(None), default=-1)
         database, run_stats = herbrand.materialize_with_stats(program, facts, backend=backend)
         stats[:] = run_stats
+        jobs[:] = [max(tracker.getJobIdsForGroup(None), default=-1) - first]
         return len(database["tc"])
 
     tuples = benchmark.pedantic(run, rounds=2 if not benchmark.disabled else 1, iterations=1)
@@ -161,4 +173,5 @@ def test_spark_iteration_overhead(benchmark):
     benchmark.extra_info["tuples"] = tuples
     benchmark.extra_info["passes"] = passes
     benchmark.extra_info["seconds_per_pass"] = round(sum(s.seconds for s in stats) / passes, 3)
+    benchmark.extra_info["jobs_per_pass"] = round(jobs[0] / passes, 2)
     assert tuples == edges * (edges + 1) // 2

@@ -6,8 +6,17 @@ pass of its rules over the full relations, then, when it is recursive, passes of
 adds nothing. A pass builds each rule's frame (``plans.PlanFrames``), unites the frames of one
 head, and keeps the rows not yet known:
 
-    new = union(rule frames).distinct() left_anti full      (checkpointed, then counted)
+    new = hash_partitioned(union(rule frames)).distinct() left_anti full   (checkpointed, counted)
     full = full union new
+
+The relations of a recursive stratum and their deltas are laid out by ``partitions``: hash-
+partitioned on all columns into a number of parts sized from their rows (at most
+``spark.sql.shuffle.partitions``, which is set to it during the passes). With more than one
+part, ``full`` is never exchanged after the first pass: the derived rows are shuffled into the
+layout, the distinct and the anti-join against ``full`` are partition-local, and the union
+keeps the layout. With one part (small relations) there is nothing to shuffle across, but a
+union of one-part pieces has as many parts as pieces and no known partitioning, so Spark
+exchanges ``full`` into one part for the anti-join, and ``_lay_out`` coalesces it.
 
 Each ``new`` is checkpointed, so that it is a leaf of later plans: without that, every delta's
 plan holds the plans of all the earlier ones and planning time (and the driver's memory) blows
@@ -15,14 +24,15 @@ up within a few dozen passes. The checkpoint is lazy, so the pass's count, its d
 reported as a Progress event, computes and stores it in one job (an eager checkpoint then a
 count took two: measured 10% slower per pass on a chain of 50 edges).
 ``full`` is a union of such pieces; every ``checkpoint_interval`` passes, and at the end of a
-recursive stratum, it is hash-partitioned on all its columns into
-``spark.sql.shuffle.partitions`` parts and checkpointed, so that the number of its partitions
-(the tasks of the next anti-join) stays bounded. Checkpoints are local by default (blocks
-kept by the executors: fast, but an executor lost loses the run) or reliable, to
-``checkpoint_dir`` (files; a lost executor's tasks are redone from them).
+recursive stratum, it is checkpointed (lazily, by the next pass's job), and laid out again
+when its row count calls for more parts. Checkpoints are local by default (blocks kept by the
+executors: fast, but an executor lost loses the run) or reliable, to ``checkpoint_dir``
+(files; a lost executor's tasks are redone from them). The passes run without adaptive
+execution (``PASS_SETTINGS``), which made a job of every exchange.
 
 Cost per pass: the rules' joins (a shuffle each, unless the static side is broadcast), a
-distinct and an anti-join against the full relation (a shuffle of both), and one job.
+shuffle of the derived rows, a sort of ``full`` for the anti-join (no shuffle), and two jobs
+(a broadcast, the count).
 
 A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
 small enough to broadcast skips the passes: after the first, one job runs herbrand's native
@@ -42,15 +52,33 @@ from herbrand.framework.contracts import Progress, ProgressObserver, StratumStat
 from herbrand.framework.syntax import Rule
 from herbrand.spark_backend.decomposed import lower_relations, relation_of, run_decomposed
 from herbrand.spark_backend.frames import frame_types
+from herbrand.spark_backend.partitions import (
+    ROWS_PER_PARTITION,
+    hash_partitioned,
+    partition_count,
+)
 from herbrand.spark_backend.plans import PlanFrames
+from herbrand.spark_backend.session import run_settings
 from herbrand.translators import ir
 from herbrand.translators.pipeline import translate_rule
 from herbrand.translators.pivots import Pivot, find_pivot
 
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+PASS_SETTINGS = {
+    # adaptive execution runs every exchange of a plan as a job of its own and plans again
+    # between them: 6 jobs per pass of TC on a chain instead of 2 (the broadcast and the
+    # count); the passes size their partitions from exact row counts (``partitions``) and
+    # choose broadcasts from them, which is what it would have adapted
+    "spark.sql.adaptive.enabled": "false",
+}
+"""Session SQL settings of a stratum's passes, restored after it."""
 
-def new_rows(derived: DataFrame, known: DataFrame) -> DataFrame:
-    """The distinct rows of ``derived`` that are not in ``known`` (same columns)."""
-    distinct = derived.distinct()
+
+def new_rows(derived: DataFrame, known: DataFrame, parts: int) -> DataFrame:
+    """The distinct rows of ``derived`` that are not in ``known`` (same columns), laid out by
+    ``partitions.hash_partitioned`` into ``parts`` parts. When ``known`` is laid out so too,
+    only ``derived`` is shuffled; the distinct and the anti-join are partition-local."""
+    distinct = hash_partitioned(derived, parts).distinct()
     if not distinct.columns:
         return distinct.join(known.limit(1), how="left_anti")
     return distinct.join(known, on=distinct.columns, how="left_anti")
@@ -61,14 +89,16 @@ class SparkFixpoint:
     number of rows), updating both in place; collects a StratumStats per stratum in
     ``stats`` and sends a Progress per pass to ``observer``.
 
-    Hyperparameters: see ``SparkBackend``. ``release()`` drops every frame this run stored
+    Hyperparameters: see ``SparkBackend``; ``rows_per_partition`` sizes the layout of
+    recursive relations (``partitions``). ``release()`` drops every frame this run stored
     (call it once the results are written or collected).
     """
 
     def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
                  counts: dict[str, int], *, strata: int, checkpoint_interval: int,
                  checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
-                 observer: ProgressObserver | None = None):
+                 observer: ProgressObserver | None = None,
+                 rows_per_partition: int = ROWS_PER_PARTITION):
         self.session = session
         self.frames = frames
         self.counts = counts
@@ -78,9 +108,11 @@ class SparkFixpoint:
         self.broadcast_rows = broadcast_rows
         self.decompose = decompose
         self.observer = observer
+        self.rows_per_partition = rows_per_partition
         self.stats: list[StratumStats] = []
         self.total = 0
         self._stored: list[DataFrame] = []
+        self._parts: dict[str, int] = {}
         if checkpoint_dir is not None:
             session.sparkContext.setCheckpointDir(checkpoint_dir)
 
@@ -90,39 +122,44 @@ class SparkFixpoint:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
         one decomposed job when ``decompose`` is on, the stratum has a pivot and the lower
         relations it reads hold at most ``broadcast_rows`` rows (``decomposed``), else by
-        semi-naive passes."""
+        semi-naive passes over relations laid out by ``partitions``."""
         start, before, passes = time.perf_counter(), self.total, 1
-        self._apply(stratum, self._plans(stratum.rules), passes)
-        pivot = find_pivot(stratum) if stratum.recursive and self.decompose else None
-        if pivot is not None and sum(self.counts[name] for name in lower_relations(stratum)) \
-                <= self.broadcast_rows:
-            passes += 1
-            self._decomposed(stratum, pivot, passes)
-        elif stratum.recursive:
-            variants = self._plans(tuple(v for rule in stratum.rules
-                                         for v in delta_variants(rule, set(stratum.relations))))
-            while any(self.counts[delta_name(name)] for name in stratum.relations):
-                if passes % self.checkpoint_interval == 0:
-                    self._checkpoint(stratum.relations)
+        most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
+        with run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}):
+            if stratum.recursive:
+                self._lay_out(stratum.relations, most)
+            self._apply(stratum, self._plans(stratum.rules), passes)
+            pivot = find_pivot(stratum) if stratum.recursive and self.decompose else None
+            if pivot is not None and sum(self.counts[name] for name in
+                                         lower_relations(stratum)) <= self.broadcast_rows:
                 passes += 1
-                self._apply(stratum, variants, passes)
-            self._checkpoint(stratum.relations)
+                self._decomposed(stratum, pivot, passes, most)
+            elif stratum.recursive:
+                variants = self._plans(tuple(v for rule in stratum.rules
+                                             for v in delta_variants(rule, set(stratum.relations))))
+                while any(self.counts[delta_name(name)] for name in stratum.relations):
+                    if passes % self.checkpoint_interval == 0:
+                        self._lay_out(stratum.relations, most)
+                    passes += 1
+                    self._apply(stratum, variants, passes)
+                self._lay_out(stratum.relations, most)
         self.stats.append(StratumStats(
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
             derived=self.total - before, seconds=time.perf_counter() - start))
 
-    def _decomposed(self, stratum: Stratum, pivot: Pivot, iteration: int) -> None:
+    def _decomposed(self, stratum: Stratum, pivot: Pivot, iteration: int, partitions: int
+                    ) -> None:
         """The stratum's fixpoint from its seeds (the frames after the first pass) by one
         decomposed job, reported as pass ``iteration``."""
         names = (*lower_relations(stratum), *stratum.relations)
         types = {name: frame_types(self.frames[name]) for name in names}
-        partitions = int(self.session.conf.get("spark.sql.shuffle.partitions"))
         result, counts = run_decomposed(self.session, stratum, pivot, self.frames,
                                                     types, partitions)
         self._stored.append(result)
         added = 0
         for name in stratum.relations:
             self.frames[name] = relation_of(result, stratum, name, types)
+            self._parts.pop(name, None)
             added += counts[name] - self.counts[name]
             self.counts[name] = counts[name]
             self.frames[delta_name(name)] = self.frames[name].limit(0)
@@ -144,16 +181,22 @@ class SparkFixpoint:
             derived.setdefault(rule.head.relation, []).append(frames.frame(plan))
         added = 0
         for name in stratum.relations:
-            parts = derived.get(name)
-            if parts is None:
+            heads = derived.get(name)
+            layout = self._parts.get(name) or partition_count(
+                self.counts[name], int(self.session.conf.get(SHUFFLE_PARTITIONS)),
+                self.rows_per_partition)
+            if heads is None:
                 delta, size = self.frames[name].limit(0), 0
             else:
-                delta = self._cut(new_rows(reduce(DataFrame.union, parts), self.frames[name]))
+                delta = self._cut(new_rows(reduce(DataFrame.union, heads), self.frames[name],
+                                           layout))
                 size = delta.count()
             self.frames[delta_name(name)] = delta
             self.counts[delta_name(name)] = size
             if size:
-                self.frames[name] = self.frames[name].union(delta)
+                # an empty relation is Spark's empty LocalRelation, without the delta's layout
+                self.frames[name] = (self.frames[name].union(delta) if self.counts[name]
+                                     else delta)
                 self.counts[name] += size
                 added += size
         self.total += added
@@ -170,14 +213,21 @@ class SparkFixpoint:
         self._stored.append(stored)
         return stored
 
-    def _checkpoint(self, relations: tuple[str, ...]) -> None:
-        """Cut the lineage of ``relations``' full frames (one job each)."""
-        partitions = int(self.session.conf.get("spark.sql.shuffle.partitions"))
+    def _lay_out(self, relations: tuple[str, ...], most: int) -> None:
+        """Cut the lineage of ``relations``' full frames (lazily: the next pass's job stores
+        them), hash-partitioned on all columns into ``partitions.partition_count`` of their rows
+        (at most ``most``) parts, which becomes the session's shuffle partitions, so that the
+        passes' deltas land in the same layout. A frame already in that layout is not
+        shuffled again."""
+        parts = partition_count(sum(self.counts[name] for name in relations), most,
+                                self.rows_per_partition)
+        self.session.conf.set(SHUFFLE_PARTITIONS, str(parts))
         for name in relations:
             frame = self.frames[name]
-            grouped = (frame.repartition(partitions, *frame.columns) if frame.columns
-                       else frame.coalesce(1))
-            self.frames[name] = self._cut(grouped)
+            if parts == 1 or self._parts.get(name) != parts:  # one part: a union of pieces
+                frame = hash_partitioned(frame, parts)
+                self._parts[name] = parts
+            self.frames[name] = self._cut(frame)
 
     # -- whole run -------------------------------------------------------------------------------
 

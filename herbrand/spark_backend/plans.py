@@ -58,6 +58,17 @@ def _key_condition(left: DataFrame, right: DataFrame, left_keys, right_keys,
                  for a, b in zip(left_keys, right_keys, strict=True)])
 
 
+def _output_column(output: int | Const, position: int) -> Column:
+    """Column ``position`` of a projection: a literal, or the child's column ``output``,
+    renamed unless it keeps its name (an alias of a column to its own name is a new attribute
+    to Spark, and a checkpoint's layout then names an attribute the checkpoint does not
+    output, which hides the layout from later plans)."""
+    if isinstance(output, Const):
+        return expression_column(output).alias(column_name(position))
+    column = F.col(column_name(output))
+    return column if output == position else column.alias(column_name(position))
+
+
 class PlanFrames:
     """Builds the DataFrame of plans over ``frames`` (relation name -> frame of its rows).
 
@@ -113,11 +124,7 @@ class PlanFrames:
 
     def _Project(self, node: ir.Project) -> DataFrame:
         child = self.frame(node.child)
-        return child.select(*(
-            (expression_column(output) if isinstance(output, Const)
-             else F.col(column_name(output))).alias(column_name(i))
-            for i, output in enumerate(node.outputs)
-        ))
+        return child.select(*(_output_column(output, i) for i, output in enumerate(node.outputs)))
 
     def _Product(self, node: ir.Product) -> DataFrame:
         left = self.frame(node.left)

@@ -3,9 +3,12 @@ pass."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 import herbrand
+from herbrand.spark_backend import fixpoint
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.workloads import chain
 
@@ -26,3 +29,56 @@ def test_checkpoint_interval_does_not_change_the_result(spark, interval):
     assert len(database["tc"]) == 12 * 13 // 2
     assert [e.iteration for e in events] == list(range(1, stats[0].iterations + 1))
     assert events[-1].delta == 0 and events[-1].total == 78
+
+
+LINEAR = PROGRAM.replace("tc(x, y), tc(y, z)", "tc(x, y), e(y, z)")
+
+
+class SmallPartitions(SparkBackend):
+    """The backend with recursive relations split every 50 rows (so a chain of 30 edges, 465
+    rows, spreads over the 4 shuffle partitions of the test session)."""
+
+    def _fixpoint(self, *args):
+        run = super()._fixpoint(*args)
+        run.rows_per_partition = 50
+        return run
+
+
+def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monkeypatch):
+    """The known rows are laid out like the derived ones: the distinct and the anti-join of
+    a pass need no exchange that Spark would insert (ENSURE_REQUIREMENTS); only the derived
+    rows are shuffled, by the layout's repartition. (Laid out in one part, the known rows
+    are a union that Spark exchanges within that part: see ``fixpoint``.)"""
+    plans, new_rows = [], fixpoint.new_rows
+
+    def recorded(derived, known, parts):
+        frame = new_rows(derived, known, parts)
+        plans.append((parts, frame._jdf.queryExecution().executedPlan().toString()))
+        return frame
+
+    monkeypatch.setattr(fixpoint, "new_rows", recorded)
+    database, _ = herbrand.materialize_with_stats(
+        LINEAR, facts={"e": chain(30)}, backend=SmallPartitions(session=spark, decompose=False))
+    assert len(database["tc"]) == 30 * 31 // 2
+    split = [plan for parts, plan in plans[1:] if parts > 1]
+    assert len(split) >= 10, [parts for parts, _ in plans]
+    for plan in split:
+        assert "ENSURE_REQUIREMENTS" not in plan, plan
+        assert "REPARTITION_BY_NUM" in plan, plan
+
+
+def test_a_pass_runs_at_most_two_jobs(spark):
+    """Per pass of TC on a chain, after the first: the broadcast of the edges and the count
+    (adaptive execution would make a job of every exchange: 6 per pass)."""
+    tracker = spark.sparkContext.statusTracker()
+    jobs_by_pass = []
+
+    def observed(event):
+        jobs_by_pass.append(max(tracker.getJobIdsForGroup(None), default=-1))  # ids grow
+
+    backend = SparkBackend(session=spark, decompose=False)
+    herbrand.materialize(LINEAR, facts={"e": chain(20)}, backend=backend, observer=observed)
+    passes = len(jobs_by_pass) - 1
+    assert passes == 20
+    steps = [b - a for a, b in pairwise(jobs_by_pass)]
+    assert max(steps[2:]) <= 2 and sum(steps) <= 2 * passes + 2, steps
