@@ -43,7 +43,7 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "cost_table.md"
 class CostRow:
     """One workload's line: ``cells`` (configuration -> its Measurement), ``cores``
     (configuration -> cores), ``reference`` (the fastest one-core configuration that ran, None
-    when none did), ``costs`` (family -> "N cores" or NEVER; no entry when nothing ran)."""
+    when none did), ``costs`` (family -> "1 core", "N cores" or NEVER; no entry when nothing ran)."""
 
     workload: str
     tuples: int | None
@@ -67,7 +67,9 @@ def cost_row(workload: str, tuples: int | None, cells: Mapping[str, Measurement]
             continue
         beating = [name for name in measured
                    if name == reference or ran[name] < ran[reference]]
-        costs[family] = (f"{min(cores[name] for name in beating)} cores" if beating else NEVER)
+        fewest = min((cores[name] for name in beating), default=None)
+        costs[family] = NEVER if fewest is None else \
+            f"{fewest} core{'s' if fewest > 1 else ''}"
     return CostRow(workload, tuples, dict(cells), dict(cores), reference, costs)
 
 

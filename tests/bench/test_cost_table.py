@@ -21,7 +21,7 @@ def test_the_reference_is_the_fastest_one_core_configuration_of_any_kind():
         "native": 4.0, "native@parallel:2": 3.0, "spark:local[1]": 2.5,
         "spark:local[2]": 9.0, "spark:local-cluster[2,1,1024]": 2.0}), CORES)
     assert row.reference == "spark:local[1]"
-    assert row.costs == {"herbrand native": "never", "spark local[N]": "1 cores",
+    assert row.costs == {"herbrand native": "never", "spark local[N]": "1 core",
                          "spark local-cluster": "2 cores"}
 
 
@@ -30,7 +30,7 @@ def test_a_family_beating_the_reference_at_two_cores_and_one_that_never_does():
         "native": 2.0, "native@parallel:2": 1.5, "spark:local[1]": 20.0,
         "spark:local[2]": 12.0, "spark:local-cluster[2,1,1024]": "timeout"}), CORES)
     assert row.reference == "native"
-    assert row.costs == {"herbrand native": "1 cores", "spark local[N]": "never"}
+    assert row.costs == {"herbrand native": "1 core", "spark local[N]": "never"}
 
 
 def test_nothing_that_ran_on_one_core_means_no_reference_and_no_cost():
@@ -45,7 +45,7 @@ def test_render_has_a_row_per_workload_and_the_failures_below():
     header, rule, row, blank, note = text.splitlines()
     assert header.split(" | ")[1:3] == ["tuples", "native"]
     assert row.startswith("| tc-x | 1,234 | 2.0 s · 100 MB | 1.5 s · 100 MB | timeout | — |")
-    assert row.endswith("| native (2.0 s) | 1 cores | — | — |")
+    assert row.endswith("| native (2.0 s) | 1 core | — | — |")
     assert note == "- tc-x, spark:local[1]: timeout: why"
 
 
