@@ -34,6 +34,7 @@ from herbrand.workloads import programs
 from herbrand.workloads.generators import (
     andersen,
     chain,
+    gnm,
     gnp,
     random_tree,
     rdfs_ontology,
@@ -152,6 +153,10 @@ def _specs() -> dict[str, Spec]:
             None, "tc", {"full": {"tc": 13_148_244}}, sizes=("full",),
             facts_dir=lambda size: _shared("graphs"),
             inputs=lambda size: {"e": "snap_p2p-Gnutella08.edge.facts"}),
+        "tc-random10000": Spec(
+            "TC, uniform random graph G(10,000, 50,000)", tc_text,
+            tc(lambda: gnm(10_000, 50_000, seed=0), lambda: gnm(300, 1_500, seed=0)),
+            "tc", {"full": {"tc": 98_664_477}, "smoke": {"tc": 88_209}}),
         "galen-el": Spec(
             "Galen EL (inf_subClassOf)",
             lambda size: _shared("galen-el", "el-calc.souffle.dl"),
@@ -162,9 +167,9 @@ def _specs() -> dict[str, Spec]:
 
 WORKLOADS = ("tc-graph10000", "rdfs-lubm1", "tc-rmat2048", "tc-gnp1000", "tc-chain2000",
              "sg-tree3000", "andersen5000", "counter100k", "lubm-chasebench", "tc-gnutella08",
-             "galen-el")
+             "tc-random10000", "galen-el")
 # The workloads that take minutes for herbrand today (run last, and with a timeout).
-HEAVY = ("tc-gnutella08", "galen-el")
+HEAVY = ("tc-gnutella08", "tc-random10000", "galen-el")
 
 _SPECS: dict[str, Spec] | None = None
 

@@ -28,7 +28,7 @@ def test_workloads_are_listed_and_a_bad_call_is_one_line(capsys):
     assert capsys.readouterr().err == ("herbrand: error: unknown workload 'nope'; known: "
                                        "tc-graph10000, rdfs-lubm1, tc-rmat2048, tc-gnp1000, "
                                        "tc-chain2000, sg-tree3000, andersen5000, counter100k, "
-                                       "lubm-chasebench, tc-gnutella08, galen-el\n")
+                                       "lubm-chasebench, tc-gnutella08, tc-random10000, galen-el\n")
     assert main(["compare"]) == 1
     assert "compare takes a PROGRAM (with -F FACTS) or --workload NAME" in \
         capsys.readouterr().err

@@ -1,10 +1,16 @@
 """The shared backend suites against the Spark backend, on the session of conftest.py.
 
 The golden Soufflé cases (``tests/conformance/test_souffle_cases.py``) run with Spark reading
-the facts and writing the outputs itself (``materialize_files``). Only SPARK_CASES, a subset
-covering plain recursion, negation, arithmetic, aggregates and inline facts, runs here: each
-case costs 10 to 40 s of Spark jobs on 2 cores (a few jobs per stratum and pass, ~0.3 s
-each), so the 160 cases would take over an hour, past the suite's budget. The evaluator checks of
+the facts and writing the outputs itself (``materialize_files``). SPARK_CASES are those measured
+to finish within a minute on ``local[2]`` (once each, on the test session's settings, on 2
+cores shared with four other loaded sessions, so slower than alone): the 9 first chosen for
+coverage (plain recursion, negation, arithmetic, aggregates, inline facts) and 22 more tier A
+cases, all those of the measuring run that finished in time (24 with access1 and facts: 160 s
+as measured). Left out as measured: tier A's access2 and access3 (cancelled past 90 s),
+ackermann (313 s), hmmer (an 11 GB driver, no answer in 5 min), independent_body1 (97 s),
+indirect_negation (63 s), tier B's array (cancelled past 60 s); the other 130 cases were not
+measured in time (the machine's load made measurements meaningless): the list grows there
+next. The evaluator checks of
 ``herbrand.framework.evaluator_checks`` and the hypothesis random programs go through
 ``materialize`` (a Database in and out). The backend has no known gap on these suites.
 """
@@ -57,6 +63,11 @@ SPARK_CASES = (
     "tierA_plain/access1", "tierA_plain/neg1", "tierA_plain/tc", "tierA_plain/facts",
     "tierA_plain/input_output", "tierB_arith_agg/aggregates", "tierB_arith_agg/arithm",
     "tierB_arith_agg/sum-aggregate", "tierD_ignorable_directives/inline_negation1",
+    *(f"tierA_plain/{name}" for name in (
+        "2sat", "andersen", "binop", "cba_expr_value", "circuit_eval", "clique", "cliquer",
+        "cproject", "dfa_live_vars", "dfa_min", "disconnected", "double_tree",
+        "empty_relations2", "equal", "family", "fib", "flights", "func", "game2", "grad",
+        "grammar", "graph")),
 )
 
 

@@ -6,6 +6,7 @@ from herbrand.workloads.generators import (
     ANDERSEN_PROGRAM,
     andersen,
     chain,
+    gnm,
     gnp,
     random_tree,
     rdfs_ontology,
@@ -15,6 +16,7 @@ from herbrand.workloads.generators import (
 GENERATORS = {
     "rmat": lambda seed: rmat(1000, 5000, seed=seed),
     "gnp": lambda seed: gnp(300, 0.02, seed=seed),
+    "gnm": lambda seed: gnm(300, 1500, seed=seed),
     "random_tree": lambda seed: random_tree(500, seed=seed),
     "rdfs_ontology": lambda seed: rdfs_ontology(30, 10, 200, seed=seed),
 }
@@ -51,6 +53,20 @@ def test_rmat_exact_edge_count_no_self_loops(nodes, edges):
     assert len(rows) == edges
     assert (rows[:, 0] != rows[:, 1]).all()
     assert rows.min() >= 0 and rows.max() < nodes
+
+
+@pytest.mark.parametrize(("nodes", "edges"), [(300, 1500), (10, 90), (2, 0)])
+def test_gnm_exact_edge_count_no_self_loops(nodes, edges):
+    rows = gnm(nodes, edges, seed=1)
+    assert_rows(rows, 2)
+    assert len(rows) == edges
+    assert (rows[:, 0] != rows[:, 1]).all()
+    assert rows.size == 0 or (rows.min() >= 0 and rows.max() < nodes)
+
+
+def test_gnm_refuses_more_edges_than_pairs():
+    with pytest.raises(ValueError, match="10 nodes hold at most 90 edges, not 91"):
+        gnm(10, 91)
 
 
 def test_rmat_is_skewed():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import importlib.machinery
+import importlib.resources
 import importlib.util
 import os
 import subprocess
@@ -31,8 +32,10 @@ import numpy as np
 
 from herbrand.framework.errors import EvaluationError
 
-_SOURCES = ("kernels.py", "tables.py", "runs.py", "views.py", "operators.py", "memory.py",
-            "layout.py", "build.py", "../../framework/native_view.py")
+_NATIVE = "herbrand.evaluators.native"
+_SOURCES = tuple((_NATIVE, name) for name in (
+    "kernels.py", "tables.py", "runs.py", "views.py", "operators.py", "memory.py", "layout.py",
+    "build.py")) + (("herbrand.framework", "native_view.py"),)
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 
@@ -58,14 +61,20 @@ def cache_directory() -> Path:
 
 
 def module_name() -> str:
-    """The extension module's name for these sources, this numpy and this interpreter."""
+    """The extension module's name for these sources, this numpy and this interpreter. The
+    sources are read as package resources, so herbrand imported from a zip (Spark's
+    ``--py-files``) finds the kernels a packed environment's cache holds."""
     digest = hashlib.sha256()
-    here = Path(__file__).parent
-    for source in _SOURCES:
-        digest.update((here / source).read_bytes())
+    for package, source in _SOURCES:
+        digest.update(_source(package, source))
     digest.update(np.__version__.encode())
     digest.update(importlib.machinery.EXTENSION_SUFFIXES[0].encode())
     return "kernels_" + digest.hexdigest()[:16]
+
+
+def _source(package: str, name: str) -> bytes:
+    """The bytes of source file ``name`` of ``package``, from a folder or a zip."""
+    return importlib.resources.files(package).joinpath(name).read_bytes()
 
 
 def _load() -> ModuleType:

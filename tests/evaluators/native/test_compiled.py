@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 import textwrap
+import zipfile
+from pathlib import Path
 
 import pytest
 
+import herbrand
 from herbrand.evaluators.native import compiled
 
 
@@ -69,17 +72,31 @@ def test_a_failed_build_is_one_line_and_leaves_no_module(tmp_path, monkeypatch):
     assert not path.exists() and [p.suffix for p in tmp_path.iterdir()] == [".lock"]
 
 
-def test_the_module_name_changes_with_the_sources(monkeypatch, tmp_path):
-    here = tmp_path / "herbrand" / "evaluators" / "native"
-    for source in compiled._SOURCES:  # the native view's layout too, outside the package
-        (here / source).parent.mkdir(parents=True, exist_ok=True)
-        (here / source).write_text("")
-    monkeypatch.setattr(compiled, "__file__", str(here / "compiled.py"))
+def test_the_module_name_changes_with_the_sources(monkeypatch):
+    sources = {source: b"" for source in compiled._SOURCES}
+    monkeypatch.setattr(compiled, "_source", lambda package, name: sources[package, name])
     names = {compiled.module_name()}
-    for source in ("kernels.py", "views.py", "../../framework/native_view.py"):
-        (here / source).write_text("changed")
+    native = "herbrand.evaluators.native"
+    for source in ((native, "kernels.py"), (native, "views.py"),
+                   ("herbrand.framework", "native_view.py")):  # the view's layout too
+        sources[source] = b"changed"
         names.add(compiled.module_name())
     assert len(names) == 4
+
+
+def test_herbrand_imported_from_a_zip_finds_the_same_module_name(tmp_path):
+    package = Path(herbrand.__file__).parent
+    archive = tmp_path / "herbrand.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for source in package.rglob("*.py"):
+            zipped.write(source, source.relative_to(package.parent))
+    code = (f"import sys; sys.path.insert(0, {str(archive)!r}); import herbrand; "
+            "from herbrand.evaluators.native.compiled import module_name; "
+            "print(herbrand.__file__, module_name())")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert result.stdout.split() == [str(archive / "herbrand" / "__init__.py"),
+                                     compiled.module_name()], result.stderr[-1000:]
 
 
 def test_only_the_most_recent_modules_are_kept(tmp_path):
