@@ -29,14 +29,19 @@ def distinct_rows(columns: np.ndarray) -> Relation:
     When the columns' value ranges times n fit in 63 bits: one numpy sort of one packed
     (row, position) key per row, then the first occurrences compacted in place, block by block.
     O(n log n) with a small constant; extra memory one int64 and one bool per row (and a copy
-    of the result when more than half the rows are duplicates). Otherwise Relation's own dedup.
+    of the result when more than half the rows are duplicates). Otherwise, when each column's
+    range fits: a stable sort of a few packed keys per row (``_distinct_by_groups``; a third
+    column of 50,000 values made Relation's own dedup, a lexsort of every column, 5x slower).
+    Else Relation's own dedup.
     """
     arity, count = columns.shape
     if arity == 0 or count < 2:
         return Relation(columns)
     ranges = [value_range(column) for column in columns]
     if math.prod(span for _, span in ranges) * count > KEY_LIMIT:
-        return Relation(columns)
+        if max(span for _, span in ranges) > KEY_LIMIT:
+            return Relation(columns)
+        return _distinct_by_groups(columns, ranges)
     key = packed_key(list(columns), ranges, list(range(arity)))
     key *= count
     step = _BLOCK_ROWS
@@ -71,6 +76,26 @@ def distinct_rows(columns: np.ndarray) -> Relation:
     if 2 * kept < count:  # do not keep twice the result alive
         distinct = distinct.copy()
     return Relation(distinct, unique=True)
+
+
+def _distinct_by_groups(columns: np.ndarray, ranges: list[tuple[int, int]]) -> Relation:
+    """``Relation(columns)`` by a stable sort of one packed key per group of ``key_groups``
+    (one argsort, or a lexsort over the groups), first occurrences kept in order. O(n log n);
+    extra memory one int64 per row and group, and the order."""
+    values = list(columns)
+    keys = [packed_key(values, ranges, group) for group in key_groups(ranges)]
+    order = (np.argsort(keys[0], kind="stable") if len(keys) == 1
+             else np.lexsort(keys[::-1]))
+    first = np.empty(len(order), dtype=bool)
+    first[0] = True
+    first[1:] = False
+    for key in keys:
+        ordered = key[order]
+        first[1:] |= ordered[1:] != ordered[:-1]
+    if first.all():
+        return Relation(columns, unique=True)
+    positions = np.sort(order[first])
+    return Relation(columns[:, positions], unique=True)
 
 
 def _compact(values: np.ndarray, keep: np.ndarray) -> int:

@@ -35,6 +35,18 @@ def test_distinct_rows_in_blocks(monkeypatch):
                 == Relation(columns).columns.tolist())
 
 
+@pytest.mark.parametrize("bound", [10**6, 2**40])
+def test_distinct_rows_of_wide_columns_with_duplicates(bound):
+    """Value ranges times rows past 63 bits: the rows sorted by a few packed keys."""
+    rng = np.random.default_rng(bound)
+    columns = rng.integers(-bound, bound, size=(3, 800))
+    columns[:, rng.random(800) < 0.5] = columns[:, 3:4]
+    columns[:, 0] = columns[:, 7]
+    expected = Relation(columns.copy()).columns.tolist()
+    assert packed_keys.distinct_rows(columns.copy()).columns.tolist() == expected
+    assert len(expected[0]) < 500
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 3), st.integers(1, 40), st.sampled_from([3, 2**40, 2**63]),
        st.integers(1, 9), st.data())
