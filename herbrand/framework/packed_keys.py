@@ -95,7 +95,7 @@ def _distinct_by_groups(columns: np.ndarray, ranges: list[tuple[int, int]]) -> R
     if first.all():
         return Relation(columns, unique=True)
     positions = np.sort(order[first])
-    return Relation(columns[:, positions], unique=True)
+    return Relation(np.take(columns, positions, axis=1), unique=True)
 
 
 def _compact(values: np.ndarray, keep: np.ndarray) -> int:

@@ -224,12 +224,12 @@ class Relation:
         if not len(other) or not len(self):
             return self
         mine, theirs = row_keys(self._columns, other._columns)
-        return Relation(self._columns[:, ~np.isin(mine, theirs)], unique=True)
+        return Relation(np.compress(~np.isin(mine, theirs), self._columns, axis=1), unique=True)
 
     def intersection(self, other: Relation) -> Relation:
         self._check_arity(other)
         mine, theirs = row_keys(self._columns, other._columns)
-        return Relation(self._columns[:, np.isin(mine, theirs)], unique=True)
+        return Relation(np.compress(np.isin(mine, theirs), self._columns, axis=1), unique=True)
 
     def union(self, other: Relation) -> Relation:
         """Self's rows followed by the rows of other not in self (self stays a prefix)."""
@@ -276,7 +276,7 @@ class Relation:
         if self.arity == 0 or not len(self):
             return self
         order = np.lexsort(self._columns[::-1])
-        return Relation(self._columns[:, order], unique=True)
+        return Relation(np.take(self._columns, order, axis=1), unique=True)
 
 
 def _dedup(columns: np.ndarray) -> np.ndarray:
@@ -290,7 +290,7 @@ def _dedup(columns: np.ndarray) -> np.ndarray:
     _, first = np.unique(keys, return_index=True)
     if len(first) == n:
         return columns
-    return columns[:, np.sort(first)]
+    return np.take(columns, np.sort(first), axis=1)  # C-ordered, as columns[:, i] is not
 
 
 def _require(module: str, extra: str):

@@ -91,3 +91,13 @@ def test_keys_packed_in_parts_on_threads_are_the_keys_packed_here(monkeypatch, w
     rows = sorted(zip(*(column.tolist() for column in values), strict=True))
     assert [row for i in range(len(blocks))
             for row in zip(*(c.tolist() for c in blocks[i]), strict=True)] == rows
+
+
+def test_distinct_rows_of_unpackable_columns_are_c_ordered():
+    """Spans past 2**63 take Relation's own dedup, whose result is C-ordered too (found by
+    the property above on CI: ``columns[:, i]`` is Fortran-ordered)."""
+    columns = np.zeros((2, 14), dtype=np.int64)
+    columns[1, -1] = 2**63 - 1
+    got = packed_keys.distinct_rows(columns)
+    assert got.columns.tolist() == [[0, 0], [0, 2**63 - 1]]
+    assert got.columns.flags.c_contiguous
