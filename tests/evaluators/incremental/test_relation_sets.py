@@ -63,12 +63,14 @@ def test_take_reuses_only_the_same_relation_object_and_drops_the_entry():
     assert sets.nbytes == 0
 
 
-def test_remove_keeps_the_others_in_order_and_findable():
+def test_remove_moves_the_last_rows_into_the_holes_and_keeps_them_findable():
     rows = np.array([[i % 7 for i in range(40)], list(range(40))])
     kept = RelationSet(Relation(rows, unique=True))
-    shrunk, removed = kept.remove(np.array([[3, 0, 9], [3, 0, 99]]))  # (9, 99) is absent
-    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3)]
-    left = [row for row in map(tuple, rows.T.tolist()) if row not in {(0, 0), (3, 3)}]
+    # (9, 99) is absent; (4, 39), the last row, is removed too, so (3, 38) fills a hole
+    shrunk, removed = kept.remove(np.array([[3, 0, 9, 4], [3, 0, 99, 39]]))
+    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3), (4, 39)]
+    left = list(map(tuple, rows[:, :37].T.tolist()))
+    left[0], left[3] = (2, 37), (3, 38)  # the last kept rows, into the holes in order
     assert shrunk.relation.to_rows() == left
     probe = np.array([[i % 7 for i in range(40)], list(range(40))])
     expected = [left.index(row) if row in left else -1 for row in map(tuple, probe.T.tolist())]
