@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import delta_name, delta_variants
+from herbrand.evaluators.fixpoint import DELTA_PREFIX, delta_name, delta_variants
 from herbrand.evaluators.incremental.changes import (
     RESERVED_PREFIX,
     apply_updates,
@@ -60,7 +60,11 @@ from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program, Rule
 
-PLUS, MINUS, OVER = "@plus:", "@minus:", "@over:"
+# The changes and the overdeleted facts that the rewritten rules start from are named as delta
+# relations, so that the join order starts from them whatever the sizes the relational
+# evaluator saw when it planned (and cached) the rule: a plan made on a large first change,
+# reused for a tiny one, would otherwise scan the whole state.
+PLUS, MINUS, OVER = (DELTA_PREFIX + "plus:", DELTA_PREFIX + "minus:", DELTA_PREFIX + "over:")
 
 
 class DRedEngine(StoredEngine):
@@ -92,6 +96,9 @@ class DRedEngine(StoredEngine):
         """Apply deletes then inserts to the inputs and maintain each stratum in order."""
         old = self._state
         new, added, removed = apply_updates(old, insert, delete, self._sets)
+        for name in added:
+            self._evaluator.relation_changed(name, old[name], new[name], removed[name].columns,
+                                             added[name].columns)
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
@@ -154,10 +161,12 @@ class DRedEngine(StoredEngine):
         return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
 
     def _without(self, name: str, relation: Relation, rows: Relation) -> Relation:
-        """``relation`` without ``rows``, through (and keeping) its RelationSet. O(m)
-        expected for m rows, plus the O(n) copy when some leave."""
-        kept, _ = self._sets.take(name, relation).remove(rows.columns)
+        """``relation`` without ``rows``, through (and keeping) its RelationSet, the
+        evaluator's indexes of it told of the change (``relation_changed``). O(m) expected
+        for m rows, plus the O(n) copy when some leave and the indexes' deletes."""
+        kept, gone = self._sets.take(name, relation).remove(rows.columns)
         self._sets.put(name, kept)
+        self._evaluator.relation_changed(name, relation, kept.relation, gone, gone[:, :0])
         return kept.relation
 
     def _keep(self, known: Mapping[str, RelationSet]) -> None:
