@@ -52,7 +52,7 @@ from herbrand.evaluators.incremental.relation_sets import (
     RelationSets,
     hashed_changes,
 )
-from herbrand.evaluators.incremental.selections import select_constants
+from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -78,6 +78,7 @@ class DRedEngine(StoredEngine):
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
         self._sets = RelationSets()  # hash tables of the current relations, for the next update
+        self._selections = KeptSelections()  # constant selections of the state, carried along
         super().__init__()
 
     # -- contract --------------------------------------------------------------------------------
@@ -86,6 +87,7 @@ class DRedEngine(StoredEngine):
         """Materialize semi-naively: the insertion step with every rule as a seed rule."""
         prepared, instance = IncrementalProgram.prepare(program, database)
         self._sets = RelationSets()
+        self._selections = KeptSelections()
         for stratum in prepared.strata:
             known = {name: RelationSet(instance[name]) for name in stratum.relations}
             instance, _ = self._closure(stratum, instance, stratum.rules, {}, known, grow=True)
@@ -102,14 +104,17 @@ class DRedEngine(StoredEngine):
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
+        self._selections.advance(old, new, added, removed, self._evaluator)
         self._commit(self._program, new, self.STRATEGY)
         return changes
 
     def state_size(self) -> tuple[int, int]:
         """The base facts of derived relations (tuples and bytes), plus the bytes of the hash
-        tables kept for the next update (``RelationSets``). O(relations)."""
+        tables and constant selections kept for the next update (``RelationSets``,
+        ``KeptSelections``). O(relations)."""
         kept = [r for name, r in self._state.items() if name.startswith(RESERVED_PREFIX)]
-        return sum(map(len, kept)), sum(r.nbytes for r in kept) + self._sets.nbytes
+        return sum(map(len, kept)), (sum(r.nbytes for r in kept) + self._sets.nbytes
+                                     + self._selections.nbytes)
 
     # -- steps -----------------------------------------------------------------------------------
 
@@ -192,7 +197,8 @@ class DRedEngine(StoredEngine):
                           for v in delta_variants(rule, set(stratum.relations)))
                     if stratum.recursive else ())
         if not grow and seed_rules:  # a fixed instance: constant atoms read selections of it
-            rules, instance = select_constants(tuple(seed_rules) + variants, instance)
+            rules, instance = select_constants(tuple(seed_rules) + variants, instance,
+                                               self._selections)
             seed_rules, variants = rules[:len(seed_rules)], rules[len(seed_rules):]
         derived = dict(seeds)
         for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules

@@ -5,7 +5,11 @@ from __future__ import annotations
 import doctest
 
 from herbrand.evaluators.incremental import selections
-from herbrand.evaluators.incremental.selections import SELECT_PREFIX, select_constants
+from herbrand.evaluators.incremental.selections import (
+    SELECT_PREFIX,
+    KeptSelections,
+    select_constants,
+)
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
@@ -53,3 +57,22 @@ def test_no_constants_no_views():
 
 def test_doctests():
     assert doctest.testmod(selections).failed == 0
+
+
+def test_kept_selections_are_carried_by_the_changes_and_equal_a_fresh_scan():
+    rule, = parse(".decl m(a: number, b: number, c: number)\n"
+                  "m(x, 0, z) :- m(x, 0, y), m(y, 0, z).").rules
+    old = Database({"m": Relation.from_rows([(1, 0, 2), (2, 0, 3), (1, 5, 3)])})
+    kept = KeptSelections()
+    _, first = select_constants([rule], old, kept)
+    added, removed = Relation.from_rows([(4, 0, 5), (6, 7, 8)]), Relation.from_rows([(1, 0, 2)])
+    new = Database({"m": old["m"].difference(removed).union(added)})
+    kept.advance(old, new, {"m": added}, {"m": removed})
+    _, carried = select_constants([rule], new, kept)
+    _, scanned = select_constants([rule], new)
+    expected = {(2, 3), (4, 5)}
+    assert carried["@select:m:1=0"].to_set() == scanned["@select:m:1=0"].to_set() == expected
+    assert kept.nbytes > 0
+    other = Database({"m": Relation.from_rows([(9, 0, 9)])})  # not carried to: scanned again
+    _, fresh = select_constants([rule], other, kept)
+    assert fresh["@select:m:1=0"].to_set() == {(9, 9)}
