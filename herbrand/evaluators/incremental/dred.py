@@ -86,7 +86,7 @@ class DRedEngine(StoredEngine):
     def bootstrap(self, program: Program, database: Database) -> None:
         """Materialize semi-naively: the insertion step with every rule as a seed rule."""
         prepared, instance = IncrementalProgram.prepare(program, database)
-        self._sets = RelationSets()
+        self._sets = RelationSets.of({name: instance[name] for name in prepared.inputs})
         self._selections = KeptSelections()
         for stratum in prepared.strata:
             known = {name: RelationSet(instance[name]) for name in stratum.relations}

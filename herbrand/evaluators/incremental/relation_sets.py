@@ -29,6 +29,8 @@ it safe without undo logs):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numba import njit
 
@@ -276,6 +278,16 @@ class RelationSets:
 
     def __init__(self) -> None:
         self._sets: dict[str, RelationSet] = {}
+
+    @classmethod
+    def of(cls, relations: Mapping[str, Relation]) -> RelationSets:
+        """The sets of ``relations`` (name -> Relation), built now, so that an engine's first
+        update finds them (a bootstrap builds its inputs' sets, which the first update would
+        otherwise build on a miss). O(n) expected per relation."""
+        sets = cls()
+        for name, relation in relations.items():
+            sets.put(name, RelationSet(relation))
+        return sets
 
     def take(self, name: str, relation: Relation) -> RelationSet:
         """A RelationSet of ``relation`` that the caller now owns (and may grow): the kept one
