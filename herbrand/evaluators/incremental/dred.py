@@ -78,7 +78,8 @@ class DRedEngine(StoredEngine):
         self._program: IncrementalProgram | None = None
         self._state: Database | None = None
         self._sets = RelationSets()  # hash tables of the current relations, for the next update
-        self._selections = KeptSelections()  # constant selections of the state, carried along
+        # constant selections of the state relations, carried along their changes
+        self._selections = KeptSelections(self._evaluator)
         super().__init__()
 
     # -- contract --------------------------------------------------------------------------------
@@ -87,7 +88,7 @@ class DRedEngine(StoredEngine):
         """Materialize semi-naively: the insertion step with every rule as a seed rule."""
         prepared, instance = IncrementalProgram.prepare(program, database)
         self._sets = RelationSets.of({name: instance[name] for name in prepared.inputs})
-        self._selections = KeptSelections()
+        self._selections = KeptSelections(self._evaluator)
         for stratum in prepared.strata:
             known = {name: RelationSet(instance[name]) for name in stratum.relations}
             instance, _ = self._closure(stratum, instance, stratum.rules, {}, known, grow=True)
@@ -99,12 +100,10 @@ class DRedEngine(StoredEngine):
         old = self._state
         new, added, removed = apply_updates(old, insert, delete, self._sets)
         for name in added:
-            self._evaluator.relation_changed(name, old[name], new[name], removed[name].columns,
-                                             added[name].columns)
+            self._changed(name, old[name], new[name], removed[name].columns, added[name].columns)
         for stratum in self._program.strata:
             new = self._maintain(stratum, old, new, added, removed)
         changes = as_batch_changes(added, removed)
-        self._selections.advance(old, new, added, removed, self._evaluator)
         self._commit(self._program, new, self.STRATEGY)
         return changes
 
@@ -163,16 +162,27 @@ class DRedEngine(StoredEngine):
                                        **{OVER + n: rows for n, rows in over.items()}})
         rederive = tuple(head_restricted(rule, OVER + rule.head.relation)
                          for rule in stratum.rules if len(over[rule.head.relation]))
-        return over, remaining, (self._evaluator.derive(rederive, instance) if rederive else {})
+        if not rederive:
+            return over, remaining, {}
+        rederive, instance = select_constants(rederive, instance, self._selections)
+        return over, remaining, self._evaluator.derive(rederive, instance)
 
     def _without(self, name: str, relation: Relation, rows: Relation) -> Relation:
         """``relation`` without ``rows``, through (and keeping) its RelationSet, the
-        evaluator's indexes of it told of the change (``relation_changed``). O(m) expected
+        evaluator's indexes and the kept selections of it told of the change. O(m) expected
         for m rows, plus the O(n) copy when some leave and the indexes' deletes."""
         kept, gone = self._sets.take(name, relation).remove(rows.columns)
         self._sets.put(name, kept)
-        self._evaluator.relation_changed(name, relation, kept.relation, gone, gone[:, :0])
+        self._changed(name, relation, kept.relation, gone, gone[:, :0])
         return kept.relation
+
+    def _changed(self, name: str, before: Relation, after: Relation, removed: np.ndarray,
+                 added: np.ndarray) -> None:
+        """Tell the evaluator's indexes and the kept selections of relation ``name`` that
+        ``after`` is ``before`` without ``removed`` and with ``added``. O(m) expected plus
+        the indexes' and views' updates."""
+        self._evaluator.relation_changed(name, before, after, removed, added)
+        self._selections.changed(name, before, after, removed, added)
 
     def _keep(self, known: Mapping[str, RelationSet]) -> None:
         """Keep the grown sets for the next update (they match the Relations committed, and
@@ -201,7 +211,7 @@ class DRedEngine(StoredEngine):
                                                self._selections)
             seed_rules, variants = rules[:len(seed_rules)], rules[len(seed_rules):]
         derived = dict(seeds)
-        for name, rows in (self._evaluator.derive(seed_rules, instance) if seed_rules
+        for name, rows in (self._derive(seed_rules, instance, grow) if seed_rules
                            else {}).items():
             derived[name] = _concat(derived.get(name), rows)
         while True:
@@ -209,7 +219,10 @@ class DRedEngine(StoredEngine):
             for name in stratum.relations:
                 rows = instance[name].columns[:, :0]
                 if name in derived and grow:
+                    before = known[name].relation
                     known[name], rows = known[name].insert(derived[name])
+                    self._selections.changed(name, before, known[name].relation, rows[:, :0],
+                                             rows)
                 elif name in derived:
                     rows = known[name].insert(derived[name])
                 new_rows[name] = Relation(rows, unique=True)
@@ -222,11 +235,20 @@ class DRedEngine(StoredEngine):
                 break
             reads = instance.with_relations(
                 {delta_name(name): rows for name, rows in new_rows.items()})
-            derived = self._evaluator.derive(variants, reads)
+            derived = self._derive(variants, reads, grow)
         found = {name: known[name].relation.columns if grow else known[name].rows()
                  for name in stratum.relations}
         return instance, {name: Relation(rows[:, start[name]:], unique=True)
                           for name, rows in found.items()}
+
+
+    def _derive(self, rules: Sequence[Rule], instance: Database,
+                select: bool) -> dict[str, np.ndarray]:
+        """The evaluator's derivations of ``rules``, their constant atoms over state relations
+        reading the kept selections when ``select`` (``KeptSelections``)."""
+        if select:
+            rules, instance = select_constants(rules, instance, self._selections)
+        return self._evaluator.derive(rules, instance)
 
 
 def _variants(rules: Sequence[Rule], positive: Mapping[str, str],
