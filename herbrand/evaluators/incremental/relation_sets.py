@@ -231,15 +231,26 @@ class RelationSet:
         """``(shrunk, removed)``: the RelationSet of the relation without the rows of the
         (arity, m) batch, and those of them it held. Rows before the first removed one keep
         their positions; the last rows move into the freed positions below the new size.
-        Takes this set's table over, as ``insert``. O(m) expected to unlink the removed rows
-        and relink the moved ones, plus the O(n) copy of the kept rows (a contiguous slice and
-        the moved rows: no mask over the relation, nothing rehashed)."""
+        Takes this set's table over, as ``insert``. O(m log m) to sort the removed positions,
+        O(m) expected to unlink them and relink the moved rows, plus the O(n) copy of the kept
+        rows (a contiguous slice and the moved rows: no mask over the relation, nothing
+        rehashed). When at least half the rows leave, the kept ones get a new table instead
+        (O(n) expected), in their order."""
         at = self.positions(rows)
-        at = np.unique(at[at != _EMPTY])  # distinct, sorted: O(m log m)
+        at = at[at != _EMPTY]
         if not len(at):
             return self, rows[:, :0]
         columns = self.relation.columns
-        size = columns.shape[1] - len(at)
+        n = columns.shape[1]
+        if 2 * len(at) >= n:  # most rows leave: a new table of the few kept is cheaper
+            keep = np.ones(n, dtype=bool)
+            keep[at] = False
+            self._slots = None  # handed over (dropped)
+            return (RelationSet(Relation(np.compress(keep, columns, axis=1), unique=True)),
+                    np.compress(~keep, columns, axis=1))
+        at = np.sort(at)
+        at = at[np.concatenate(([True], at[1:] != at[:-1]))]  # distinct: O(m log m)
+        size = n - len(at)
         tail_kept = np.ones(len(at), dtype=bool)  # positions size, ..., n - 1
         tail_kept[at[at >= size] - size] = False
         sources = size + np.flatnonzero(tail_kept)

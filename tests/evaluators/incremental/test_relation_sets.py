@@ -108,3 +108,12 @@ def test_hashed_changes_are_both_differences_in_order():
     assert [len(r) for r in hashed_changes(old, old)] == [0, 0]
     nothing, everything = Relation.from_rows([()]), Relation.from_rows([()])
     assert [len(r) for r in hashed_changes(nothing, everything)] == [0, 0]
+
+
+def test_removing_most_rows_builds_a_new_table_of_the_kept_ones_in_order():
+    rows = np.array([list(range(10)), [i * i for i in range(10)]])
+    kept = RelationSet(Relation(rows, unique=True))
+    shrunk, removed = kept.remove(rows[:, [0, 2, 3, 5, 7, 9, 9]])  # 6 distinct of 10 leave
+    assert sorted(removed[0].tolist()) == [0, 2, 3, 5, 7, 9]
+    assert shrunk.relation.to_rows() == [(1, 1), (4, 16), (6, 36), (8, 64)]
+    assert shrunk.positions(rows).tolist() == [-1, 0, -1, -1, 1, -1, 2, -1, 3, -1]
