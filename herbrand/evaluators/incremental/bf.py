@@ -36,7 +36,7 @@ from herbrand.framework.syntax import Rule
 
 class BFEngine(DRedEngine):
     """Backward/forward deletion, semi-naive insertion. ``index``: the relational evaluator's
-    index backing."""
+    index backing (``spine`` by default, as ``dred``)."""
 
     STRATEGY = "bf"
 

@@ -68,11 +68,16 @@ PLUS, MINUS, OVER = (DELTA_PREFIX + "plus:", DELTA_PREFIX + "minus:", DELTA_PREF
 
 
 class DRedEngine(StoredEngine):
-    """Delete-rederive. ``index``: the relational evaluator's index backing."""
+    """Delete-rederive. ``index``: the relational evaluator's index backing; ``spine`` by
+    default, because an update changes each relation by a few rows and the engine tells the
+    evaluator's indexes of every change (``RelationalEvaluator.relation_changed``): spine
+    appends a small run for an insert and copies only the runs that lose rows for a delete,
+    where sorted_vector merges its whole run (O(n)) after every change (on RDFS LUBM(1), a
+    one-fact delete 5 -> 1.6 ms; 1% updates and the bootstrap the same within noise)."""
 
     STRATEGY = "dred"  # the name of an update in ``last_strategy``
 
-    def __init__(self, index: str = "sorted_vector"):
+    def __init__(self, index: str = "spine"):
         self.index = index
         self._evaluator = RelationalEvaluator(index=index)
         self._program: IncrementalProgram | None = None
