@@ -22,8 +22,12 @@ overdeleted facts, which may exceed the net change: the known weakness of DRed).
 operations go through hash tables of the current relations kept from one update to the next
 (``relation_sets.RelationSets``): which rows an update or a step adds or removes is O(1)
 expected per row, plus the O(n) copy of each changed relation, never a sort of a whole
-relation. State beyond the materialization: the base facts of derived relations (``@base:``
-relations), usually none, and those tables (two int64 slots per row). Every step reads
+relation. Every change of a relation is also told to the evaluator's indexes
+(``relation_changed``, which take it instead of a rebuild) and to the constant selections kept
+across updates (``selections.KeptSelections``, which every step's constant atoms read), so a
+small update scans no whole relation. State beyond the materialization: the base facts of
+derived relations (``@base:`` relations), usually none, those tables (two int64 slots per row)
+and the kept selections (with their tables). Every step reads
 immutable Relations and the new state is committed at the end, so a failure leaves the engine
 as it was (a table taken by a failed update is dropped, and rebuilt by the next one).
 """
