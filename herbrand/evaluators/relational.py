@@ -302,6 +302,27 @@ class RelationalEvaluator(RuleEvaluator):
 
     # -- indexes ---------------------------------------------------------------------------------
 
+    def relation_changed(self, name: str, before: Relation, after: Relation,
+                         removed: np.ndarray, added: np.ndarray) -> None:
+        """Tell the kept indexes of ``before`` (named ``name``) that ``after`` holds its rows
+        without ``removed`` and with ``added`` (both (arity, m) batches of rows it did not /
+        did hold; the order of rows may differ): each such index that supports deletes
+        takes the change and is kept for ``after``, so its next use costs the index's delete
+        and insert of m rows instead of a rebuild (O(n log n) for sorted_vector); the others
+        are dropped. Indexes of other relations are left alone. O(indexes kept) plus those
+        index operations."""
+        for slot, entry in list(self._indexes.items()):
+            if slot[0] != name or entry.columns is not before.columns:
+                continue
+            if not entry.index.tags.supports_delete:
+                del self._indexes[slot]
+                continue
+            if removed.shape[1]:
+                entry.index.delete(removed)
+            if added.shape[1]:
+                entry.index.insert(added)
+            entry.columns = after.columns
+
     def relation_index(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
         """An index of ``relation`` (named ``name``) keyed on ``key``, kept up to date across
         calls: O(1) for the same relation, O(new rows) after a union, O(n) otherwise."""

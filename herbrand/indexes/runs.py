@@ -154,10 +154,19 @@ class SortedRun:
         return SortedRun(self.codec, merge_unique(mine, theirs), packed)
 
     def difference(self, other: SortedRun) -> SortedRun:
-        """The rows of self not in other. O(n log m) searches plus an O(n) copy if any go."""
+        """The rows of self not in other. O(min(n log m, m log n)) searches (the smaller run's
+        rows are searched in the larger) plus an O(n) copy if any go."""
         if not len(self) or not len(other):
             return self
         mine, theirs, packed = self._aligned(other)
+        if len(other) < len(self):
+            at = np.minimum(searchsorted(mine, theirs, "left"), len(self) - 1)
+            found = at[np.all(mine[:, at] == theirs, axis=0)]
+            if not len(found):
+                return self
+            keep = np.ones(len(self), dtype=bool)
+            keep[found] = False
+            return SortedRun(self.codec, mine[:, keep], packed)
         at = np.minimum(searchsorted(theirs, mine, "left"), len(other) - 1)
         keep = np.any(theirs[:, at] != mine, axis=0)
         if keep.all():

@@ -13,10 +13,11 @@ def test_every_engine_is_measured_on_a_cut_workload_and_rendered():
     assert full > 0 and changed == 4  # 1% of 400 facts
     assert [r.engine for r in results] == ["recompute", "dred"]
     assert all(r.bootstrap > 0 and r.insert > 0 and r.delete > 0 for r in results)
+    assert all(r.fixed_insert > 0 and r.fixed_delete > 0 for r in results)
     assert results[0].state == 0  # recompute keeps nothing beyond the materialization
     text = update_costs.render("tc-graph1000", full, changed, results)
     assert text.splitlines()[0].startswith("tc-graph1000: warm materialize")
-    assert "dred" in text.splitlines()[2] and "%)" in text
+    assert "dred" in text.splitlines()[2] and "%)" in text and "fixed" in text
 
 
 def test_the_command_line_prints_one_block_per_workload(capsys):

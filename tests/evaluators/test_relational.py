@@ -104,3 +104,23 @@ def test_indexes_grow_by_the_appended_tail():
     other = Relation.from_rows([(2, 9)])
     third = evaluator.evaluate([rule], instance.with_relations({"e": other}))["p"].to_set()
     assert third == {(0, 9)}
+
+
+@pytest.mark.parametrize("index", ["sorted_vector", "spine", "hash"])
+def test_indexes_told_of_a_change_take_it_instead_of_a_rebuild(index):
+    evaluator = RelationalEvaluator(index=index)
+    rule = parse("p(x, z) :- q(x, y), e(y, z).").rules[0]
+    before = Relation.from_rows([(1, 2), (2, 3), (1, 4)])
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({"q": Relation.from_rows([(0, 1), (0, 2)]), "e": before})
+    assert evaluator.evaluate([rule], instance)["p"].to_set() == {(0, 2), (0, 3), (0, 4)}
+    (entry,) = evaluator._indexes.values()
+    kept = entry.index
+    after = Relation.from_rows([(2, 3), (1, 7)])  # (1, 2) and (1, 4) out, (1, 7) in
+    evaluator.relation_changed("e", before, after, np.array([[1, 1], [2, 4]]),
+                               np.array([[1], [7]]))
+    evaluator.relation_changed("q", before, after, before.columns, after.columns)  # no index
+    result = evaluator.evaluate([rule], instance.with_relations({"e": after}))["p"].to_set()
+    assert result == {(0, 3), (0, 7)}
+    (entry,) = evaluator._indexes.values()
+    assert entry.index is kept  # every built-in index supports delete

@@ -22,6 +22,8 @@ Shared helpers, usable by any engine:
 - ``relation_sets``: ``RelationSet`` (a Relation with a hash table of its row positions that
   grows and shrinks with it) and ``RelationSets`` (one per relation name, kept across updates,
   so membership costs O(1) per probed row instead of O(n) per update).
+- ``selections``: constant selections of fixed relations (``select_constants``), and
+  ``KeptSelections``, which keeps them across updates and carries them by each change.
 - ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
   ``add_sorted``, ``weights_of``).
 - ``counting_merge``: numba kernels over sorted packed keys (galloping ``sorted_positions``,

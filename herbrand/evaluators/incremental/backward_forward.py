@@ -64,7 +64,7 @@ import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.programs import renamed, with_body
-from herbrand.evaluators.incremental.selections import select_constants
+from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
@@ -124,11 +124,13 @@ def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
 
 class BackwardForward:
     """The deletion step of one stratum: ``deleted(seeds)``. ``old`` holds the state before
-    the update, ``new`` the new lower strata (and the stratum's old facts)."""
+    the update, ``new`` the new lower strata (and the stratum's old facts); ``selections``:
+    the engine's kept constant selections of them, if it keeps any."""
 
     def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, old: Database,
-                 new: Database):
+                 new: Database, selections: KeptSelections | None = None):
         self._evaluator, self._old, self._new = evaluator, old, new
+        self._selections = selections
         self._relations = stratum.relations
         self._instances = tuple(instance_rule(rule, number, stratum.relations)
                                 for number, rule in enumerate(stratum.rules))
@@ -166,15 +168,17 @@ class BackwardForward:
 
     def _select_constants(self) -> None:
         """Rewrite the rules to read their constant selections of the relations the rounds
-        never change (``selections``): one O(n) scan per distinct selection for the whole
-        step, instead of one per rule application."""
+        never change (``selections``): the kept selections, or one O(n) scan per distinct
+        selection for the whole step, instead of one per rule application."""
         rules, self._new = select_constants(
-            [i.rule for i in self._instances] + list(self._saturation), self._new)
+            [i.rule for i in self._instances] + list(self._saturation), self._new,
+            self._selections)
         count = len(self._instances)
         self._instances = tuple(replace(instance, rule=rule) for instance, rule in
                                 zip(self._instances, rules[:count], strict=True))
         self._saturation = rules[count:]
-        self._consequences, self._old = select_constants(self._consequences, self._old)
+        self._consequences, self._old = select_constants(self._consequences, self._old,
+                                                         self._selections)
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:

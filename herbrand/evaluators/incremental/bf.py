@@ -36,7 +36,7 @@ from herbrand.framework.syntax import Rule
 
 class BFEngine(DRedEngine):
     """Backward/forward deletion, semi-naive insertion. ``index``: the relational evaluator's
-    index backing."""
+    index backing (``spine`` by default, as ``dred``)."""
 
     STRATEGY = "bf"
 
@@ -44,7 +44,8 @@ class BFEngine(DRedEngine):
                 deletion_rules: Sequence[Rule]) -> tuple[dict[str, Relation],
                                                          dict[str, Relation], dict]:
         """The facts without a proof after the change (no seeds: what is proved stays)."""
-        seeds = self._evaluator.derive(deletion_rules, old) if deletion_rules else {}
-        gone = BackwardForward(self._evaluator, stratum, old, new).deleted(seeds)
+        seeds = self._derive(deletion_rules, old, True) if deletion_rules else {}
+        gone = BackwardForward(self._evaluator, stratum, old, new,
+                               self._selections).deleted(seeds)
         return gone, {name: self._without(name, old[name], gone[name])
                       for name in stratum.relations}, {}

@@ -10,8 +10,9 @@ kernels; it answers ``contains`` / ``positions`` for m rows in O(m) expected and
 appending (``insert``): the new Relation is R's rows followed by the new ones, so every old
 position stays valid and only the new positions are added to the table (O(m) expected, plus
 the O(|R|) copy that appending to an immutable Relation costs anyway). It shrinks (``remove``)
-by unlinking the removed positions (backward-shift deletion, no tombstones) and renumbering
-the others in one pass, never rehashing. The table is the only memory beyond R:
+by unlinking the removed positions (backward-shift deletion, no tombstones) and moving the
+last rows into the freed positions (renumbering only those in the table), never rehashing, so
+a removal costs O(m) expected plus the copy of the kept rows. The table is the only memory beyond R:
 two int64 slots per row (rounded up to a power of two).
 
 ``RelationSets`` keeps one RelationSet per relation name between updates. Contract (what keeps
@@ -27,6 +28,8 @@ it safe without undo logs):
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -110,19 +113,15 @@ def _delete_positions(slots, columns, positions):
 
 
 @njit(nogil=True, cache=True)
-def _renumber(slots, kept):
-    """Number the table's positions as among the ``kept`` rows only (the removed ones are
-    unlinked already): each drops by the removed rows before it. O(n + slots)."""
-    shift = np.empty(len(kept), dtype=np.int64)
-    removed = 0
-    for p in range(len(kept)):
-        shift[p] = removed
-        if not kept[p]:
-            removed += 1
-    for s in range(len(slots)):
-        at = slots[s]
-        if at != _EMPTY:
-            slots[s] = at - shift[at]
+def _relink(slots, columns, sources, targets):
+    """Renumber positions ``sources`` (present in the table) as ``targets``: the rows moved
+    to other positions of a relation with the same rows. O(len(sources)) expected."""
+    mask = np.uint64(len(slots) - 1)
+    for j in range(len(sources)):
+        i = _home(columns, sources[j], mask)
+        while slots[i] != sources[j]:
+            i = (i + np.uint64(1)) & mask
+        slots[i] = targets[j]
 
 
 @njit(nogil=True, cache=True)
@@ -230,21 +229,39 @@ class RelationSet:
 
     def remove(self, rows: np.ndarray) -> tuple[RelationSet, np.ndarray]:
         """``(shrunk, removed)``: the RelationSet of the relation without the rows of the
-        (arity, m) batch (the others keep their order), and those of them it held. Takes this
-        set's table over, as ``insert``. O(m) expected to unlink them, plus O(n) to copy the
-        kept rows and renumber the table's positions (nothing is rehashed)."""
+        (arity, m) batch, and those of them it held. Rows before the first removed one keep
+        their positions; the last rows move into the freed positions below the new size.
+        Takes this set's table over, as ``insert``. O(m log m) to sort the removed positions,
+        O(m) expected to unlink them and relink the moved rows, plus the O(n) copy of the kept
+        rows (a contiguous slice and the moved rows: no mask over the relation, nothing
+        rehashed). When at least half the rows leave, the kept ones get a new table instead
+        (O(n) expected), in their order."""
         at = self.positions(rows)
         at = at[at != _EMPTY]
         if not len(at):
             return self, rows[:, :0]
-        keep = np.ones(len(self.relation), dtype=bool)
-        keep[at] = False
-        at = np.flatnonzero(~keep)  # distinct and sorted, in O(n) (no sort)
         columns = self.relation.columns
+        n = columns.shape[1]
+        if 2 * len(at) >= n:  # most rows leave: a new table of the few kept is cheaper
+            keep = np.ones(n, dtype=bool)
+            keep[at] = False
+            self._slots = None  # handed over (dropped)
+            return (RelationSet(Relation(np.compress(keep, columns, axis=1), unique=True)),
+                    np.compress(~keep, columns, axis=1))
+        at = np.sort(at)
+        at = at[np.concatenate(([True], at[1:] != at[:-1]))]  # distinct: O(m log m)
+        size = n - len(at)
+        tail_kept = np.ones(len(at), dtype=bool)  # positions size, ..., n - 1
+        tail_kept[at[at >= size] - size] = False
+        sources = size + np.flatnonzero(tail_kept)
+        targets = at[:len(sources)]  # the freed positions below size, in order
         slots = self._slots
         _delete_positions(slots, self._columns(), at)
-        _renumber(slots, keep)
-        shrunk = RelationSet(Relation(columns[:, keep], unique=True), slots)
+        _relink(slots, self._columns(), sources, targets)
+        kept = np.empty((columns.shape[0], size), dtype=np.int64)
+        kept[:] = columns[:, :size]
+        kept[:, targets] = columns[:, sources]
+        shrunk = RelationSet(Relation(kept, unique=True), slots)
         self._slots = None  # handed over
         return shrunk, columns[:, at]
 
@@ -272,6 +289,16 @@ class RelationSets:
 
     def __init__(self) -> None:
         self._sets: dict[str, RelationSet] = {}
+
+    @classmethod
+    def of(cls, relations: Mapping[str, Relation]) -> RelationSets:
+        """The sets of ``relations`` (name -> Relation), built now, so that an engine's first
+        update finds them (a bootstrap builds its inputs' sets, which the first update would
+        otherwise build on a miss). O(n) expected per relation."""
+        sets = cls()
+        for name, relation in relations.items():
+            sets.put(name, RelationSet(relation))
+        return sets
 
     def take(self, name: str, relation: Relation) -> RelationSet:
         """A RelationSet of ``relation`` that the caller now owns (and may grow): the kept one

@@ -12,7 +12,9 @@ literal over ``@select:<relation>:<column>=<value>,...`` with the other terms, a
 rewritten rules with ``fixed`` extended by those relations. The rows of such a relation are
 exactly the relation's rows holding those values, without the constant columns, so every rule
 derives what it derived before. Cost: O(n) per distinct selection, once; the views are
-ordinary Relations (their rows are distinct: the dropped columns are constant).
+ordinary Relations (their rows are distinct: the dropped columns are constant). With a
+``KeptSelections``, an engine keeps the views across updates and carries them by each update's
+changes (``KeptSelections.changed``), so a selection costs O(change) instead of a scan.
 
     >>> from herbrand.framework.parser import parse
     >>> rule, = parse(".decl m(a: number, b: number, c: number)\\n"
@@ -30,6 +32,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.incremental.programs import with_body
+from herbrand.evaluators.incremental.relation_sets import RelationSet
+from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule
 
@@ -57,24 +61,90 @@ def _view(relation: Relation, constants: tuple[tuple[int, int], ...]) -> Relatio
     return Relation(columns[kept][:, mask], unique=True)
 
 
-def select_constants(rules: Sequence[Rule], fixed: Database
-                     ) -> tuple[tuple[Rule, ...], Database]:
+class KeptSelections:
+    """Selections of an engine's state relations kept across rule applications and updates:
+    per selection, the rows of the relation it was taken from and the view (with its hash
+    table, a ``RelationSet``), carried along each change of that relation the engine reports
+    (``changed``) instead of a scan of the relation (O(n) per selection and application).
+    Only relations whose names are not reserved (no '@': the state, not the changes) are
+    kept. Memory: the views kept and their tables."""
+
+    def __init__(self, evaluator: RelationalEvaluator | None = None) -> None:
+        self._evaluator = evaluator  # told of each view's change, so its indexes follow
+        # relation name -> selection name -> (constants, source columns, view, and the source
+        # and view before the last change: an update reads the old state as well as the new)
+        self._views: dict[str, dict[str, tuple]] = {}
+
+    @staticmethod
+    def keeps(relation_name: str) -> bool:
+        """Whether selections of this relation are kept (a state relation, not a change)."""
+        return not relation_name.startswith("@")
+
+    def view(self, name: str, relation_name: str, relation: Relation,
+             constants: tuple[tuple[int, int], ...]) -> Relation:
+        """The selection ``name`` of ``relation``: the kept one when taken from these very
+        rows (or from those before the relation's last change), else a scan (O(n)), kept."""
+        views = self._views.setdefault(relation_name, {})
+        kept = views.get(name)
+        if kept is not None and kept[1] is relation.columns:
+            return kept[2].relation
+        if kept is not None and kept[3] is relation.columns:
+            return kept[4]
+        view = RelationSet(_view(relation, constants))
+        views[name] = (constants, relation.columns, view, None, None)
+        return view.relation
+
+    def changed(self, relation_name: str, before: Relation, after: Relation,
+                removed: np.ndarray, added: np.ndarray) -> None:
+        """``after`` is ``before`` without the rows ``removed`` and with ``added`` (both
+        (arity, m) batches): the views taken from ``before`` follow (their selected rows out
+        and in, through their tables; the view of ``before`` stays readable until the next
+        change), the others of the relation are dropped. O(m) expected plus the copy of each
+        view that changes."""
+        views = self._views.get(relation_name)
+        if not views or after is before:
+            return
+        for name, (constants, source, view, _, _) in list(views.items()):
+            if source is not before.columns:
+                del views[name]
+                continue
+            shrunk, gone = view.remove(_view(Relation(removed, unique=True), constants).columns)
+            grown, fresh = shrunk.insert(_view(Relation(added, unique=True), constants).columns)
+            if self._evaluator is not None and grown is not view:
+                self._evaluator.relation_changed(name, view.relation, grown.relation, gone,
+                                                 fresh)
+            views[name] = (constants, after.columns, grown, source, view.relation)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the kept views and their tables. O(views)."""
+        return sum(kept[2].relation.nbytes + kept[2].nbytes
+                   + (kept[4].nbytes if kept[4] is not None else 0)
+                   for views in self._views.values() for kept in views.values())
+
+
+def select_constants(rules: Sequence[Rule], fixed: Database,
+                     kept: KeptSelections | None = None) -> tuple[tuple[Rule, ...], Database]:
     """The rules reading constant selections of ``fixed``'s relations, and ``fixed`` with
-    those selections (see the module doc). O(rules · body) plus O(n) per distinct
-    selection."""
+    those selections (see the module doc). With ``kept``, only the relations it keeps are
+    selected, their views taken from it. O(rules · body) plus O(n) per distinct selection
+    not kept."""
     views: dict[str, Relation] = {}
     rewritten = []
     for rule in rules:
         body = []
         for element in rule.body:
             if (isinstance(element, Literal) and not element.negated
-                    and element.atom.relation in fixed):
+                    and element.atom.relation in fixed
+                    and (kept is None or kept.keeps(element.atom.relation))):
                 constants, others = _selection(element)
                 if constants and others:
-                    name = SELECT_PREFIX + element.atom.relation + ":" + ",".join(
+                    relation = element.atom.relation
+                    name = SELECT_PREFIX + relation + ":" + ",".join(
                         f"{column}={value}" for column, value in constants)
                     if name not in views:
-                        views[name] = _view(fixed[element.atom.relation], constants)
+                        views[name] = (_view(fixed[relation], constants) if kept is None else
+                                       kept.view(name, relation, fixed[relation], constants))
                     element = Literal(Atom(name, others, element.atom.location))
             body.append(element)
         rewritten.append(with_body(rule, tuple(body)))

@@ -63,12 +63,14 @@ def test_take_reuses_only_the_same_relation_object_and_drops_the_entry():
     assert sets.nbytes == 0
 
 
-def test_remove_keeps_the_others_in_order_and_findable():
+def test_remove_moves_the_last_rows_into_the_holes_and_keeps_them_findable():
     rows = np.array([[i % 7 for i in range(40)], list(range(40))])
     kept = RelationSet(Relation(rows, unique=True))
-    shrunk, removed = kept.remove(np.array([[3, 0, 9], [3, 0, 99]]))  # (9, 99) is absent
-    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3)]
-    left = [row for row in map(tuple, rows.T.tolist()) if row not in {(0, 0), (3, 3)}]
+    # (9, 99) is absent; (4, 39), the last row, is removed too, so (3, 38) fills a hole
+    shrunk, removed = kept.remove(np.array([[3, 0, 9, 4], [3, 0, 99, 39]]))
+    assert sorted(map(tuple, removed.T.tolist())) == [(0, 0), (3, 3), (4, 39)]
+    left = list(map(tuple, rows[:, :37].T.tolist()))
+    left[0], left[3] = (2, 37), (3, 38)  # the last kept rows, into the holes in order
     assert shrunk.relation.to_rows() == left
     probe = np.array([[i % 7 for i in range(40)], list(range(40))])
     expected = [left.index(row) if row in left else -1 for row in map(tuple, probe.T.tolist())]
@@ -106,3 +108,12 @@ def test_hashed_changes_are_both_differences_in_order():
     assert [len(r) for r in hashed_changes(old, old)] == [0, 0]
     nothing, everything = Relation.from_rows([()]), Relation.from_rows([()])
     assert [len(r) for r in hashed_changes(nothing, everything)] == [0, 0]
+
+
+def test_removing_most_rows_builds_a_new_table_of_the_kept_ones_in_order():
+    rows = np.array([list(range(10)), [i * i for i in range(10)]])
+    kept = RelationSet(Relation(rows, unique=True))
+    shrunk, removed = kept.remove(rows[:, [0, 2, 3, 5, 7, 9, 9]])  # 6 distinct of 10 leave
+    assert sorted(removed[0].tolist()) == [0, 2, 3, 5, 7, 9]
+    assert shrunk.relation.to_rows() == [(1, 1), (4, 16), (6, 36), (8, 64)]
+    assert shrunk.positions(rows).tolist() == [-1, 0, -1, -1, 1, -1, 2, -1, 3, -1]
