@@ -10,7 +10,11 @@ lower strata acting as input changes of the higher ones (negated relations inclu
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
 abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
-instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). The
+instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). After
+abandoned attempts in a row the engine bootstraps at once for a few updates (exponential
+backoff, ``elastic_budget.SwitchBackoff``): on a small program an Update's fixed cost in Python
+exceeds a whole Bootstrap, and every attempt was wasted. ``last_switch`` records the budget,
+the work counted against it and how the update ended. The
 work an Update does for the native Bootstrap (the proof counts and row indexes it deferred) is
 that Bootstrap's: it does not count against the Update (up to the budget itself) and is added
 to the Bootstrap's time (``elastic_budget``).
@@ -39,7 +43,12 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
-from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
+from herbrand.evaluators.incremental.elastic_budget import (
+    Abandoned,
+    SwitchBackoff,
+    SwitchBudget,
+    SwitchRecord,
+)
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
@@ -112,7 +121,9 @@ class ElasticEngine(IncrementalEvaluator):
         self._evaluator = RelationalEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._bootstrap_seconds = 0.0
+        self._backoff = SwitchBackoff()
         self._strategy = "none"
+        self.last_switch: SwitchRecord | None = None  # the last Update against its budget
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -123,29 +134,32 @@ class ElasticEngine(IncrementalEvaluator):
         prepared, instance = IncrementalProgram.prepare(program, database)
         snapshot = self._bootstrapped(prepared, instance)
         self._snapshot, self._bootstrap_seconds = snapshot, self.clock() - start
-        self._strategy = "bootstrap"
+        self._backoff, self._strategy = SwitchBackoff(), "bootstrap"
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
         """Apply one transaction (deletes first) with Algorithm 3, or bootstrap again when the
-        switch fires. Raises EvaluationError for a relation that is not an input."""
+        switch fires (or without an attempt, after abandoned ones: ``SwitchBackoff``). Raises
+        EvaluationError for a relation that is not an input."""
         snapshot = self._require()
         budget = SwitchBudget(self.clock, self.switch * self._bootstrap_seconds)
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
-        try:
-            new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                     budget)
-            strategy = "update"
+        if not self._backoff.attempt():
+            strategy = "skipped-to-bootstrap"
+        else:
+            try:
+                new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
+                                                         budget)
+                strategy = "update"
+            except Abandoned:
+                strategy = "switched-to-bootstrap"
+            self._backoff.record(strategy != "update")
+        self.last_switch = SwitchRecord(budget.limit, budget.counted(), budget.exempted,
+                                        strategy)
+        if strategy == "update":
             # the counts and indexes computed here were the Bootstrap's deferred work
             self._bootstrap_seconds += budget.exempted
-        except Abandoned:
-            bootstrap_start = self.clock()
-            new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
-            self._bootstrap_seconds = self.clock() - bootstrap_start
-            changes = dict(input_changes)
-            for name, state in new_snapshot.states.items():
-                added, removed = snapshot.states[name].changes_to(state)
-                if added.shape[1] or removed.shape[1]:
-                    changes[name] = (added, removed)
+        else:
+            new_snapshot, changes = self._rebootstrapped(snapshot, database, input_changes)
             strategy = "switched-to-bootstrap"
         self._snapshot, self._strategy = new_snapshot, strategy
         return changes
@@ -170,6 +184,20 @@ class ElasticEngine(IncrementalEvaluator):
         if self._snapshot is None:
             raise EvaluationError("the engine has not been bootstrapped")
         return self._snapshot
+
+    def _rebootstrapped(self, snapshot: _Snapshot, database: Database, input_changes
+                        ) -> tuple[_Snapshot, BatchChanges]:
+        """The switch: Bootstrap from ``database``'s inputs (timed as the new Bootstrap) and
+        the changes of every derived relation against ``snapshot``."""
+        bootstrap_start = self.clock()
+        new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
+        self._bootstrap_seconds = self.clock() - bootstrap_start
+        changes = dict(input_changes)
+        for name, state in new_snapshot.states.items():
+            added, removed = snapshot.states[name].changes_to(state)
+            if added.shape[1] or removed.shape[1]:
+                changes[name] = (added, removed)
+        return new_snapshot, changes
 
     def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
         plans = tuple(_StratumPlan.of(s) for s in prepared.strata)

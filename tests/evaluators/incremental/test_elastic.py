@@ -3,6 +3,8 @@ deletes, the switch, aggregates recomputed per stratum, atomicity."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -166,10 +168,57 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
     engine.update({}, _edges([(10, 11)]))
     assert engine.last_strategy == "switched-to-bootstrap"
     assert (0, 11) not in engine.database["tc"] and (11, 30) in engine.database["tc"]
+    assert engine.last_switch.strategy == "switched-to-bootstrap"
+    assert engine.last_switch.budget == 5.0 and engine.last_switch.counted > 5.0
     monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: 0.0))
-    engine.update(_edges([(10, 11)]), {})
-    assert engine.last_strategy == "update"
+    engine.update(_edges([(10, 11)]), {})  # after one abandoned attempt, one update skips it
+    assert engine.last_switch.strategy == "skipped-to-bootstrap"
+    engine.update({}, _edges([(20, 21)]))
+    assert engine.last_strategy == "update" and engine.last_switch.strategy == "update"
+    engine.update(_edges([(20, 21)]), {})
+    assert engine.last_strategy == "update" and engine.last_switch.strategy == "update"
     assert (0, 30) in engine.database["tc"]
+
+
+def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
+    engine = _tc_engine(0.0)
+    ticks = itertools.count()  # a second per reading: every attempt is abandoned at its first join
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks)))
+    derive = elastic_stratum.StratumRun.derive
+    joins = []
+
+    def counted(self, *args):
+        joins.append(1)
+        return derive(self, *args)
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "derive", counted)
+    strategies = []
+    for edge in range(10, 20):
+        joins.clear()
+        engine.update({}, _edges([(edge, edge + 1)]))
+        strategies.append((engine.last_switch.strategy, bool(joins)))
+        assert engine.last_strategy == "switched-to-bootstrap"
+    attempted = ("switched-to-bootstrap", True)
+    skipped = ("skipped-to-bootstrap", False)
+    assert strategies == [attempted, skipped, attempted] + [skipped] * 3 + [attempted] + [
+        skipped] * 3
+    assert (0, 10) in engine.database["tc"] and (0, 11) not in engine.database["tc"]
+    engine.switch = 1e9
+    for edge in range(10, 15):  # the other 4 of the 7 skips, then an attempt that completes
+        engine.update(_edges([(edge, edge + 1)]), {})
+    assert engine.last_switch.strategy == "update" and (0, 15) in engine.database["tc"]
+    engine.update(_edges([(15, 16)]), {})  # a completed Update resets the backoff
+    assert engine.last_switch.strategy == "update"
+
+
+def test_a_bootstrap_resets_the_backoff():
+    engine = _tc_engine(0.0)
+    engine.update({}, _edges([(10, 11)]))
+    engine.update(_edges([(10, 11)]), {})
+    assert engine.last_switch.strategy == "skipped-to-bootstrap"
+    engine.bootstrap(parse(TC), engine.database)
+    engine.update({}, _edges([(10, 11)]))
+    assert engine.last_switch.strategy == "switched-to-bootstrap"
 
 
 def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
