@@ -9,7 +9,7 @@ Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order
 lower strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
-abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
+abandoned (checked before each stratum and after every join of the Update) and the engine bootstraps from the updated inputs
 instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). After
 abandoned attempts in a row the engine bootstraps at once for a few updates (exponential
 backoff, ``elastic_budget.SwitchBackoff``): on a small program an Update's fixed cost in Python
@@ -240,6 +240,7 @@ class ElasticEngine(IncrementalEvaluator):
         for plan in snapshot.plans:
             if not plan.reads & changes.keys():
                 continue
+            budget.check()  # before a stratum's first join: the inputs' update may have used it up
             if plan.aggregated:
                 fresh = self._bootstrap_stratum(plan, database)
                 budget.check()

@@ -182,21 +182,21 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
 
 def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
     engine = _tc_engine(0.0)
-    ticks = itertools.count()  # a second per reading: every attempt is abandoned at its first join
+    ticks = itertools.count()  # a second per reading: every attempt is abandoned at once
     monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks)))
-    derive = elastic_stratum.StratumRun.derive
-    joins = []
+    propagated = ElasticEngine._propagated
+    attempts = []
 
     def counted(self, *args):
-        joins.append(1)
-        return derive(self, *args)
+        attempts.append(1)
+        return propagated(self, *args)
 
-    monkeypatch.setattr(elastic_stratum.StratumRun, "derive", counted)
+    monkeypatch.setattr(ElasticEngine, "_propagated", counted)
     strategies = []
     for edge in range(10, 20):
-        joins.clear()
+        attempts.clear()
         engine.update({}, _edges([(edge, edge + 1)]))
-        strategies.append((engine.last_switch.strategy, bool(joins)))
+        strategies.append((engine.last_switch.strategy, bool(attempts)))
         assert engine.last_strategy == "switched-to-bootstrap"
     attempted = ("switched-to-bootstrap", True)
     skipped = ("skipped-to-bootstrap", False)
