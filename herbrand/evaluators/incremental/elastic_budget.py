@@ -16,8 +16,8 @@ the whole deferred work: on a workload where every Update switches (TC over grap
 row indexes take longer to build than its Bootstrap), the attempts stay 2 x 20% of a Bootstrap.
 
 ``SwitchBackoff`` decides whether to attempt an Update at all: after j abandoned attempts in a
-row the next 2^j - 1 updates (at most ``MAX_SKIPPED``) bootstrap at once, and an Update that
-completes resets j. On TC over graph1000 a Bootstrap takes about 2 ms and an Update's fixed
+row the next 2^j - 1 updates (at most ``MAX_SKIPPED``) bootstrap at once, unless one is at
+most half the size of the smallest of those attempts, and an Update that completes resets j. On TC over graph1000 a Bootstrap takes about 2 ms and an Update's fixed
 cost in Python is several times that, so every attempt was abandoned: the engine paid 20% of a
 Bootstrap more than recompute on every epoch. With the backoff a run of switching epochs pays
 for one attempt in 2^j (at most one in ``MAX_SKIPPED`` + 1), and a workload whose updates become
@@ -102,22 +102,33 @@ MAX_SKIPPED = 7  # updates bootstrapped at once, at most, after abandoned attemp
 
 
 class SwitchBackoff:
-    """Whether to attempt the next Update, from how the last ones ended (see the module doc)."""
+    """Whether to attempt the next Update, from how the last ones ended (see the module doc).
 
-    __slots__ = ("_abandoned", "_skip")
+    An update at most half the size (changed input rows) of the smallest abandoned attempt of
+    the current run is attempted whatever the count of skips: an abandoned large update says
+    nothing about a small one (the 13 epochs' small update after a large insert)."""
+
+    __slots__ = ("_abandoned", "_skip", "_smallest")
 
     def __init__(self) -> None:
         self._abandoned = 0  # abandoned attempts in a row
         self._skip = 0  # updates still to bootstrap without an attempt
+        self._smallest = 0  # changed input rows of the smallest of those attempts
 
-    def attempt(self) -> bool:
-        """Whether to attempt this update (False consumes one skipped update)."""
-        if self._skip:
-            self._skip -= 1
-            return False
-        return True
+    def attempt(self, size: int) -> bool:
+        """Whether to attempt an update changing ``size`` input rows (False consumes one
+        skipped update)."""
+        if not self._skip or 2 * size <= self._smallest:
+            return True
+        self._skip -= 1
+        return False
 
-    def record(self, abandoned: bool) -> None:
-        """An attempted Update completed (False) or was abandoned (True)."""
-        self._abandoned = self._abandoned + 1 if abandoned else 0
+    def record(self, abandoned: bool, size: int) -> None:
+        """An attempted Update of ``size`` changed input rows completed (False) or was
+        abandoned (True)."""
+        if abandoned:
+            self._smallest = min(self._smallest, size) if self._abandoned else size
+            self._abandoned += 1
+        else:
+            self._abandoned = 0
         self._skip = min(2 ** self._abandoned - 1, MAX_SKIPPED)

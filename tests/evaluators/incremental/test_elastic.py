@@ -171,11 +171,7 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
     assert engine.last_switch.strategy == "switched-to-bootstrap"
     assert engine.last_switch.budget == 5.0 and engine.last_switch.counted > 5.0
     monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: 0.0))
-    engine.update(_edges([(10, 11)]), {})  # after one abandoned attempt, one update skips it
-    assert engine.last_switch.strategy == "skipped-to-bootstrap"
-    engine.update({}, _edges([(20, 21)]))
-    assert engine.last_strategy == "update" and engine.last_switch.strategy == "update"
-    engine.update(_edges([(20, 21)]), {})
+    engine.update(_edges([(10, 11)]), {})  # an insert: attempted (deletes back off apart)
     assert engine.last_strategy == "update" and engine.last_switch.strategy == "update"
     assert (0, 30) in engine.database["tc"]
 
@@ -203,21 +199,23 @@ def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
     assert strategies == [attempted, skipped, attempted] + [skipped] * 3 + [attempted] + [
         skipped] * 3
     assert (0, 10) in engine.database["tc"] and (0, 11) not in engine.database["tc"]
+    engine.update(_edges([(10, 11)]), {})  # inserts back off apart: attempted
+    assert engine.last_switch.strategy == "switched-to-bootstrap" and attempts
     engine.switch = 1e9
-    for edge in range(10, 15):  # the other 4 of the 7 skips, then an attempt that completes
-        engine.update(_edges([(edge, edge + 1)]), {})
-    assert engine.last_switch.strategy == "update" and (0, 15) in engine.database["tc"]
-    engine.update(_edges([(15, 16)]), {})  # a completed Update resets the backoff
+    for edge in range(20, 25):  # the other 4 of the deletes' 7 skips, then a completed attempt
+        engine.update({}, _edges([(edge, edge + 1)]))
+    assert engine.last_switch.strategy == "update" and (0, 25) not in engine.database["tc"]
+    engine.update({}, _edges([(25, 26)]))  # a completed Update resets the backoff
     assert engine.last_switch.strategy == "update"
 
 
 def test_a_bootstrap_resets_the_backoff():
     engine = _tc_engine(0.0)
     engine.update({}, _edges([(10, 11)]))
-    engine.update(_edges([(10, 11)]), {})
+    engine.update({}, _edges([(11, 12)]))
     assert engine.last_switch.strategy == "skipped-to-bootstrap"
     engine.bootstrap(parse(TC), engine.database)
-    engine.update({}, _edges([(10, 11)]))
+    engine.update({}, _edges([(12, 13)]))
     assert engine.last_switch.strategy == "switched-to-bootstrap"
 
 

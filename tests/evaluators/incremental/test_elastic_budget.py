@@ -98,12 +98,22 @@ def test_backoff_skips_twice_as_many_updates_after_each_abandoned_attempt():
     backoff = SwitchBackoff()
     pattern = []
     for _ in range(30):
-        attempt = backoff.attempt()
+        attempt = backoff.attempt(10)
         pattern.append(attempt)
         if attempt:
-            backoff.record(abandoned=True)
+            backoff.record(True, 10)
     gaps = np.diff(np.flatnonzero(pattern)).tolist()
     assert gaps == [2, 4, 8, 8]  # 1, 3, 7 skipped, then at most MAX_SKIPPED
     assert MAX_SKIPPED == 7
-    backoff.record(abandoned=False)
-    assert backoff.attempt() and backoff.attempt()
+    backoff.record(False, 10)
+    assert backoff.attempt(10) and backoff.attempt(10)
+
+
+def test_backoff_attempts_an_update_half_the_size_of_the_abandoned_ones():
+    backoff = SwitchBackoff()
+    backoff.record(True, 100)
+    backoff.record(True, 20)  # the smallest abandoned: 20 rows
+    assert not backoff.attempt(11)
+    assert backoff.attempt(10)  # half of it: attempted, no skip consumed
+    backoff.record(True, 10)
+    assert not backoff.attempt(6) and backoff.attempt(5)
