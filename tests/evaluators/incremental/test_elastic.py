@@ -293,3 +293,31 @@ def test_tombstones_are_compacted_and_the_state_stays_exact():
     fresh.bootstrap(parse(TC), Database({"e": Relation.from_rows([(i, i + 1) for i in range(29)])}))
     _assert_agrees(_state(engine), _state(fresh), "compacted")
     assert engine.database["tc"] == fresh.database["tc"]
+
+
+def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
+    program = """
+    .decl t(s: number, p: number, o: number)
+    .decl m(s: number, p: number, o: number)
+    m(s, p, o) :- t(s, p, o).
+    m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
+    m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
+    """
+    facts = {"t": [(1, 0, 2), (2, 0, 3), (3, 0, 4), (9, 4, 1), (8, 4, 2), (7, 5, 1)]}
+    session = IncrementalSession(_engine(), program, facts)
+    read = []
+    derivations = elastic_stratum.RelationalEvaluator.derivations
+
+    def recording(self, rules, instance):
+        read.extend(atom.relation for rule in rules for atom in _body_atoms(rule))
+        return derivations(self, rules, instance)
+
+    monkeypatch.setattr(elastic_stratum.RelationalEvaluator, "derivations", recording)
+    session.update(insert={"t": [(4, 0, 5)]}, delete={"t": [(2, 0, 3)]})
+    session.update(insert={"t": [(2, 0, 3), (6, 4, 5)]})
+    assert "@selected:@U:m:1=0" in read and "@selected:@U:m:1=4" in read
+    assert "@U:m" not in read  # every atom over m has a constant
+
+
+def _body_atoms(rule):
+    return [element.atom for element in rule.body if hasattr(element, "atom")]
