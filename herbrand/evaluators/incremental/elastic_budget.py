@@ -29,8 +29,8 @@ Cost: one clock reading per ``check`` and two per ``exempt``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
