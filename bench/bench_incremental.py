@@ -9,7 +9,9 @@ Every engine registered in ``INCREMENTAL_ENGINES`` runs on:
   materialization's size (tuples, bytes) and the size of the changes.
 - The 13-epoch workload of the elastic paper: the initial evaluation of 90% of the facts, six
   small updates alternating delete and insert, one large insert, four small updates, one large
-  delete. ``extra_info["epoch_seconds"]`` holds the time of each epoch; ``herbrand bench
+  delete. ``extra_info["epoch_seconds"]`` holds the time of each epoch (and for elastic
+  ``epoch_switches``, each update's switch budget, the work counted against it, the exempt
+  work and how it ended: ``_switch``); ``herbrand bench
   report`` draws one timeline per workload with recompute as the reference line.
 
 Workloads (``UPDATES`` names the relation each one updates; the other inputs stay as given):
@@ -120,6 +122,20 @@ def _record(benchmark, materialization, changes=None) -> None:
     })
     if changes is not None:
         benchmark.extra_info["changes"] = changes.size
+    switch = _switch(materialization)
+    if switch is not None:
+        benchmark.extra_info["switch"] = switch
+
+
+def _switch(materialization) -> list | None:
+    """For an engine with a switch (elastic's ``last_switch``), how its last update met its
+    budget: [budget s, counted s, exempt s, strategy]; None for other engines or before an
+    update."""
+    record = getattr(materialization.engine, "last_switch", None)
+    if record is None:
+        return None
+    return [round(record.budget, 6), round(record.counted, 6), round(record.exempted, 6),
+            record.strategy]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -189,7 +205,7 @@ def test_thirteen_epochs(benchmark, workloads, workload_name, engine):
     relation = inputs.relation
 
     def run():
-        seconds, strategies = [], []
+        seconds, strategies, switches = [], [], []
         start = time.perf_counter()
         materialization = herbrand.incremental(
             inputs.program, facts={**inputs.fixed, relation: initial}, engine=engine)
@@ -200,12 +216,16 @@ def test_thirteen_epochs(benchmark, workloads, workload_name, engine):
             materialization.update(**{kind: {relation: update}})
             seconds.append(time.perf_counter() - start)
             strategies.append(materialization.stats().strategy)
-        return materialization, seconds, strategies
+            switches.append(_switch(materialization))
+        return materialization, seconds, strategies, switches
 
-    materialization, seconds, strategies = benchmark.pedantic(run, rounds=1, iterations=1)
+    materialization, seconds, strategies, switches = benchmark.pedantic(run, rounds=1,
+                                                                        iterations=1)
     _record(benchmark, materialization)
     benchmark.extra_info["epoch_seconds"] = [round(s, 6) for s in seconds]
     benchmark.extra_info["epoch_strategies"] = strategies
+    if any(switches):
+        benchmark.extra_info["epoch_switches"] = switches
     assert len(seconds) == 13
 
 

@@ -9,11 +9,16 @@ Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order
 lower strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
-abandoned (checked after every join of the Update) and the engine bootstraps from the updated inputs
-instead; ``last_strategy`` is then "switched-to-bootstrap" (else "bootstrap" or "update"). The
-work an Update does for the native Bootstrap (the proof counts and row indexes it deferred) is
-that Bootstrap's: it does not count against the Update (up to the budget itself) and is added
-to the Bootstrap's time (``elastic_budget``).
+abandoned (checked before each stratum and after every join of the Update) and the engine
+bootstraps from the updated inputs instead; ``last_strategy`` is then "switched-to-bootstrap"
+(else "bootstrap" or "update"). After abandoned attempts in a row of one kind (inserts,
+deletes, or both) the engine bootstraps at once for a few updates of that kind (exponential
+backoff, ``elastic_budget.SwitchBackoff``): on a small program an Update's fixed cost in
+Python exceeds a whole Bootstrap, and every attempt was wasted. ``last_switch`` records the
+budget, the work counted against it and how the update ended. The work an Update does for
+the native Bootstrap (the proof counts and row indexes it deferred) is that Bootstrap's: it
+does not count against the Update (up to the budget itself) and is added to the Bootstrap's
+time (``elastic_budget``).
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
 changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
@@ -39,7 +44,12 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
-from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
+from herbrand.evaluators.incremental.elastic_budget import (
+    Abandoned,
+    SwitchBackoff,
+    SwitchBudget,
+    SwitchRecord,
+)
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
@@ -112,7 +122,9 @@ class ElasticEngine(IncrementalEvaluator):
         self._evaluator = RelationalEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._bootstrap_seconds = 0.0
+        self._backoffs: dict[str, SwitchBackoff] = {}  # by kind of update (``_kind``)
         self._strategy = "none"
+        self.last_switch: SwitchRecord | None = None  # the last Update against its budget
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -123,29 +135,34 @@ class ElasticEngine(IncrementalEvaluator):
         prepared, instance = IncrementalProgram.prepare(program, database)
         snapshot = self._bootstrapped(prepared, instance)
         self._snapshot, self._bootstrap_seconds = snapshot, self.clock() - start
-        self._strategy = "bootstrap"
+        self._backoffs, self._strategy = {}, "bootstrap"
 
     def update(self, insert: Mapping[str, Batch], delete: Mapping[str, Batch]) -> BatchChanges:
         """Apply one transaction (deletes first) with Algorithm 3, or bootstrap again when the
-        switch fires. Raises EvaluationError for a relation that is not an input."""
+        switch fires (or without an attempt, after abandoned ones: ``SwitchBackoff``). Raises
+        EvaluationError for a relation that is not an input."""
         snapshot = self._require()
         budget = SwitchBudget(self.clock, self.switch * self._bootstrap_seconds)
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
-        try:
-            new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                     budget)
-            strategy = "update"
+        size = sum(a.shape[1] + r.shape[1] for a, r in input_changes.values())
+        backoff = self._backoffs.setdefault(_kind(input_changes), SwitchBackoff())
+        if not backoff.attempt(size):
+            strategy = "skipped-to-bootstrap"
+        else:
+            try:
+                new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
+                                                         budget)
+                strategy = "update"
+            except Abandoned:
+                strategy = "switched-to-bootstrap"
+            backoff.record(strategy != "update", size)
+        self.last_switch = SwitchRecord(budget.limit, budget.counted(), budget.exempted,
+                                        strategy)
+        if strategy == "update":
             # the counts and indexes computed here were the Bootstrap's deferred work
             self._bootstrap_seconds += budget.exempted
-        except Abandoned:
-            bootstrap_start = self.clock()
-            new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
-            self._bootstrap_seconds = self.clock() - bootstrap_start
-            changes = dict(input_changes)
-            for name, state in new_snapshot.states.items():
-                added, removed = snapshot.states[name].changes_to(state)
-                if added.shape[1] or removed.shape[1]:
-                    changes[name] = (added, removed)
+        else:
+            new_snapshot, changes = self._rebootstrapped(snapshot, database, input_changes)
             strategy = "switched-to-bootstrap"
         self._snapshot, self._strategy = new_snapshot, strategy
         return changes
@@ -170,6 +187,20 @@ class ElasticEngine(IncrementalEvaluator):
         if self._snapshot is None:
             raise EvaluationError("the engine has not been bootstrapped")
         return self._snapshot
+
+    def _rebootstrapped(self, snapshot: _Snapshot, database: Database, input_changes
+                        ) -> tuple[_Snapshot, BatchChanges]:
+        """The switch: Bootstrap from ``database``'s inputs (timed as the new Bootstrap) and
+        the changes of every derived relation against ``snapshot``."""
+        bootstrap_start = self.clock()
+        new_snapshot = self._bootstrapped(snapshot.prepared, _inputs_only(database, snapshot))
+        self._bootstrap_seconds = self.clock() - bootstrap_start
+        changes = dict(input_changes)
+        for name, state in new_snapshot.states.items():
+            added, removed = snapshot.states[name].changes_to(state)
+            if added.shape[1] or removed.shape[1]:
+                changes[name] = (added, removed)
+        return new_snapshot, changes
 
     def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
         plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
@@ -212,6 +243,7 @@ class ElasticEngine(IncrementalEvaluator):
         for plan in snapshot.plans:
             if not plan.reads & changes.keys():
                 continue
+            budget.check()  # before a stratum's first join: the inputs' update may have used it up
             if plan.aggregated:
                 fresh = self._bootstrap_stratum(plan, database)
                 budget.check()
@@ -241,6 +273,15 @@ class ElasticEngine(IncrementalEvaluator):
             if added.shape[1] or removed.shape[1]:
                 changes[r] = (added, removed)
         return {r: universes[r].state() for r in own}
+
+
+def _kind(changes: BatchChanges) -> str:
+    """"insert", "delete" or "mixed": the switch backs off each kind apart (on RDFS over LUBM
+    an insert of 0.1% is a cheap Update and a delete of 0.1% is abandoned: one does not
+    predict the other)."""
+    inserts = any(added.shape[1] for added, _ in changes.values())
+    deletes = any(removed.shape[1] for _, removed in changes.values())
+    return "mixed" if inserts and deletes else "delete" if deletes else "insert"
 
 
 def _inputs_only(database: Database, snapshot: _Snapshot) -> Database:

@@ -23,6 +23,11 @@ A negated atom is an element of iteration 0 when its instance is absent from the
 relation in that epoch and NEVER otherwise (its relation is an input of the stratum), so
 negation needs no separate terms. Comparisons and arithmetic are filters of the rules.
 
+A positive atom with integer constants over a universe, such as ``@U:m(x, 0, y, @pos0)``,
+reads a selection of the universe (``counting_selections.GrowingSelections``: the rows holding
+those values, taken once per run and extended by the rows the run appends), not a scan of the
+whole universe filtered per join: RDFS's rules have a constant in almost every atom.
+
 Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
 heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
 O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
@@ -40,6 +45,7 @@ from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
@@ -118,6 +124,9 @@ class StratumRun:
         self.symbols = symbols
         self.aggregate_inputs = aggregate_inputs  # real relations that aggregates read
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
+        # constant atoms over the universes read selections of them, taken once per run and
+        # extended by the rows the run appends, instead of a scan of the universe per join
+        self.selections = GrowingSelections({universe_name(r) for r in universes})
 
     # -- derivations -----------------------------------------------------------------------------
 
@@ -131,7 +140,8 @@ class StratumRun:
     def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]):
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
-        batch = self.evaluator.derivations([rule], self._instance(seeds)).get("@probe")
+        rules, instance = self.selections.applied([rule], self._instance(seeds))
+        batch = self.evaluator.derivations(rules, instance).get("@probe")
         self.budget.check()
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)

@@ -3,6 +3,8 @@ deletes, the switch, aggregates recomputed per stratum, atomicity."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -166,10 +168,55 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
     engine.update({}, _edges([(10, 11)]))
     assert engine.last_strategy == "switched-to-bootstrap"
     assert (0, 11) not in engine.database["tc"] and (11, 30) in engine.database["tc"]
+    assert engine.last_switch.strategy == "switched-to-bootstrap"
+    assert engine.last_switch.budget == 5.0 and engine.last_switch.counted > 5.0
     monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: 0.0))
-    engine.update(_edges([(10, 11)]), {})
-    assert engine.last_strategy == "update"
+    engine.update(_edges([(10, 11)]), {})  # an insert: attempted (deletes back off apart)
+    assert engine.last_strategy == "update" and engine.last_switch.strategy == "update"
     assert (0, 30) in engine.database["tc"]
+
+
+def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
+    engine = _tc_engine(0.0)
+    ticks = itertools.count()  # a second per reading: every attempt is abandoned at once
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks)))
+    propagated = ElasticEngine._propagated
+    attempts = []
+
+    def counted(self, *args):
+        attempts.append(1)
+        return propagated(self, *args)
+
+    monkeypatch.setattr(ElasticEngine, "_propagated", counted)
+    strategies = []
+    for edge in range(10, 20):
+        attempts.clear()
+        engine.update({}, _edges([(edge, edge + 1)]))
+        strategies.append((engine.last_switch.strategy, bool(attempts)))
+        assert engine.last_strategy == "switched-to-bootstrap"
+    attempted = ("switched-to-bootstrap", True)
+    skipped = ("skipped-to-bootstrap", False)
+    assert strategies == [attempted, skipped, attempted] + [skipped] * 3 + [attempted] + [
+        skipped] * 3
+    assert (0, 10) in engine.database["tc"] and (0, 11) not in engine.database["tc"]
+    engine.update(_edges([(10, 11)]), {})  # inserts back off apart: attempted
+    assert engine.last_switch.strategy == "switched-to-bootstrap" and attempts
+    engine.switch = 1e9
+    for edge in range(20, 25):  # the other 4 of the deletes' 7 skips, then a completed attempt
+        engine.update({}, _edges([(edge, edge + 1)]))
+    assert engine.last_switch.strategy == "update" and (0, 25) not in engine.database["tc"]
+    engine.update({}, _edges([(25, 26)]))  # a completed Update resets the backoff
+    assert engine.last_switch.strategy == "update"
+
+
+def test_a_bootstrap_resets_the_backoff():
+    engine = _tc_engine(0.0)
+    engine.update({}, _edges([(10, 11)]))
+    engine.update({}, _edges([(11, 12)]))
+    assert engine.last_switch.strategy == "skipped-to-bootstrap"
+    engine.bootstrap(parse(TC), engine.database)
+    engine.update({}, _edges([(12, 13)]))
+    assert engine.last_switch.strategy == "switched-to-bootstrap"
 
 
 def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
@@ -246,3 +293,31 @@ def test_tombstones_are_compacted_and_the_state_stays_exact():
     fresh.bootstrap(parse(TC), Database({"e": Relation.from_rows([(i, i + 1) for i in range(29)])}))
     _assert_agrees(_state(engine), _state(fresh), "compacted")
     assert engine.database["tc"] == fresh.database["tc"]
+
+
+def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
+    program = """
+    .decl t(s: number, p: number, o: number)
+    .decl m(s: number, p: number, o: number)
+    m(s, p, o) :- t(s, p, o).
+    m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
+    m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
+    """
+    facts = {"t": [(1, 0, 2), (2, 0, 3), (3, 0, 4), (9, 4, 1), (8, 4, 2), (7, 5, 1)]}
+    session = IncrementalSession(_engine(), program, facts)
+    read = []
+    derivations = elastic_stratum.RelationalEvaluator.derivations
+
+    def recording(self, rules, instance):
+        read.extend(atom.relation for rule in rules for atom in _body_atoms(rule))
+        return derivations(self, rules, instance)
+
+    monkeypatch.setattr(elastic_stratum.RelationalEvaluator, "derivations", recording)
+    session.update(insert={"t": [(4, 0, 5)]}, delete={"t": [(2, 0, 3)]})
+    session.update(insert={"t": [(2, 0, 3), (6, 4, 5)]})
+    assert "@selected:@U:m:1=0" in read and "@selected:@U:m:1=4" in read
+    assert "@U:m" not in read  # every atom over m has a constant
+
+
+def _body_atoms(rule):
+    return [element.atom for element in rule.body if hasattr(element, "atom")]

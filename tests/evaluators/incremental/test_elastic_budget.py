@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
+from herbrand.evaluators.incremental.elastic_budget import (
+    MAX_SKIPPED,
+    Abandoned,
+    SwitchBackoff,
+    SwitchBudget,
+)
 
 
 class _Clock:
@@ -76,3 +82,38 @@ def test_unlimited_never_runs_out():
     budget = SwitchBudget.unlimited()
     budget.exempt(lambda: None)
     budget.check()
+
+
+def test_counted_leaves_out_exempt_work_up_to_the_cap():
+    clock = _Clock()
+    budget = SwitchBudget(clock, 5.0)
+    assert budget.limit == 5.0
+    clock.now = 1.0
+    budget.exempt(lambda: setattr(clock, "now", 3.0))  # 2 s exempt
+    clock.now = 4.0
+    assert budget.counted() == 2.0
+
+
+def test_backoff_skips_twice_as_many_updates_after_each_abandoned_attempt():
+    backoff = SwitchBackoff()
+    pattern = []
+    for _ in range(30):
+        attempt = backoff.attempt(10)
+        pattern.append(attempt)
+        if attempt:
+            backoff.record(True, 10)
+    gaps = np.diff(np.flatnonzero(pattern)).tolist()
+    assert gaps == [2, 4, 8, 8]  # 1, 3, 7 skipped, then at most MAX_SKIPPED
+    assert MAX_SKIPPED == 7
+    backoff.record(False, 10)
+    assert backoff.attempt(10) and backoff.attempt(10)
+
+
+def test_backoff_attempts_an_update_half_the_size_of_the_abandoned_ones():
+    backoff = SwitchBackoff()
+    backoff.record(True, 100)
+    backoff.record(True, 20)  # the smallest abandoned: 20 rows
+    assert not backoff.attempt(11)
+    assert backoff.attempt(10)  # half of it: attempted, no skip consumed
+    backoff.record(True, 10)
+    assert not backoff.attempt(6) and backoff.attempt(5)

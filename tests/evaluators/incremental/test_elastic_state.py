@@ -72,3 +72,15 @@ def test_untouched_tuples_keep_their_iteration_and_only_settled_ones_move():
     universe.drop_beyond(2)  # the run ended at iteration 2: row 4 (iteration 3) is gone
     assert universe.new_iteration.tolist() == [NEVER, 1, 2, NEVER]
     assert universe.new_count.tolist() == [0, 1, 1, 2]
+
+
+def test_the_universe_with_positions_is_built_when_first_read():
+    state = RelationState.of(_rows(4, 5, 6), np.array([1, NEVER, 2]), np.array([1, 0, 1]))
+    assert state.built_universe is None  # a switched epoch's state never needs it
+    size = state.nbytes
+    assert state.universe.columns.tolist() == [[4, 5, 6], [0, 1, 2]]
+    assert state.built_universe is state.universe and state.nbytes == size
+    assert sorted(state.relation.to_rows()) == [(4,), (6,)]
+    rows = np.array([[4, 5]], dtype=np.int64)
+    live = RelationState.of(rows, np.array([1, 2]), np.array([1, 1]))
+    assert np.shares_memory(live.relation.columns, rows)  # every row live: not copied
