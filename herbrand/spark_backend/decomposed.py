@@ -50,7 +50,7 @@ from herbrand.framework.syntax import (
     Var,
 )
 from herbrand.spark_backend.expressions import column_name
-from herbrand.spark_backend.frames import relation_table, table_relation
+from herbrand.spark_backend.frames import frame_table, relation_table, table_relation
 from herbrand.translators.pivots import Pivot
 
 SEED_PREFIX = "@seed:"
@@ -165,7 +165,7 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
     relations) in ``partitions`` parts, and the rows of each relation. The job runs here,
     once; the frame is cached and must be unpersisted by the caller."""
     lower = lower_relations(stratum)
-    tables = session.sparkContext.broadcast({name: frames[name].toArrow() for name in lower})
+    tables = session.sparkContext.broadcast({name: frame_table(frames[name]) for name in lower})
     own = tuple(types[name] for name in stratum.relations)
     task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
                              tuple((name, types[name]) for name in lower), tables)

@@ -110,11 +110,18 @@ def relation_frame(session: SparkSession, relation: Relation, types: tuple[str, 
                                    schema=frame_schema(types))
 
 
+def frame_table(frame: DataFrame) -> pa.Table:
+    """The rows of a relation's ``frame`` collected as an Arrow table (``table_relation``
+    reads it back). A nullary frame's row is kept as a row of one placeholder column: Spark's
+    ``toArrow`` of a frame with no columns has no rows, whatever the frame holds, and a
+    pickled Arrow table of no columns loses its rows too. O(rows) on the driver."""
+    if not frame.columns:
+        return pa.table({"true": pa.array([True] * min(frame.limit(1).count(), 1))})
+    return frame.toArrow()
+
+
 def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTable) -> Relation:
     """The rows of ``frame`` collected as a Relation, symbols interned into ``symbols``.
 
     The rows must be distinct (every relation frame of the backend is)."""
-    if not types:
-        return Relation(np.zeros((0, min(frame.limit(1).count(), 1)), dtype=np.int64),
-                        unique=True)
-    return table_relation(frame.toArrow(), types, symbols)
+    return table_relation(frame_table(frame), types, symbols)

@@ -76,3 +76,25 @@ def test_without_a_pivot_or_room_to_broadcast_the_passes_run(spark):
                     SparkBackend(session=spark, decompose=False)):
         result, stats = _run(linear, facts, backend)
         assert len(result["tc"]) == 78 and _recursive_passes(linear, stats) == [13]
+
+
+GUARDED_TC = """
+.decl on()
+.decl e(a: number, b: number)
+.decl tc(a: number, b: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- on(), e(x, y), tc(y, z).
+"""
+
+
+@pytest.mark.parametrize("on, expected", [(True, 78), (False, 12)])
+def test_a_nullary_lower_relation_reaches_the_partitions(spark, on, expected):
+    """A nullary relation's one row crosses the broadcast (Spark's ``toArrow`` of a frame with
+    no columns has no rows: the partitions then derived nothing, found by the golden case
+    magic_names1)."""
+    program = parse(GUARDED_TC + ("on()." if on else ""))
+    facts = {"e": [(i, i + 1) for i in range(12)]}
+    decomposed, stats = _run(program, facts, SparkBackend(session=spark))
+    local, _ = _run(program, facts, "local")
+    assert decomposed == local and len(local["tc"]) == expected
+    assert _recursive_passes(program, stats) == [2]
