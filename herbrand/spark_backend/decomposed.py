@@ -1,5 +1,6 @@
-"""A recursive stratum with a pivot run as one Spark job: herbrand's native engine to fixpoint
-inside each partition (generalized pivoting; ``herbrand.translators.pivots``).
+"""A recursive stratum run as one Spark job: herbrand's native engine to fixpoint inside each
+partition (generalized pivoting; ``herbrand.translators.pivots``), or, for a small stratum
+without a pivot, inside one partition.
 
 Given the stratum's seeds (its relations after the first pass: given facts and exit rules),
 ``run_decomposed``
@@ -9,6 +10,8 @@ Given the stratum's seeds (its relations after the first pass: given facts and e
 2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
    then each relation's columns, null outside its own rows) and hash-partitions it on the
    pivot column's value, so that every seed of one pivot value lands in one partition;
+   without a pivot, it is coalesced into one partition (no exchange), which then holds every
+   seed: its fixpoint is the stratum's, whatever the rules;
 3. runs ``PartitionFixpoint`` over each partition with ``mapInArrow``: the recursive rules, fed
    the partition's seeds through ``@seed:`` relations and the broadcast relations, are brought
    to fixpoint by the local backend's default engine (the native executor) in the Python
@@ -158,12 +161,13 @@ def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> P
     return Program(declarations=declarations, rules=tuple(copies) + recursive)
 
 
-def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
+def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                    frames: dict[str, DataFrame], types: dict[str, tuple[str, ...]],
                    partitions: int) -> tuple[DataFrame, dict[str, int]]:
     """The wide frame of the stratum's fixpoint computed from its seeds (``frames`` of its
-    relations) in ``partitions`` parts, and the rows of each relation. The job runs here,
-    once; the frame is cached and must be unpersisted by the caller."""
+    relations) in ``partitions`` parts split by ``pivot`` (None: one part, whatever
+    ``partitions`` says), and the rows of each relation. The job runs here, once; the frame is
+    cached and must be unpersisted by the caller."""
     lower = lower_relations(stratum)
     tables = session.sparkContext.broadcast({name: frames[name].toArrow() for name in lower})
     own = tuple(types[name] for name in stratum.relations)
@@ -178,12 +182,14 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
             columns += [frame[column_name(j)].alias(wide_column(k, j)) if other == k
                         else F.lit(None).cast(schema[wide_column(other, j)].dataType)
                         .alias(wide_column(other, j)) for j in range(len(other_types))]
-        columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
+        if pivot is not None:
+            columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
         parts.append(frame.select(*columns))
     seeds = parts[0]
     for part in parts[1:]:
         seeds = seeds.unionByName(part)
-    seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
+    seeds = (seeds.coalesce(1) if pivot is None
+             else seeds.repartition(partitions, PIVOT).drop(PIVOT))
     result = seeds.mapInArrow(task, schema).persist()
     sizes = dict(result.groupBy(RELATION).count().collect())
     tables.unpersist()
