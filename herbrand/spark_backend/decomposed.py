@@ -191,9 +191,11 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
     seeds = (seeds.coalesce(1) if pivot is None
              else seeds.repartition(partitions, PIVOT).drop(PIVOT))
     result = seeds.mapInArrow(task, schema).persist()
-    sizes = dict(result.groupBy(RELATION).count().collect())
+    # one global aggregate (a counter per relation), not a grouped one: no hash map per row
+    sizes = result.agg(*(F.count(F.when(F.col(RELATION) == k, True))
+                         for k in range(len(stratum.relations)))).first()
     tables.unpersist()
-    return result, {name: sizes.get(k, 0) for k, name in enumerate(stratum.relations)}
+    return result, {name: sizes[k] for k, name in enumerate(stratum.relations)}
 
 
 def relation_of(result: DataFrame, stratum: Stratum, name: str,
