@@ -50,7 +50,8 @@ def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monke
     # recursive relations split every 50 rows: a chain of 30 edges (465 rows) spreads over the
     # 4 shuffle partitions of the test session
     database, _ = herbrand.materialize_with_stats(
-        LINEAR, facts={"e": chain(30)}, backend=SparkBackend(session=spark, decompose=False, rows_per_partition=50))
+        LINEAR, facts={"e": chain(30)},
+        backend=SparkBackend(session=spark, decompose=False, rows_per_partition=50))
     assert len(database["tc"]) == 30 * 31 // 2
     split = [plan for parts, plan in plans[1:] if parts > 1]
     assert len(split) >= 10, [parts for parts, _ in plans]
