@@ -40,7 +40,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from herbrand.framework.analysis import Stratum, rule_literals
-from herbrand.framework.storage import Database
+from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import (
     SYMBOL,
@@ -117,7 +117,7 @@ class PartitionFixpoint:
             evaluator=NativeEvaluator(), fixpoint=SemiNaiveFixpoint)
         for k, name in enumerate(self.relations):
             if len(result[name]):
-                yield self._wide(k, relation_table(result[name], self.types[k], symbols))
+                yield self._wide(k, result[name], symbols)
 
     def _schema(self) -> pa.Schema:
         fields = [pa.field(RELATION, pa.int64(), nullable=False)]
@@ -125,13 +125,15 @@ class PartitionFixpoint:
             fields += [pa.field(wide_column(k, j), _arrow_type(t)) for j, t in enumerate(columns)]
         return pa.schema(fields)
 
-    def _wide(self, k: int, table: pa.Table) -> pa.RecordBatch:
-        """``table`` (relation ``k``'s columns) as a record batch of the wide layout."""
-        n = table.num_rows
+    def _wide(self, k: int, relation: Relation, symbols: SymbolTable) -> pa.RecordBatch:
+        """``relation`` (the stratum's ``k``-th, ids decoded with ``symbols``) as a record batch
+        of the wide layout; a true nullary relation is one row without columns of its own."""
+        n = len(relation)
+        own = relation_table(relation, self.types[k], symbols) if self.types[k] else None
         arrays = [pa.array(np.full(n, k, dtype=np.int64))]
         for other, columns in enumerate(self.types):
             for j, type_ in enumerate(columns):
-                arrays.append(table.column(j).combine_chunks() if other == k
+                arrays.append(own.column(j).combine_chunks() if other == k
                               else pa.nulls(n, _arrow_type(type_)))
         return pa.RecordBatch.from_arrays(arrays, schema=self._schema())
 

@@ -24,6 +24,16 @@ reach(a, b) :- link(a, b).
 reach(a, c) :- reach(a, b), link(b, c), c != "n0".
 """
 
+NULLARY_IN_RECURSION = """
+.decl e(x: number, y: number)
+.decl p(x: number)
+.decl flag()
+p(x) :- e(x, _).
+flag() :- p(3).
+p(y) :- p(x), e(x, y), flag().
+p(100) :- flag().
+"""
+
 
 def _facts(program, seed: int) -> dict[str, np.ndarray]:
     """Random rows for the input relations of ``program`` (over 0..29)."""
@@ -73,6 +83,15 @@ def test_a_small_stratum_without_a_pivot_runs_in_one_partition(spark, path):
     assert _recursive_passes(program, stats)
     passes, _ = _run(program, facts, SparkBackend(session=spark, single_partition_rows=0))
     assert passes == local
+
+
+def test_a_nullary_relation_of_a_stratum_in_one_partition_keeps_its_row(spark):
+    program = parse(NULLARY_IN_RECURSION)
+    facts = {"e": [(1, 2), (2, 3), (3, 4), (4, 5)]}
+    single, stats = _run(program, facts, SparkBackend(session=spark))
+    local, _ = _run(program, facts, "local")
+    assert single == local and local["flag"] == {()}
+    assert _recursive_passes(program, stats) == [2]
 
 
 def test_symbols_and_comparisons_cross_the_partitions(spark):
