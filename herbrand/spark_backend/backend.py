@@ -33,9 +33,10 @@ from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
 from herbrand.spark_backend.files import read_inputs, write_outputs
-from herbrand.spark_backend.fixpoint import SparkFixpoint
+from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
+from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
 from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
 
@@ -49,9 +50,14 @@ class SparkBackend(Backend):
     - ``checkpoint_dir``: None for local checkpoints (fast; lost with an executor), or a
       directory (any Hadoop path) for reliable ones that survive executor loss.
     - ``broadcast_rows``: a join's right-hand relation with at most this many rows is broadcast.
-    - ``decompose``: run a recursive stratum that has a pivot, and reads at most
-      ``broadcast_rows`` rows of lower relations, as one job with herbrand's native engine in
-      each partition (``decomposed``); False: semi-naive passes for every stratum.
+    - ``decompose``: run a recursive stratum that reads at most ``broadcast_rows`` rows of
+      lower relations, and has a pivot or holds at most ``single_partition_rows`` rows after
+      its first pass, as one job with herbrand's native engine in each partition (one, without
+      a pivot; ``decomposed``); False: semi-naive passes for every stratum.
+    - ``single_partition_rows``: see ``decompose`` (0: a stratum without a pivot always runs
+      as semi-naive passes).
+    - ``rows_per_partition``: known rows per partition of a recursive relation during
+      semi-naive passes (``partitions``).
     - ``session``: an existing SparkSession to run on (else the active one, or a new one).
 
     Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
@@ -85,6 +91,8 @@ class SparkBackend(Backend):
     def __init__(self, master: str = DEFAULT_MASTER, conf: Mapping[str, str] | None = None,
                  checkpoint_interval: int = 5, checkpoint_dir: str | None = None,
                  broadcast_rows: int = 1_000_000, decompose: bool = True,
+                 single_partition_rows: int = SINGLE_PARTITION_ROWS,
+                 rows_per_partition: int = ROWS_PER_PARTITION,
                  session: SparkSession | None = None):
         self.master = master
         self.conf = dict(conf or {})
@@ -92,6 +100,8 @@ class SparkBackend(Backend):
         self.checkpoint_dir = checkpoint_dir
         self.broadcast_rows = broadcast_rows
         self.decompose = decompose
+        self.single_partition_rows = single_partition_rows
+        self.rows_per_partition = rows_per_partition
         self.session = session
 
     def spark(self) -> SparkSession:
@@ -108,7 +118,8 @@ class SparkBackend(Backend):
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
                              broadcast_rows=self.broadcast_rows, decompose=self.decompose,
-                             observer=observer)
+                             single_partition_rows=self.single_partition_rows,
+                             rows_per_partition=self.rows_per_partition, observer=observer)
 
     # -- the Backend contract: a Database in, a Database out -------------------------------------
 

@@ -1,5 +1,6 @@
-"""A recursive stratum with a pivot run as one Spark job: herbrand's native engine to fixpoint
-inside each partition (generalized pivoting; ``herbrand.translators.pivots``).
+"""A recursive stratum run as one Spark job: herbrand's native engine to fixpoint inside each
+partition (generalized pivoting; ``herbrand.translators.pivots``), or, for a small stratum
+without a pivot, inside one partition.
 
 Given the stratum's seeds (its relations after the first pass: given facts and exit rules),
 ``run_decomposed``
@@ -9,6 +10,8 @@ Given the stratum's seeds (its relations after the first pass: given facts and e
 2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
    then each relation's columns, null outside its own rows) and hash-partitions it on the
    pivot column's value, so that every seed of one pivot value lands in one partition;
+   without a pivot, it is coalesced into one partition (no exchange), which then holds every
+   seed: its fixpoint is the stratum's, whatever the rules;
 3. runs ``PartitionFixpoint`` over each partition with ``mapInArrow``: the recursive rules, fed
    the partition's seeds through ``@seed:`` relations and the broadcast relations, are brought
    to fixpoint by the local backend's default engine (the native executor) in the Python
@@ -37,7 +40,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from herbrand.framework.analysis import Stratum, rule_literals
-from herbrand.framework.storage import Database
+from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import (
     SYMBOL,
@@ -114,7 +117,7 @@ class PartitionFixpoint:
             evaluator=NativeEvaluator(), fixpoint=SemiNaiveFixpoint)
         for k, name in enumerate(self.relations):
             if len(result[name]):
-                yield self._wide(k, relation_table(result[name], self.types[k], symbols))
+                yield self._wide(k, result[name], symbols)
 
     def _schema(self) -> pa.Schema:
         fields = [pa.field(RELATION, pa.int64(), nullable=False)]
@@ -122,13 +125,15 @@ class PartitionFixpoint:
             fields += [pa.field(wide_column(k, j), _arrow_type(t)) for j, t in enumerate(columns)]
         return pa.schema(fields)
 
-    def _wide(self, k: int, table: pa.Table) -> pa.RecordBatch:
-        """``table`` (relation ``k``'s columns) as a record batch of the wide layout."""
-        n = table.num_rows
+    def _wide(self, k: int, relation: Relation, symbols: SymbolTable) -> pa.RecordBatch:
+        """``relation`` (the stratum's ``k``-th, ids decoded with ``symbols``) as a record batch
+        of the wide layout; a true nullary relation is one row without columns of its own."""
+        n = len(relation)
+        own = relation_table(relation, self.types[k], symbols) if self.types[k] else None
         arrays = [pa.array(np.full(n, k, dtype=np.int64))]
         for other, columns in enumerate(self.types):
             for j, type_ in enumerate(columns):
-                arrays.append(table.column(j).combine_chunks() if other == k
+                arrays.append(own.column(j).combine_chunks() if other == k
                               else pa.nulls(n, _arrow_type(type_)))
         return pa.RecordBatch.from_arrays(arrays, schema=self._schema())
 
@@ -158,12 +163,13 @@ def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> P
     return Program(declarations=declarations, rules=tuple(copies) + recursive)
 
 
-def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
+def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                    frames: dict[str, DataFrame], types: dict[str, tuple[str, ...]],
                    partitions: int) -> tuple[DataFrame, dict[str, int]]:
     """The wide frame of the stratum's fixpoint computed from its seeds (``frames`` of its
-    relations) in ``partitions`` parts, and the rows of each relation. The job runs here,
-    once; the frame is cached and must be unpersisted by the caller."""
+    relations) in ``partitions`` parts split by ``pivot`` (None: one part, whatever
+    ``partitions`` says), and the rows of each relation. The job runs here, once; the frame is
+    cached and must be unpersisted by the caller."""
     lower = lower_relations(stratum)
     tables = session.sparkContext.broadcast({name: frame_table(frames[name]) for name in lower})
     own = tuple(types[name] for name in stratum.relations)
@@ -178,16 +184,20 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot,
             columns += [frame[column_name(j)].alias(wide_column(k, j)) if other == k
                         else F.lit(None).cast(schema[wide_column(other, j)].dataType)
                         .alias(wide_column(other, j)) for j in range(len(other_types))]
-        columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
+        if pivot is not None:
+            columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
         parts.append(frame.select(*columns))
     seeds = parts[0]
     for part in parts[1:]:
         seeds = seeds.unionByName(part)
-    seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
+    seeds = (seeds.coalesce(1) if pivot is None
+             else seeds.repartition(partitions, PIVOT).drop(PIVOT))
     result = seeds.mapInArrow(task, schema).persist()
-    sizes = dict(result.groupBy(RELATION).count().collect())
+    # one global aggregate (a counter per relation), not a grouped one: no hash map per row
+    sizes = result.agg(*(F.count(F.when(F.col(RELATION) == k, True))
+                         for k in range(len(stratum.relations)))).first()
     tables.unpersist()
-    return result, {name: sizes.get(k, 0) for k, name in enumerate(stratum.relations)}
+    return result, {name: sizes[k] for k, name in enumerate(stratum.relations)}
 
 
 def relation_of(result: DataFrame, stratum: Stratum, name: str,

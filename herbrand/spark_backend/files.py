@@ -33,7 +33,11 @@ Writing (``write_outputs``): ``csv`` writes ``<out_dir>/<filename>`` (default
 numerically, symbols by bytes, which is the order of code points for UTF-8, and the local
 writer's order for bytes that are not UTF-8 too; ``()`` for a true nullary relation). Spark
 sorts and writes one part file, which is then renamed through the Hadoop FileSystem of the
-path.
+path. The lines of a relation of numbers only are written by Spark's CSV writer (a long's
+digits and the delimiter: the same bytes; about a quarter less time than formatting strings
+for the text writer, measured on 13.1M rows of TC), unless the delimiter holds a character
+the CSV writer would quote (``_CSV_QUOTED``); the others, whose symbols must keep their exact
+bytes (the CSV writer goes through Java strings), by the text writer.
 ``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
 ``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
@@ -64,7 +68,7 @@ from herbrand.framework.errors import FactsError
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.expressions import column_name
-from herbrand.spark_backend.frames import nullary_frame
+from herbrand.spark_backend.frames import frame_types, nullary_frame
 
 OUTPUT_FORMATS = ("csv", "parquet")
 _BOM = b"\xef\xbb\xbf"
@@ -72,6 +76,8 @@ _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NUMBER_PATTERN = rf"\A(?:{io.NUMBER_SYNTAX})\z"
 _LINE, _ID, _COUNT = "value", "line_id", "field_count"
 _GZIP_FAILURES = ("java.io.EOFException", "java.util.zip.ZipException")
+_CSV_QUOTED = frozenset('0123456789-"\\\r\n')
+"""Characters of a delimiter that would make Spark's CSV writer quote a number field."""
 
 
 def join_path(directory: str, filename: str) -> str:
@@ -252,21 +258,43 @@ def read_inputs(session: SparkSession, program: Program, facts_dir: str) -> dict
     return frames
 
 
+def _sorted_rows(frame: DataFrame) -> DataFrame:
+    """One partition of the relation's rows, sorted by column."""
+    return frame.coalesce(1).sortWithinPartitions(*frame.columns)
+
+
 def _sorted_lines(frame: DataFrame, delimiter: str) -> DataFrame:
     """One partition of the relation's lines, sorted by column, in a ``value`` column."""
     if not frame.columns:
         return frame.limit(1).coalesce(1).select(F.lit("()").alias("value"))
     text = F.concat_ws(delimiter, *(F.col(c).cast("string") for c in frame.columns))
-    return frame.coalesce(1).sortWithinPartitions(*frame.columns).select(text.alias("value"))
+    return _sorted_rows(frame).select(text.alias("value"))
 
 
-def _write_single_file(session: SparkSession, lines: DataFrame, path: str) -> None:
-    """Write ``lines`` (one partition) as the text file ``path``, through a temporary
+def _written_by_csv(frame: DataFrame, delimiter: str) -> bool:
+    """Whether Spark's CSV writer writes ``frame``'s lines with exactly the text writer's
+    bytes: every column a number, no character of the delimiter quoted (``_CSV_QUOTED``)."""
+    return (bool(frame.columns) and not set(delimiter) & _CSV_QUOTED
+            and all(type_ != SYMBOL for type_ in frame_types(frame)))
+
+
+def _write_lines(frame: DataFrame, delimiter: str, parts: str) -> None:
+    """Write ``frame``'s lines, sorted, as one part file in the directory ``parts``."""
+    if _written_by_csv(frame, delimiter):
+        _sorted_rows(frame).write.mode("overwrite").option("sep", delimiter).csv(parts)
+    else:
+        _sorted_lines(frame, delimiter).write.mode("overwrite").option("lineSep", "\n").text(
+            parts)
+
+
+def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str,
+                       path: str) -> None:
+    """Write ``frame``'s lines (``_write_lines``) as the file ``path``, through a temporary
     directory ``path + ".parts"`` whose one part file is renamed to ``path``."""
     jvm = session.sparkContext._jvm
     hadoop = jvm.org.apache.hadoop.fs
     parts = path + ".parts"
-    lines.write.mode("overwrite").option("lineSep", "\n").text(parts)
+    _write_lines(frame, delimiter, parts)
     target = hadoop.Path(path)
     filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
     if filesystem.exists(target):
@@ -300,10 +328,10 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
         if directive.kind != "output":
             continue
         kind, filename, delimiter = io.io_parameters(directive, ".csv")
-        lines = _sorted_lines(frames[name], delimiter)
         if kind == "stdout" or str(out_dir) == "-":
+            lines = _sorted_lines(frames[name], delimiter)
             io.write_stdout(name, [row[0] for row in lines.collect()], stdout)
         elif output_format == "parquet" and frames[name].columns:
             frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
         else:
-            _write_single_file(session, lines, join_path(out_dir, filename))
+            _write_single_file(session, frames[name], delimiter, join_path(out_dir, filename))

@@ -36,7 +36,12 @@ shuffle of the derived rows, a sort of ``full`` for the anti-join (no shuffle), 
 
 A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
 small enough to broadcast skips the passes: after the first, one job runs herbrand's native
-engine to fixpoint in each partition of the seeds, split by pivot value (``decomposed``).
+engine to fixpoint in each partition of the seeds, split by pivot value (``decomposed``). A
+recursive stratum without a pivot skips them too when it is small: its lower relations can be
+broadcast and its relations after the first pass hold at most ``single_partition_rows`` rows;
+the job then runs the engine in one partition holding every seed. Dozens of passes of a few
+Spark jobs each (Galen EL: 48 passes of a 3-relation stratum, 5-way joins) cost far more than
+one worker running them (the stratum's result must then fit one worker, as locally).
 """
 
 from __future__ import annotations
@@ -64,6 +69,9 @@ from herbrand.translators.pipeline import translate_rule
 from herbrand.translators.pivots import Pivot, find_pivot
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+SINGLE_PARTITION_ROWS = 1_000_000
+"""Rows of a recursive stratum without a pivot, after its first pass, up to which it runs in one
+partition (``decomposed``) rather than as semi-naive passes."""
 PASS_SETTINGS = {
     # adaptive execution runs every exchange of a plan as a job of its own and plans again
     # between them: 6 jobs per pass of TC on a chain instead of 2 (the broadcast and the
@@ -89,8 +97,7 @@ class SparkFixpoint:
     number of rows), updating both in place; collects a StratumStats per stratum in
     ``stats`` and sends a Progress per pass to ``observer``.
 
-    Hyperparameters: see ``SparkBackend``; ``rows_per_partition`` sizes the layout of
-    recursive relations (``partitions``). ``release()`` drops every frame this run stored
+    Hyperparameters: see ``SparkBackend``. ``release()`` drops every frame this run stored
     (call it once the results are written or collected).
     """
 
@@ -98,7 +105,8 @@ class SparkFixpoint:
                  counts: dict[str, int], *, strata: int, checkpoint_interval: int,
                  checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
                  observer: ProgressObserver | None = None,
-                 rows_per_partition: int = ROWS_PER_PARTITION):
+                 rows_per_partition: int = ROWS_PER_PARTITION,
+                 single_partition_rows: int = SINGLE_PARTITION_ROWS):
         self.session = session
         self.frames = frames
         self.counts = counts
@@ -109,6 +117,7 @@ class SparkFixpoint:
         self.decompose = decompose
         self.observer = observer
         self.rows_per_partition = rows_per_partition
+        self.single_partition_rows = single_partition_rows
         self.stats: list[StratumStats] = []
         self.total = 0
         self._stored: list[DataFrame] = []
@@ -120,20 +129,18 @@ class SparkFixpoint:
 
     def run_stratum(self, stratum: Stratum) -> None:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
-        one decomposed job when ``decompose`` is on, the stratum has a pivot and the lower
-        relations it reads hold at most ``broadcast_rows`` rows (``decomposed``), else by
-        semi-naive passes over relations laid out by ``partitions``."""
+        one decomposed job when ``_decomposable`` says so, else by semi-naive passes over
+        relations laid out by ``partitions``."""
         start, before, passes = time.perf_counter(), self.total, 1
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
         with run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}):
             if stratum.recursive:
                 self._lay_out(stratum.relations, most)
             self._apply(stratum, self._plans(stratum.rules), passes)
-            pivot = find_pivot(stratum) if stratum.recursive and self.decompose else None
-            if pivot is not None and sum(self.counts[name] for name in
-                                         lower_relations(stratum)) <= self.broadcast_rows:
+            if self._decomposable(stratum):
                 passes += 1
-                self._decomposed(stratum, pivot, passes, most)
+                pivot = find_pivot(stratum)
+                self._decomposed(stratum, pivot, passes, 1 if pivot is None else most)
             elif stratum.recursive:
                 variants = self._plans(tuple(v for rule in stratum.rules
                                              for v in delta_variants(rule, set(stratum.relations))))
@@ -147,14 +154,25 @@ class SparkFixpoint:
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
             derived=self.total - before, seconds=time.perf_counter() - start))
 
-    def _decomposed(self, stratum: Stratum, pivot: Pivot, iteration: int, partitions: int
-                    ) -> None:
+    def _decomposable(self, stratum: Stratum) -> bool:
+        """Whether the recursive ``stratum``, after its first pass, runs as one decomposed job:
+        ``decompose`` is on, the lower relations it reads hold at most ``broadcast_rows`` rows,
+        and it has a pivot or its own relations hold at most ``single_partition_rows``. O(the
+        pivot search)."""
+        if not (stratum.recursive and self.decompose) or sum(
+                self.counts[name] for name in lower_relations(stratum)) > self.broadcast_rows:
+            return False
+        return (sum(self.counts[name] for name in stratum.relations)
+                <= self.single_partition_rows or find_pivot(stratum) is not None)
+
+    def _decomposed(self, stratum: Stratum, pivot: Pivot | None, iteration: int,
+                    partitions: int) -> None:
         """The stratum's fixpoint from its seeds (the frames after the first pass) by one
         decomposed job, reported as pass ``iteration``."""
         names = (*lower_relations(stratum), *stratum.relations)
         types = {name: frame_types(self.frames[name]) for name in names}
-        result, counts = run_decomposed(self.session, stratum, pivot, self.frames,
-                                                    types, partitions)
+        result, counts = run_decomposed(self.session, stratum, pivot, self.frames, types,
+                                        partitions)
         self._stored.append(result)
         added = 0
         for name in stratum.relations:
@@ -179,12 +197,11 @@ class SparkFixpoint:
         for rule, plan in plans:
             frames = PlanFrames(self.session, self.frames, self.counts, self.broadcast_rows, rule)
             derived.setdefault(rule.head.relation, []).append(frames.frame(plan))
-        added = 0
+        added, most = 0, int(self.session.conf.get(SHUFFLE_PARTITIONS))
         for name in stratum.relations:
             heads = derived.get(name)
-            layout = self._parts.get(name) or partition_count(
-                self.counts[name], int(self.session.conf.get(SHUFFLE_PARTITIONS)),
-                self.rows_per_partition)
+            layout = self._parts.get(name) or partition_count(self.counts[name], most,
+                                                              self.rows_per_partition)
             if heads is None:
                 delta, size = self.frames[name].limit(0), 0
             else:

@@ -1,6 +1,7 @@
 """Decomposed strata: a recursive stratum with a pivot runs as one job, herbrand's engine in each
-partition, and agrees with the local backend; without a pivot, or with lower relations too
-large to broadcast, the semi-naive passes run instead."""
+partition, and agrees with the local backend; a small one without a pivot runs as one job in
+one partition; a larger one without a pivot, or one with lower relations too large to
+broadcast, runs as semi-naive passes."""
 
 from __future__ import annotations
 
@@ -21,6 +22,16 @@ REACH_SYMBOLS = """
 .decl reach(a: symbol, b: symbol)
 reach(a, b) :- link(a, b).
 reach(a, c) :- reach(a, b), link(b, c), c != "n0".
+"""
+
+NULLARY_IN_RECURSION = """
+.decl e(x: number, y: number)
+.decl p(x: number)
+.decl flag()
+p(x) :- e(x, _).
+flag() :- p(3).
+p(y) :- p(x), e(x, y), flag().
+p(100) :- flag().
 """
 
 
@@ -55,6 +66,34 @@ def test_a_pivoted_stratum_runs_as_one_job_and_agrees_with_the_local_backend(spa
     assert _recursive_passes(program, stats) == [2]  # the first pass, then the one job
 
 
+def _recursive_without_pivot(path: Path) -> bool:
+    return "pivot: none" in path.read_text() and any(
+        s.recursive for s in analyse(parse(path.read_text())))
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(PIVOT_FIXTURES.glob("*.dl"))
+                                  if _recursive_without_pivot(p)], ids=lambda path: path.stem)
+def test_a_small_stratum_without_a_pivot_runs_in_one_partition(spark, path):
+    program = parse(path.read_text())
+    facts = _facts(program, 3)
+    single, stats = _run(program, facts, SparkBackend(session=spark))
+    local, _ = _run(program, facts, "local")
+    assert single == local
+    assert _recursive_passes(program, stats) == [2] * len(_recursive_passes(program, stats))
+    assert _recursive_passes(program, stats)
+    passes, _ = _run(program, facts, SparkBackend(session=spark, single_partition_rows=0))
+    assert passes == local
+
+
+def test_a_nullary_relation_of_a_stratum_in_one_partition_keeps_its_row(spark):
+    program = parse(NULLARY_IN_RECURSION)
+    facts = {"e": [(1, 2), (2, 3), (3, 4), (4, 5)]}
+    single, stats = _run(program, facts, SparkBackend(session=spark))
+    local, _ = _run(program, facts, "local")
+    assert single == local and local["flag"] == {()}
+    assert _recursive_passes(program, stats) == [2]
+
+
 def test_symbols_and_comparisons_cross_the_partitions(spark):
     program = parse(REACH_SYMBOLS)
     links = [(f"n{i}", f"n{(i * 7 + 3) % 40}") for i in range(40)] + [("n5", "é\udcff")]
@@ -69,8 +108,10 @@ def test_without_a_pivot_or_room_to_broadcast_the_passes_run(spark):
     nonlinear = parse((PIVOT_FIXTURES / "tc_nonlinear.dl").read_text())
     assert all(find_pivot(s) is None for s in analyse(nonlinear) if s.recursive)
     facts = {"e": [(i, i + 1) for i in range(12)]}
-    result, stats = _run(nonlinear, facts, SparkBackend(session=spark))
+    result, stats = _run(nonlinear, facts, SparkBackend(session=spark, single_partition_rows=11))
     assert len(result["tc"]) == 78 and _recursive_passes(nonlinear, stats)[0] > 2
+    result, stats = _run(nonlinear, facts, SparkBackend(session=spark, single_partition_rows=12))
+    assert len(result["tc"]) == 78 and _recursive_passes(nonlinear, stats) == [2]
     linear = parse((PIVOT_FIXTURES / "tc_left_linear.dl").read_text())
     for backend in (SparkBackend(session=spark, broadcast_rows=5),
                     SparkBackend(session=spark, decompose=False)):

@@ -50,6 +50,22 @@ def test_csv_outputs_equal_the_local_backend_s(spark_backend, tmp_path):
     assert sorted(p.name for p in (tmp_path / "spark").iterdir()) == ["flag.csv", "path.csv"]
 
 
+@pytest.mark.parametrize("delimiter", [r'"\t"', '", "', '"1"', '"-"', r'"\""'])
+def test_number_relations_are_written_as_the_local_backend_writes_them(spark_backend, tmp_path,
+                                                                      delimiter):
+    # numbers only: Spark's CSV writer, unless the delimiter holds a character it would quote
+    program = herbrand.parse(".decl e(x: number, y: number)\n.input e\n"
+                             f".output e(delimiter={delimiter})\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "e.facts").write_text("10\t-3\n2\t7\n-5\t0\n2\t-8\n")
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
+    written = (tmp_path / "spark" / "e.csv").read_bytes()
+    assert written == (tmp_path / "local" / "e.csv").read_bytes()
+    assert written.count(b"\n") == 4
+
+
 def test_parquet_outputs_are_typed_columns(spark_backend, tmp_path):
     program = herbrand.parse(PROGRAM)
     spark_backend.materialize_files(program, _facts_dir(tmp_path), tmp_path / "out",

@@ -23,7 +23,7 @@ tc(x, z) :- tc(x, y), tc(y, z).
 @pytest.mark.parametrize("interval", [1, 3, 100])
 def test_checkpoint_interval_does_not_change_the_result(spark, interval):
     events = []
-    backend = SparkBackend(session=spark, checkpoint_interval=interval)
+    backend = SparkBackend(session=spark, checkpoint_interval=interval, single_partition_rows=0)
     database, stats = herbrand.materialize_with_stats(
         PROGRAM, facts={"e": chain(12)}, backend=backend, observer=events.append)
     assert len(database["tc"]) == 12 * 13 // 2
@@ -32,16 +32,6 @@ def test_checkpoint_interval_does_not_change_the_result(spark, interval):
 
 
 LINEAR = PROGRAM.replace("tc(x, y), tc(y, z)", "tc(x, y), e(y, z)")
-
-
-class SmallPartitions(SparkBackend):
-    """The backend with recursive relations split every 50 rows (so a chain of 30 edges, 465
-    rows, spreads over the 4 shuffle partitions of the test session)."""
-
-    def _fixpoint(self, *args):
-        run = super()._fixpoint(*args)
-        run.rows_per_partition = 50
-        return run
 
 
 def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monkeypatch):
@@ -57,8 +47,11 @@ def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monke
         return frame
 
     monkeypatch.setattr(fixpoint, "new_rows", recorded)
+    # recursive relations split every 50 rows: a chain of 30 edges (465 rows) spreads over the
+    # 4 shuffle partitions of the test session
     database, _ = herbrand.materialize_with_stats(
-        LINEAR, facts={"e": chain(30)}, backend=SmallPartitions(session=spark, decompose=False))
+        LINEAR, facts={"e": chain(30)},
+        backend=SparkBackend(session=spark, decompose=False, rows_per_partition=50))
     assert len(database["tc"]) == 30 * 31 // 2
     split = [plan for parts, plan in plans[1:] if parts > 1]
     assert len(split) >= 10, [parts for parts, _ in plans]
