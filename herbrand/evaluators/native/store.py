@@ -158,9 +158,34 @@ class NativeStore(NativeArrays):
         return found
 
     def catch_up(self, ix: int) -> None:
-        """Index the rows of index ``ix``'s relation appended since it was last caught up."""
-        while self.kernels.catch_up(*self.arguments(), ix, self.need) != L.DONE:
-            self._room_for_index(int(self.need[0]))
+        """Index the rows of index ``ix``'s relation appended since it was last caught up.
+        Threads may catch up different indexes at once: each touches only its own index's
+        metadata and arrays (and reads the relation)."""
+        need = np.zeros(2, dtype=np.int64)  # not self.need: another thread may use it
+        while self.kernels.catch_up(*self.arguments(), ix, need) != L.DONE:
+            self._room_for_index(ix)
+
+    def catch_up_rules(self, program, rules: list[int], spread: Spread) -> None:
+        """Catch up every index the rules ``rules`` of ``program`` probe, and their heads'
+        dedup tables, the indexes dealt among the threads of ``spread`` (largest backlog
+        first) when they are behind by ``Spread.MIN_LENGTH`` rows or more in all: a pass's
+        indexes are independent, and indexing the delta into each is O(delta) serial work
+        otherwise."""
+        arrays = program.arrays
+        starts, listed = arrays[L.P_RULE_INDEXES], arrays[L.P_RULE_INDEX_LIST]
+        indexes = {int(arrays[L.P_RULE_DEDUP][rule]) for rule in rules}
+        for rule in rules:
+            indexes.update(listed[starts[rule]:starts[rule + 1]].tolist())
+        behind = {ix: self.size(int(self.ix_meta[ix, L.IX_REL])) - int(self.ix_meta[ix, L.IX_DONE])
+                  for ix in indexes}
+        backlog = sorted((ix for ix, rows in behind.items() if rows > 0), key=behind.get,
+                         reverse=True)
+        if len(backlog) < 2 or sum(behind.values()) < Spread.MIN_LENGTH:
+            for ix in backlog:
+                self.catch_up(ix)
+            return
+        for task in [spread.pool.submit(self.catch_up, ix) for ix in backlog]:
+            task.result()
 
     def _allocate(self, rel: int, columns: tuple[int, ...], width: int, unique: int) -> int:
         """A new index id on ``rel``: ``columns`` (its ``width`` key columns first) in
