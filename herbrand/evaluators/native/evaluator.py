@@ -314,6 +314,9 @@ class _StratumRules:
         serial = native
         added = 0
         if threads is not None:
+            store.catch_up_rules(self.program, native.tolist() + [
+                a for a in self.alternatives_of(native).tolist() if a >= 0],
+                Spread(threads.pool, threads.workers))
             native = np.asarray([store.choose(self.program, rule, alternative, low, high)
                                  for rule, alternative in zip(native.tolist(),
                                                               self.alternatives_of(native),

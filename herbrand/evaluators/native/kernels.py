@@ -191,6 +191,23 @@ def _interpreter(concurrent):
         return _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
                                head_width), 0
 
+    @njit(inline="always")
+    def flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending, head_width,
+                      tickets, state, depth, added):
+        """``flush``, then: (the tuples added so far, False) when every pending tuple went in;
+        else (the same, True) with ``state`` saying where the rule stopped and how many tuples
+        wait in ``values`` for room (``resume`` then returns NEED_ROW and flushes them first
+        when called again)."""
+        new, left = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
+                          head_width, tickets, state)
+        added += new
+        if left > 0:
+            state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
+            state[S_PENDING] = left
+            return added, True
+        state[S_WAITING] = 0
+        return added, False
+
     @njit(nogil=True, _nrt=False)
     def resume(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
                cursor, stop, key, stack, part, state, tickets):
@@ -218,13 +235,11 @@ def _interpreter(concurrent):
         added = state[S_ADDED]
         pending = state[S_PENDING]
         if state[S_WAITING] == 1:
-            new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
-                                 head_width, tickets, state)
-            added += new
-            if pending > 0:
-                state[S_ADDED], state[S_PENDING] = added, pending
+            added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                           pending, head_width, tickets, state, depth, added)
+            if waiting:
                 return NEED_ROW
-            state[S_WAITING] = 0
+            pending = 0
         while depth >= 0:
             level = first_level + depth
             kind = kinds[level]
@@ -273,13 +288,12 @@ def _interpreter(concurrent):
                 _prefetch_slot(ix_meta, dedup, h)
                 pending += 1
                 if pending == PENDING_MAX:
-                    new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                         pending, head_width, tickets, state)
-                    added += new
-                    if pending > 0:
-                        state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                        state[S_PENDING] = pending
+                    added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup,
+                                                   values, pending, head_width, tickets, state,
+                                                   depth, added)
+                    if waiting:
                         return NEED_ROW
+                    pending = 0
                 continue
             depth += 1
             level += 1
@@ -290,12 +304,9 @@ def _interpreter(concurrent):
                                                high, visible)
             part[depth] = PROBE_CHAIN  # a probe's first phase; a view probe's: no run open yet
         if pending > 0:
-            new, pending = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
-                                 head_width, tickets, state)
-            added += new
-            if pending > 0:
-                state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
-                state[S_PENDING] = pending
+            added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
+                                           pending, head_width, tickets, state, depth, added)
+            if waiting:
                 return NEED_ROW
         state[S_DEPTH], state[S_ADDED], state[S_PENDING] = depth, added, 0
         return DONE
