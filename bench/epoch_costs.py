@@ -16,7 +16,6 @@ times the process's CPU time (steadier on a shared machine). pytest-benchmark's
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ import numpy as np
 import herbrand
 from bench.bench_incremental import _epochs
 from bench.conftest import Workload, _workloads
-from bench.update_costs import CLOCKS
+from bench.update_costs import CLOCKS, engine_parser
 
 
 @dataclass(frozen=True)
@@ -87,14 +86,9 @@ def render(name: str, runs: Sequence[EpochRun]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.epoch_costs", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workloads", default="tc-graph1000,tc-graph10000,rdfs-lubm1")
-    parser.add_argument("--engines", default="recompute,elastic")
+    parser = engine_parser("python -m bench.epoch_costs", __doc__,
+                           "tc-graph1000,tc-graph10000,rdfs-lubm1", "recompute,elastic")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--facts", type=int, default=None, help="cut each workload's facts")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
-                        help="wall time, or the process's CPU time (steadier when shared)")
     args = parser.parse_args(argv)
     workloads = _workloads()
     for name in args.workloads.split(","):

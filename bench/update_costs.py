@@ -112,15 +112,24 @@ def render(name: str, full: float, changed: int, results: Sequence[UpdateCosts])
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.update_costs", description=__doc__,
+def engine_parser(prog: str, description: str, workloads: str,
+                  engines: str) -> argparse.ArgumentParser:
+    """The options an incremental bench shares: ``--workloads``, ``--engines`` (comma-separated,
+    with these defaults), ``--facts`` and ``--clock``."""
+    parser = argparse.ArgumentParser(prog=prog, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workloads", default="tc-graph10000,rdfs-lubm1")
-    parser.add_argument("--engines", default=",".join(INCREMENTAL_ENGINES.names()))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workloads", default=workloads)
+    parser.add_argument("--engines", default=engines)
     parser.add_argument("--facts", type=int, default=None, help="cut each workload's facts")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall time, or the process's CPU time (steadier when shared)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = engine_parser("python -m bench.update_costs", __doc__, "tc-graph10000,rdfs-lubm1",
+                           ",".join(INCREMENTAL_ENGINES.names()))
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     workloads = _workloads()
     for name in args.workloads.split(","):
