@@ -86,9 +86,10 @@ class CountingEngine(StoredEngine):
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
         self._selections = GrowingSelections(())
-        # per stratum (by identity, the stratum kept alongside) and set of changed lower
-        # relations: the update's variants (``_plan``) and the relations a stratum reads
-        self._plans: dict[tuple, tuple] = {}
+        # per stratum of the bootstrapped program (by index) and set of changed lower
+        # relations: the update's variants (``_plan``); per stratum, the relations it reads
+        self._plans: dict[tuple[int, frozenset[str]], tuple] = {}
+        self._reads_of: dict[int, frozenset[str]] = {}
 
     # -- contract --------------------------------------------------------------------------------
 
@@ -100,7 +101,7 @@ class CountingEngine(StoredEngine):
             instance = self._bootstrap_stratum(stratum, instance, traces)
         self._commit(prepared, instance, traces, "bootstrap")
         self._sets = RelationSets.of({name: instance[name] for name in prepared.inputs})
-        self._plans = {}
+        self._plans, self._reads_of = {}, {}
         # the relations that grow along an update's iterations, or stay fixed during it
         self._selections = GrowingSelections(
             {prefix + name for name in instance for prefix in ("", OLD, NEW_PREV, OLD_PREV)})
@@ -218,13 +219,12 @@ class CountingEngine(StoredEngine):
         return new.with_relations({name: walk.relation(name) for name in relations})
 
     def _reads(self, stratum: Stratum) -> frozenset[str]:
-        """The relations the stratum's rules read, computed once per stratum (by identity:
-        the prepared program's strata live as long as the plans)."""
-        key = ("reads", id(stratum))
-        if key not in self._plans:
-            self._plans[key] = (stratum, frozenset(
-                lit.atom.relation for rule in stratum.rules for lit, _ in rule_literals(rule)))
-        return self._plans[key][1]
+        """The relations the stratum's rules read, computed once per stratum of the
+        bootstrapped program."""
+        if stratum.index not in self._reads_of:
+            self._reads_of[stratum.index] = frozenset(
+                lit.atom.relation for rule in stratum.rules for lit, _ in rule_literals(rule))
+        return self._reads_of[stratum.index]
 
     def _plan(self, stratum: Stratum, lower: frozenset[str]
               ) -> tuple[list[SignedRule], list[SignedRule], list, set[str]]:
@@ -234,7 +234,7 @@ class CountingEngine(StoredEngine):
         once per stratum and set of changed relations (O(rules · variants)), then reused, so
         an update does not translate its variants again (and the evaluator's and the
         selections' caches keyed by those rules keep hitting)."""
-        key = (id(stratum), lower)
+        key = (stratum.index, lower)
         if key not in self._plans:
             relations = stratum.relations
             first, twofold, whole = [], [], []
@@ -247,8 +247,8 @@ class CountingEngine(StoredEngine):
                     twofold.extend(twofold_variants(rule, lower, relations))
             needed = {lit.atom.relation for signed in (*first, *twofold)
                       for lit, _ in rule_literals(signed.rule)}
-            self._plans[key] = (stratum, (first, twofold, whole, needed))
-        return self._plans[key][1]
+            self._plans[key] = (first, twofold, whole, needed)
+        return self._plans[key]
 
     def _plan_first_updates(self, program: IncrementalProgram, state: Database) -> None:
         """Build the variants of each stratum for an update that changes every lower relation

@@ -17,8 +17,9 @@ row indexes take longer to build than its Bootstrap), the attempts stay 2 x 20% 
 
 ``SwitchBackoff`` decides whether to attempt an Update at all: after j abandoned attempts in a
 row the next 2^j - 1 updates (at most ``MAX_SKIPPED``) bootstrap at once, unless one is at
-most half the size of the smallest of those attempts, and an Update that completes resets j. On TC over graph1000 a Bootstrap takes about 2 ms and an Update's fixed
-cost in Python is several times that, so every attempt was abandoned: the engine paid 20% of a
+most half the size of the smallest of those attempts, and an Update that completes resets j.
+On TC over graph1000 a Bootstrap takes about 2 ms and an Update's fixed cost in Python is
+several times that, so every attempt was abandoned: the engine paid 20% of a
 Bootstrap more than recompute on every epoch. With the backoff a run of switching epochs pays
 for one attempt in 2^j (at most one in ``MAX_SKIPPED`` + 1), and a workload whose updates become
 small again attempts one within ``MAX_SKIPPED`` + 1 updates.
