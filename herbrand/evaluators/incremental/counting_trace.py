@@ -169,6 +169,22 @@ def run_union(run: SortedRun, other: SortedRun) -> SortedRun:
     return SortedRun(run.codec, union(run.data[0], other.data[0])[None, :], True)
 
 
+def run_found(haystack: SortedRun, needles: SortedRun) -> np.ndarray:
+    """Whether each row of the run ``needles`` is in the run ``haystack`` (one codec), as a
+    mask: by galloping when both pack (O(m log(n / m) + m)), else a lexicographic binary
+    search per row (O(m log n))."""
+    if not len(haystack) or not len(needles):
+        return np.zeros(len(needles), dtype=bool)
+    if haystack.packed and needles.packed:
+        return found_in(haystack.data[0], needles.data[0])
+    return weighted.find(haystack.rows(), needles.rows())[1]
+
+
+def _taken(run: SortedRun, mask: np.ndarray) -> SortedRun:
+    """The rows of ``run`` where ``mask`` holds (still sorted). O(n)."""
+    return SortedRun(run.codec, run.data[:, mask], run.packed)
+
+
 def without_runs(run: SortedRun, runs) -> SortedRun:
     """The rows of ``run`` in none of ``runs`` (``run_minus`` each)."""
     for other in runs:
@@ -268,22 +284,23 @@ class Walk:
 
         Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
         X_{k-1} that differ) can change their first iteration, so the work is a search of
-        them in the iteration's counts and runs plus O(n) copies, never a sort of D_k."""
+        them in the iteration's counts and in the old runs of iterations 1..k, plus O(n)
+        copies, never a sort of D_k."""
         for name in self.relations:
             delta = deltas[name]
             self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
             self.current_before[name] = self.current[name]
             codec = self.codecs[name]
             counts, first = self._old_counts(name), self._old_first(name)
-            touched = np.concatenate([delta[0], self.plus[name].rows(), self.minus[name].rows()],
-                                     axis=1)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(self.current[name].arity))
             self.gained[name] = self.dropped[name] = self.empty[name]
-            if touched.shape[1]:
+            touched = run_union(run_union(SortedRun.from_batch(codec, delta[0]),
+                                          self.plus[name]), self.minus[name])
+            if len(touched):
                 counts = counts.plus(codec, delta)
                 assert (counts.counts > 0).all(), f"negative derivation count in {name}"
-                first = self._refresh(name, counts, first, SortedRun.from_batch(codec, touched))
+                first = self._refresh(name, counts, first, touched)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
             self.current[name] = self.current[name].extend(Relation(first.rows(), unique=True))
@@ -291,21 +308,33 @@ class Walk:
 
     def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
                  touched: SortedRun) -> SortedRun:
-        """Δ'_k from Δ_k and the touched tuples; updates plus and minus:
-        plus_k = (plus_{k-1} - Δ_k) ∪ (Δ'_k - X_k), minus_k = (minus_{k-1} - Δ'_k) ∪
-        (Δ_k - X'_k), where only touched tuples can be in the second parts, and gained and
-        dropped: Δ'_k - Δ_k = entering - Δ_k, Δ_k - Δ'_k = leaving - entering."""
-        alive_mask = counts.weights_of(self.codecs[name], touched.rows()) > 0
-        alive = SortedRun(touched.codec, touched.data[:, alive_mask], touched.packed)
-        entering = without_runs(alive, self.firsts[name])  # touched tuples of Δ'_k
-        new_first = run_union(run_minus(first, touched), entering)
-        leaving = run_minus(touched, run_minus(touched, first))  # touched tuples of Δ_k
-        gained = without_runs(entering, self.old[name].firsts[:self.k])
-        lost = without_runs(leaving, (*self.firsts[name], new_first))
-        self.plus[name] = run_union(run_minus(self.plus[name], first), gained)
-        self.minus[name] = run_union(run_minus(self.minus[name], new_first), lost)
-        self.gained[name] = run_minus(entering, first)
-        self.dropped[name] = run_minus(leaving, entering)
+        """Δ'_k from Δ_k and the touched tuples T (a superset of plus_{k-1} and minus_{k-1});
+        updates plus, minus, gained and dropped. Masks over T: ``alive`` (a count in D'_k),
+        ``was_in`` (in X_{k-1}), ``was_first`` (in Δ_k), ``is_in`` (in X'_{k-1}: was_in and
+        not in minus_{k-1}, or in plus_{k-1}); then entering = alive - is_in (T ∩ Δ'_k),
+        Δ'_k = Δ_k - (Δ_k ∩ T - entering) ∪ (entering - Δ_k),
+        plus_k = (plus_{k-1} - Δ_k) ∪ (entering - X_k),
+        minus_k = (minus_{k-1} - Δ'_k) ∪ (Δ_k ∩ T - is_in - entering).
+        Cost: k + 1 searches of T (the old runs of iterations 1..k and D'_k), two of plus and
+        minus in T, and the O(|Δ_k|) copy of the new run."""
+        codec = self.codecs[name]
+        alive = counts.weights_of(codec, touched.rows()) > 0
+        was_in = np.zeros(len(touched), dtype=bool)
+        for run in self.old[name].firsts[:self.k - 1]:
+            was_in |= run_found(run, touched)
+        was_first = run_found(first, touched)
+        in_plus, in_minus = run_found(self.plus[name], touched), run_found(self.minus[name],
+                                                                            touched)
+        is_in = (was_in & ~in_minus) | in_plus
+        entering = alive & ~is_in
+        gained = entering & ~was_first
+        dropped = was_first & ~entering
+        new_first = run_union(run_minus(first, _taken(touched, dropped)),
+                              _taken(touched, gained))
+        self.plus[name] = _taken(touched, (in_plus & ~was_first) | (gained & ~was_in))
+        self.minus[name] = _taken(touched, (in_minus & ~entering) | (dropped & ~is_in))
+        self.gained[name] = _taken(touched, gained)
+        self.dropped[name] = _taken(touched, dropped)
         return new_first
 
     def net_changes(self, name: str) -> tuple[Relation, Relation]:

@@ -60,7 +60,7 @@ def consolidate(rows: np.ndarray, weights: np.ndarray) -> Weighted:
     return rows[:, order[starts[keep]]], sums[keep]
 
 
-def _find(base_rows: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def find(base_rows: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each row of ``rows``: its insertion position in the sorted ``base_rows`` and whether
     it is there. O(m log n), numba."""
     positions = searchsorted(base_rows, rows, "left")
@@ -71,7 +71,7 @@ def _find(base_rows: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def weights_of(base: Weighted, rows: np.ndarray) -> np.ndarray:
     """The weights of ``rows`` in a consolidated batch (0 for absent rows). O(m log n)."""
-    positions, found = _find(base[0], rows)
+    positions, found = find(base[0], rows)
     weights = np.zeros(rows.shape[1], dtype=np.int64)
     weights[found] = base[1][positions[found]]
     return weights
@@ -82,7 +82,7 @@ def add_sorted(base: Weighted, delta: Weighted) -> Weighted:
     ``delta`` of m rows: a search and one copy, no sort of ``base``."""
     if not delta[0].shape[1]:
         return base
-    positions, found = _find(base[0], delta[0])
+    positions, found = find(base[0], delta[0])
     weights = base[1].copy()
     weights[positions[found]] += delta[1][found]
     missing = ~found
