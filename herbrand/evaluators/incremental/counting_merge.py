@@ -11,7 +11,8 @@ sorted inputs once.
   O(m log(n / m) + m): O(m log n) for a few needles and O(n + m) for many.
 - ``found_in(haystack, needles)``: whether each ascending needle is in the haystack (same cost).
 - ``merge_added(keys, counts, delta_keys, delta_counts)``: the sum of two weighted runs of
-  strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation.
+  strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation;
+  a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 
@@ -78,6 +79,35 @@ def _merge_added(keys, counts, delta_keys, delta_counts):
 
 
 @njit(nogil=True, cache=True)
+def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
+    """``_merge_added`` for a few delta keys whose insertion positions ``at`` are known: the
+    stretches of ``keys`` between them are block copies."""
+    n, m = keys.shape[0], delta_keys.shape[0]
+    out_keys = np.empty(n + m, dtype=np.int64)
+    out_counts = np.empty(n + m, dtype=np.int64)
+    i = k = 0
+    for j in range(m):
+        stop = at[j]
+        out_keys[k:k + stop - i] = keys[i:stop]
+        out_counts[k:k + stop - i] = counts[i:stop]
+        k += stop - i
+        i = stop
+        if i < n and keys[i] == delta_keys[j]:
+            count = counts[i] + delta_counts[j]
+            i += 1
+        else:
+            count = delta_counts[j]
+        if count != 0:
+            out_keys[k] = delta_keys[j]
+            out_counts[k] = count
+            k += 1
+    out_keys[k:k + n - i] = keys[i:]
+    out_counts[k:k + n - i] = counts[i:]
+    k += n - i
+    return out_keys[:k].copy(), out_counts[:k].copy()
+
+
+@njit(nogil=True, cache=True)
 def _union(a, b):
     n, m = a.shape[0], b.shape[0]
     out = np.empty(n + m, dtype=np.int64)
@@ -119,7 +149,14 @@ def found_in(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 def merge_added(keys: np.ndarray, counts: np.ndarray, delta_keys: np.ndarray,
                 delta_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(keys, int64 counts) of the sum of two weighted runs of strictly ascending int64 keys,
-    entries summing to 0 dropped. O(n + m)."""
+    entries summing to 0 dropped. O(n + m): a merge step per entry, or, for a delta under a
+    sixteenth of the keys, a galloping search of its keys and block copies in between."""
+    if 16 * len(delta_keys) < len(keys):
+        delta_keys = np.ascontiguousarray(delta_keys, dtype=np.int64)
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        return _merge_sparse(keys, np.ascontiguousarray(counts, dtype=np.int64), delta_keys,
+                             np.ascontiguousarray(delta_counts, dtype=np.int64),
+                             _sorted_positions(keys, delta_keys))
     return _merge_added(np.ascontiguousarray(keys, dtype=np.int64),
                         np.ascontiguousarray(counts, dtype=np.int64),
                         np.ascontiguousarray(delta_keys, dtype=np.int64),

@@ -222,6 +222,11 @@ class Walk:
         self.firsts = {name: [] for name in self.relations}
         self.current = {name: Relation.empty(arity[name]) for name in self.relations}
         self.current_before = dict(self.current)
+        # Δ'_{k-1} as a Relation (the rows ``step`` appended last); where X_k ends in the
+        # old relation, stored in iteration order
+        self.new_delta = dict(self.current)
+        self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
+                                         dtype=np.int64) for name in self.relations}
 
     def more(self) -> bool:
         """Whether iteration k can still differ: it is the first; or the stratum is
@@ -240,7 +245,7 @@ class Walk:
         older ones are dropped."""
         prefix = self._prefixes.get((name, k))
         if prefix is None:
-            size = sum(map(len, self.old[name].firsts[:k]))
+            size = self._old_end(name, k)
             columns = self.old_rows[name].columns
             prefix = (self.old_rows[name] if size == columns.shape[1]
                       else Relation(columns[:, :size], unique=True))
@@ -249,22 +254,34 @@ class Walk:
             self._prefixes[(name, k)] = prefix
         return prefix
 
+    def _old_end(self, name: str, k: int) -> int:
+        """|X_k| in the old state (0 for k <= 0)."""
+        ends = self.old_ends[name]
+        return 0 if k <= 0 else int(ends[min(k, len(ends)) - 1]) if len(ends) else 0
+
+    def _old_delta(self, name: str) -> Relation:
+        """Δ_{k-1} of the old state: the rows of the old relation between X_{k-2} and X_{k-1}
+        (a slice copied, not a run decoded)."""
+        start, stop = self._old_end(name, self.k - 2), self._old_end(name, self.k - 1)
+        return Relation(self.old_rows[name].columns[:, start:stop], unique=True)
+
     def reads(self, needed: Collection[str]) -> dict[str, Relation]:
         """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
         X'_{k-2}, X_{k-2}, and of their differences and of the tuples first derived in
-        iteration k - 1 in both states and their differences those named in ``needed`` (each
-        decoded from its run, O(its size))."""
+        iteration k - 1 in both states and their differences those named in ``needed``: the
+        differences decoded from their runs (O(their size)), Δ'_{k-1} as ``step`` built it and
+        Δ_{k-1} as a slice of the old relation (no decoding)."""
         reads = {}
         for name in self.relations:
-            new_delta = self.firsts[name][-1] if self.firsts[name] else self.empty[name]
-            old_delta = (self.old[name].firsts[self.k - 2]
-                         if 2 <= self.k <= len(self.old[name].firsts) + 1 else self.empty[name])
             runs = {PLUS: self.plus[name], MINUS: self.minus[name],
                     PLUS_PREV: self.plus_before[name], MINUS_PREV: self.minus_before[name],
-                    NEW_DELTA: new_delta, OLD_DELTA: old_delta,
                     GAINED: self.gained[name], DROPPED: self.dropped[name]}
             reads.update({prefix + name: Relation(run.rows(), unique=True)
                           for prefix, run in runs.items() if prefix + name in needed})
+            if NEW_DELTA + name in needed:
+                reads[NEW_DELTA + name] = self.new_delta[name]
+            if OLD_DELTA + name in needed:
+                reads[OLD_DELTA + name] = self._old_delta(name)
             reads[name] = self.current[name]
             reads[NEW_PREV + name] = self.current_before[name]
             reads[OLD + name] = self._old_prefix(name, self.k - 1)
@@ -303,7 +320,8 @@ class Walk:
                 first = self._refresh(name, counts, first, touched)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
-            self.current[name] = self.current[name].extend(Relation(first.rows(), unique=True))
+            self.new_delta[name] = Relation(first.rows(), unique=True)
+            self.current[name] = self.current[name].extend(self.new_delta[name])
         self.k += 1
 
     def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,

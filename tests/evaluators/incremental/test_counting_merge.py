@@ -52,6 +52,24 @@ def test_merge_added_sums_counts_and_drops_zeros(base, delta):
     assert counts.dtype == np.int64
 
 
+def _keyed(counts):
+    keys = sorted(counts)
+    return np.array(keys, dtype=np.int64), np.array([counts[k] for k in keys], dtype=np.int8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.integers(-300, 300), st.integers(-3, 3).filter(bool), min_size=100,
+                       max_size=300),
+       st.dictionaries(st.integers(-320, 320), st.integers(-3, 3).filter(bool), max_size=6))
+def test_merge_added_of_a_small_delta_copies_between_its_positions(base, delta):
+    # 16 * len(delta) < len(base): the galloping path with block copies
+    keys, counts = merge_added(*_keyed(base), *_keyed(delta))
+    expected = {k: base.get(k, 0) + delta.get(k, 0) for k in base.keys() | delta.keys()}
+    expected = {k: v for k, v in expected.items() if v}
+    assert keys.tolist() == sorted(expected)
+    assert counts.tolist() == [expected[k] for k in sorted(expected)]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.sets(st.integers(-30, 30)), st.sets(st.integers(-30, 30)))
 def test_union_of_ascending_keys(a, b):
