@@ -44,8 +44,10 @@ from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.changes import apply_updates, as_batch_changes, visible
 from herbrand.evaluators.incremental.counting_rules import (
     MINUS,
+    NEW_DELTA,
     NEW_PREV,
     OLD,
+    OLD_DELTA,
     OLD_PREV,
     PLUS,
     PREV,
@@ -55,6 +57,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     twofold_variants,
 )
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
@@ -86,6 +89,7 @@ class CountingEngine(StoredEngine):
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
         self._selections = GrowingSelections(())
+        self._semijoins = Semijoins()
         # per stratum of the bootstrapped program (by index) and set of changed lower
         # relations: the update's variants (``_plan``); per stratum, the relations it reads
         self._plans: dict[tuple[int, frozenset[str]], tuple] = {}
@@ -197,10 +201,13 @@ class CountingEngine(StoredEngine):
             fixed.update({OLD + name: old[name], PLUS + name: added[name],
                           MINUS + name: removed[name]})
         walk = Walk(stratum, old, traces)
+        # the relations replaced in each iteration (an index of them is built again in each)
+        reducible = frozenset(prefix + name for name in relations
+                              for prefix in (NEW_DELTA, OLD_DELTA))
         previous_whole: dict[str, weighted.Weighted] = {}
         while walk.more():
             instance = new.with_relations({**fixed, **walk.reads(needed)})
-            parts = self._signed(first if walk.k == 1 else twofold, instance)
+            parts = self._signed(first if walk.k == 1 else twofold, instance, reducible)
             whole_change = self._whole(whole, instance, old.with_relations(
                 {name: instance[OLD + name] for name in relations}))
             deltas = {}
@@ -279,17 +286,19 @@ class CountingEngine(StoredEngine):
         finally:
             self._selections.release()
 
-    def _signed(self, signed: list[SignedRule],
-                instance: Database) -> dict[str, list[weighted.Weighted]]:
+    def _signed(self, signed: list[SignedRule], instance: Database,
+                reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
         """The derivations of the signed rules whose first literal has rows, weighted; their
-        constant atoms over the large relations read kept selections (``counting_selections``).
-        """
+        atoms over the ``reducible`` relations (those replaced in each iteration) read
+        semi-join reductions by the change (``counting_semijoins``), their constant atoms over
+        the large relations kept selections (``counting_selections``)."""
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign and len(instance[s.delta])]
             if not rules:
                 continue
-            rules, selected = self._selections.applied(rules, instance)
+            rules, instance_reduced = self._semijoins.applied(rules, instance, reducible)
+            rules, selected = self._selections.applied(rules, instance_reduced)
             for name, rows in self._evaluator.derive(rules, selected).items():
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts

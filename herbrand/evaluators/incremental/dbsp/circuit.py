@@ -31,12 +31,14 @@ merge the moved rows into the trace and to add the dX changes (insertions into s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -51,6 +53,7 @@ from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
+from herbrand.framework.syntax import Const, Literal
 from herbrand.indexes.kernels import searchsorted
 
 NEVER = np.iinfo(np.int64).max
@@ -187,7 +190,10 @@ class StratumCircuit:
     """The circuit of one stratum (its lifted rules and relations)."""
 
     def __init__(self, rules: Sequence[LiftedRule], relations: Sequence[str],
-                 arities: Mapping[str, int], evaluator: RelationalEvaluator):
+                 arities: Mapping[str, int], evaluator: RelationalEvaluator,
+                 semijoins: Semijoins | None = None):
+        """``semijoins``: the engine's semi-join reductions (kept across its circuits, so
+        that their rewrites, and the evaluator's plans of them, are reused), or None."""
         self.rules = rules
         self.relations = tuple(relations)
         self.arities = arities
@@ -197,6 +203,16 @@ class StratumCircuit:
         # kept and extended (a circuit serves one bootstrap or one update)
         self.selections = GrowingSelections({old_name(lit.atom.relation) for r in rules
                                              for lit, _ in rule_literals(r.rule)})
+        # the old values of the stratum's relations change in each iteration: a join reads
+        # them reduced by its term's change (a scan) rather than through an index grown
+        # again in every update, where at most two terms read them plainly (an index serves
+        # every term that probes it; a reduction is one scan per term)
+        self.semijoins = semijoins
+        readers = Counter(lit.atom.relation for r in rules for _, term in r.terms
+                          for lit in term.body if isinstance(lit, Literal) and not lit.negated
+                          and not any(isinstance(t, Const) for t in lit.atom.terms))
+        self.reducible = frozenset(old_name(r) for r in self.relations
+                                   if readers[old_name(r)] <= 2)
 
     def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
@@ -209,7 +225,7 @@ class StratumCircuit:
         relation the stratum reads). Returns the traces."""
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
         start = LiftedEvaluation(self.evaluator, symbols, {**inputs, **empty}, {},
-                                 self.selections)
+                                 self.selections, self.semijoins, self.reducible)
         x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for rule in self.rules:
             x[rule.head] = x[rule.head] + start.full(rule)
@@ -220,7 +236,7 @@ class StratumCircuit:
         while any(len(n) for n in new.values()):
             step = LiftedEvaluation(self.evaluator, symbols, {**inputs, **values},
                                     {delta_name(r): ZSet.of_set(new[r].columns)
-                                     for r in self.relations}, self.selections)
+                                     for r in self.relations}, self.selections, self.semijoins, self.reducible)
             values = {r: values[r].extend(new[r]) for r in self.relations}
             change = self._changes(step)
             for r in self.relations:
@@ -269,7 +285,7 @@ class StratumCircuit:
             values = {r: traces[r].value(i - 1) for r in self.relations}
             step = LiftedEvaluation(self.evaluator, symbols, {**old, **values},
                                     {**deltas, **{delta_name(r): previous[r]
-                                                  for r in self.relations}}, self.selections)
+                                                  for r in self.relations}}, self.selections, self.semijoins, self.reducible)
             change = self._changes(step)
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
@@ -310,7 +326,7 @@ class StratumCircuit:
             news = {delta_name(r): ZSet.of_set(_rows_at(traces[r], i - 1))
                     for r in self.relations}
             step = LiftedEvaluation(self.evaluator, symbols, {**old, **values}, news,
-                                    self.selections)
+                                    self.selections, self.semijoins, self.reducible)
             out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
             for lifted, weight in rule_changes:
                 found = step.full(lifted) if i == 0 else step.change(lifted)

@@ -45,6 +45,7 @@ from herbrand.evaluators.incremental.changes import (
     require_inputs,
     visible,
 )
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit, Trace
 from herbrand.evaluators.incremental.dbsp.operators import LiftedRule
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -119,6 +120,7 @@ class DbspEngine(IncrementalEvaluator):
         self._snapshot: _Snapshot | None = None
         self._strategy = "none"
         self._sets = RelationSets()  # hash tables of the input relations, for the next update
+        self._semijoins = Semijoins()  # its rewrites of the circuits' terms, kept
 
     # -- facts -----------------------------------------------------------------------------------
 
@@ -246,7 +248,7 @@ class DbspEngine(IncrementalEvaluator):
     def _circuit(self, plan: _StratumPlan, database: Database) -> StratumCircuit:
         return StratumCircuit(plan.rules, plan.stratum.relations,
                               {r: database[r].arity for r in plan.stratum.relations},
-                              self._evaluator)
+                              self._evaluator, self._semijoins)
 
     def _built(self, rules: Counter, program: Program, given: Database,
                previous: _Snapshot | None) -> _Snapshot:

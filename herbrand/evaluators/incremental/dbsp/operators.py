@@ -34,6 +34,7 @@ from itertools import combinations
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
@@ -135,13 +136,17 @@ class LiftedEvaluation:
 
     def __init__(self, evaluator: RelationalEvaluator, symbols: SymbolTable,
                  old: Mapping[str, Relation], deltas: Mapping[str, ZSet],
-                 selections: GrowingSelections | None = None):
+                 selections: GrowingSelections | None = None,
+                 semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset()):
         """``old``: relation -> value before the change (also the relations aggregates read);
         ``deltas``: factor delta name -> its change (missing or empty: unchanged);
         ``selections``: the constant selections of the old values, kept by the caller across
-        the evaluations of one run of the circuit (``counting_selections``), or None."""
+        the evaluations of one run of the circuit (``counting_selections``), or None;
+        ``semijoins``: reduces the ``reducible`` relations (the old values that change along
+        the iterations) by each term's smallest literal (``counting_semijoins``), or None."""
         self.evaluator = evaluator
         self.selections = selections
+        self.semijoins, self.reducible = semijoins, reducible
         relations = dict(old)
         relations.update({old_name(name): value for name, value in old.items()})
         relations.update({name: weighted_relation(d) for name, d in deltas.items() if len(d)})
@@ -150,9 +155,11 @@ class LiftedEvaluation:
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
-        if self.selections is None:
-            return self.evaluator.derivations([rule], self.instance).get(HEAD)
-        rules, instance = self.selections.applied([rule], self.instance)
+        rules, instance = [rule], self.instance
+        if self.semijoins is not None:
+            rules, instance = self.semijoins.applied(rules, instance, self.reducible)
+        if self.selections is not None:
+            rules, instance = self.selections.applied(rules, instance)
         return self.evaluator.derivations(rules, instance).get(HEAD)
 
     def full(self, lifted: LiftedRule) -> ZSet:

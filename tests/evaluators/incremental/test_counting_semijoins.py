@@ -1,0 +1,60 @@
+"""Semi-join reductions: the rewritten rules derive the same bags over the reduced instance,
+only positive, constant-free literals over large reducible relations are reduced, and the
+rewrites are kept per rule."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework.parser import parse
+from herbrand.framework.storage import Database, Relation
+
+_PROGRAM = parse(".decl t(a: number, b: number)\n.decl d(a: number, b: number)\n"
+                 ".decl s(a: number, b: number)\n"
+                 "t(x, z) :- d(x, y), t(y, z), s(z, w), !s(x, x).\n"
+                 "t(x, z) :- d(x, z), t(x, 3).")
+
+_rows = st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40)
+
+
+def _bags(derived):
+    return {name: sorted(map(tuple, rows.T.tolist())) for name, rows in derived.items()}
+
+
+def _instance(t_rows, d_rows, s_rows) -> Database:
+    return Database({"t": Relation.from_rows(t_rows, 2), "d": Relation.from_rows(d_rows, 2),
+                     "s": Relation.from_rows(s_rows, 2)})
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows)
+def test_reduced_rules_derive_the_same_bags(t_rows, d_rows, s_rows):
+    instance = _instance(t_rows, d_rows, s_rows)
+    evaluator = RelationalEvaluator()
+    rules, reduced = Semijoins(ratio=2).applied(_PROGRAM.rules, instance, {"t", "s"})
+    assert _bags(evaluator.derive(rules, reduced)) == _bags(
+        evaluator.derive(_PROGRAM.rules, instance))
+
+
+def test_only_large_reducible_constant_free_positive_literals_are_reduced():
+    instance = _instance([(i, i + 1) for i in range(40)], [(5, 6)],
+                         [(i, 0) for i in range(40)])
+    semijoins = Semijoins(ratio=16)
+    (first, second), reduced = semijoins.applied(_PROGRAM.rules, instance, {"t"})
+    relations = [lit.atom.relation for lit in first.body]
+    assert relations[0] == "d" and relations[1].startswith("@semi") and relations[1].endswith(
+        ":t")
+    assert relations[2:] == ["s", "s"]  # not reducible; negated
+    assert reduced[relations[1]].to_rows() == [(6, 7)]  # t rows joining d's y = 6
+    assert [lit.atom.relation for lit in second.body] == ["d", "t"]  # a constant: kept
+    again, _ = semijoins.applied(_PROGRAM.rules, instance, {"t"})
+    assert again[0] is first  # the rewrite is kept
+
+
+def test_a_relation_under_ratio_times_the_seed_is_not_reduced():
+    instance = _instance([(i, i + 1) for i in range(10)], [(5, 6)], [])
+    rules, reduced = Semijoins(ratio=16).applied(_PROGRAM.rules, instance, {"t"})
+    assert tuple(rules) == _PROGRAM.rules and reduced is instance
