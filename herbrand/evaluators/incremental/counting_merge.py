@@ -15,6 +15,8 @@ sorted inputs once.
   a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
+- ``segment_positions``: lexicographic insertion positions of rows, each within its own sorted
+  segment of one block of columns.
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -125,6 +127,39 @@ def _union(a, b):
             j += 1
         k += 1
     return out[:k].copy()
+
+
+@njit(nogil=True, cache=True)
+def _segment_positions(columns, starts, stops, needles):
+    arity = columns.shape[0]
+    out = np.empty(needles.shape[1], dtype=np.int64)
+    for j in range(needles.shape[1]):
+        lo, hi = starts[j], stops[j]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            below = False
+            for c in range(arity):
+                if columns[c, mid] != needles[c, j]:
+                    below = columns[c, mid] < needles[c, j]
+                    break
+            if below:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[j] = lo
+    return out
+
+
+def segment_positions(columns: np.ndarray, starts: np.ndarray, stops: np.ndarray,
+                      needles: np.ndarray) -> np.ndarray:
+    """The left insertion position of each column of the (c, m) ``needles`` in the
+    lexicographically sorted segment ``starts[j]:stops[j]`` of the (c, n) ``columns`` (one
+    block holding sorted segments, such as a relation stored iteration by iteration), as a
+    position in ``columns``. O(m c log n), nothing copied."""
+    return _segment_positions(np.ascontiguousarray(columns, dtype=np.int64),
+                              np.ascontiguousarray(starts, dtype=np.int64),
+                              np.ascontiguousarray(stops, dtype=np.int64),
+                              np.ascontiguousarray(needles, dtype=np.int64))
 
 
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

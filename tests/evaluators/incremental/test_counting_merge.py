@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     found_in,
     merge_added,
+    segment_positions,
     sorted_positions,
     union,
     weights_at,
@@ -75,3 +76,22 @@ def test_merge_added_of_a_small_delta_copies_between_its_positions(base, delta):
 def test_union_of_ascending_keys(a, b):
     merged = union(np.array(sorted(a), dtype=np.int64), np.array(sorted(b), dtype=np.int64))
     assert merged.tolist() == sorted(a | b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4))), min_size=1,
+                max_size=4),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(-5, 5), st.integers(-5, 5)),
+                max_size=12))
+def test_segment_positions_search_each_row_in_its_own_sorted_segment(segments, probes):
+    blocks = [np.array(sorted(rows), dtype=np.int64).reshape(-1, 2).T for rows in segments]
+    columns = np.concatenate(blocks, axis=1)
+    bounds = np.concatenate([[0], np.cumsum([b.shape[1] for b in blocks])])
+    probes = [(s % len(blocks), x, y) for s, x, y in probes]
+    needles = np.array([[x for _, x, _ in probes], [y for _, _, y in probes]],
+                       dtype=np.int64).reshape(2, -1)
+    segment = np.array([s for s, _, _ in probes], dtype=np.int64)
+    at = segment_positions(columns, bounds[segment], bounds[segment + 1], needles)
+    expected = [int(bounds[s]) + sum(1 for row in sorted(segments[s]) if row < (x, y))
+                for s, x, y in probes]
+    assert at.tolist() == expected

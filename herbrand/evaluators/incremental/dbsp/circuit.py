@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_merge import segment_positions
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.operators import (
@@ -55,8 +56,6 @@ from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
 from herbrand.framework.syntax import Const, Literal
 from herbrand.indexes.kernels import searchsorted
-
-NEVER = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -109,37 +108,24 @@ class Trace:
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
               dx: Sequence[ZSet]) -> Trace:
         """The trace without the rows at positions ``left`` and with the rows ``joined`` at
-        iterations ``joined_at``: each iteration's kept rows merged with its joined ones by
-        binary search and insertion. O(n + m log n)."""
+        iterations ``joined_at``: one copy of the kept rows (when rows leave), a binary search
+        of each joined row in its iteration's kept rows, and one insertion of all of them.
+        O(n + m log n)."""
         columns = self.relation.columns
-        codec = identity_codec(columns.shape[0])
-        (data, packed), (added, added_packed) = codec.encode(columns), codec.encode(joined)
-        if packed != added_packed or not columns.shape[0]:
-            iteration = self.iterations()
-            iteration[left] = NEVER
-            keep = iteration != NEVER
-            rows = np.concatenate([columns[:, keep], joined], axis=1)
-            return Trace.of(rows, np.concatenate([iteration[keep], joined_at]), dx)
-        keep = np.ones(columns.shape[1], dtype=bool)
-        keep[left] = False
-        order = np.lexsort(np.vstack([added[::-1], joined_at[None, :]]))
-        added, joined, joined_at = added[:, order], joined[:, order], joined_at[order]
-        depth = max(len(self.offsets), int(joined_at[-1]) + 1 if len(joined_at) else 0)
-        bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets),
-                                                            columns.shape[1])])
-        cuts = np.searchsorted(joined_at, np.arange(depth + 1), side="left")
-        slices = []
-        for i in range(depth):
-            kept = keep[bounds[i]:bounds[i + 1]]
-            old_rows = columns[:, bounds[i]:bounds[i + 1]][:, kept]
-            old_data = data[:, bounds[i]:bounds[i + 1]][:, kept]
-            new_data = added[:, cuts[i]:cuts[i + 1]]
-            slots = searchsorted(old_data, new_data, "left")
-            slices.append(np.insert(old_rows, slots, joined[:, cuts[i]:cuts[i + 1]], axis=1))
-        sizes = np.array([piece.shape[1] for piece in slices], dtype=np.int64)
+        n = columns.shape[1]
+        depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
+        bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
+        if len(left):
+            keep = np.ones(n, dtype=bool)
+            keep[left] = False
+            bounds = np.concatenate([[0], np.cumsum(keep)])[bounds]
+            columns = np.compress(keep, columns, axis=1)
+        order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
+        joined, joined_at = joined[:, order], joined_at[order]
+        at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
+        rows = np.insert(columns, at, joined, axis=1) if len(at) else columns
+        sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
         depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
-        rows = np.ascontiguousarray(np.concatenate(slices[:depth], axis=1)) if depth else (
-            columns[:, :0])
         return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), _trimmed(dx))
 
     @property
