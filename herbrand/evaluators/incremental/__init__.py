@@ -27,8 +27,11 @@ Shared helpers, usable by any engine:
 - ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
   ``add_sorted``, ``weights_of``).
 - ``counting_merge``: numba kernels over sorted packed keys (galloping ``sorted_positions``,
-  ``merge_added``), with which the counting engine's state and dbsp's Z-sets take a change
-  in one pass.
+  ``merge_added``, ``segment_positions``), with which the counting engine's state and dbsp's
+  Z-sets and traces take a change in one pass.
+- ``counting_semijoins``: semi-join reductions, by an update's change, of the relations that
+  change along its iterations (no index of them built again in every iteration), for the
+  counting and dbsp engines.
 
 Every engine builds its new state from immutable Relations and commits it at the end of an
 update, so a failing update leaves it as it was; ``check_incremental`` checks all of them.

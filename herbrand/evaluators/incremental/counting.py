@@ -23,9 +23,12 @@ differenced whole in each iteration (evaluated over both states; its change of D
 difference of two such changes of C_k): a documented fallback.
 
 Cost per update: per iteration, the rule evaluator's work on the instances joining a change
-with the last iteration's new tuples, a galloping search of the t touched tuples among the
-iteration's e count entries (O(t log(e / t) + t)) and one merge of the change into them (O(e),
-a copy: the state is immutable; ``counting_merge``), never a sort of the whole state. The
+with the last iteration's new tuples (those per-iteration relations reduced by the change
+first, ``counting_semijoins``, so that no index of them is built again), k + 1 galloping
+searches of the t touched tuples (among the iteration's e count entries and the old runs of
+iterations 1..k: O(t log(e / t) + t) each) and one merge of the change into the counts (O(e),
+a copy: the state is immutable; block copies for a small change; ``counting_merge``), never a
+sort of the whole state. The
 inputs' changes come from hash tables kept across updates (``RelationSets``), O(m) expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the
 per-iteration runs and the updated inputs' hash tables, about the size of the
