@@ -45,38 +45,44 @@ class Semijoins:
 
     def __init__(self, ratio: int = 16):
         self.ratio = ratio
-        self._serials: dict[int, tuple[Rule, int]] = {}  # id(rule) -> (rule, serial number)
+        # id(rule) -> (rule, serial number, its positive literals: (position, relation,
+        # constant-free, first column of each variable)), analysed once per rule
+        self._rules: dict[int, tuple[Rule, int, tuple]] = {}
         self._rewrites: dict[tuple[int, tuple[int, ...]], Rule] = {}
 
-    def _serial(self, rule: Rule) -> int:
-        kept = self._serials.get(id(rule))
+    def _analysed(self, rule: Rule) -> tuple[Rule, int, tuple]:
+        kept = self._rules.get(id(rule))
         if kept is None or kept[0] is not rule:
-            kept = (rule, len(self._serials))
-            self._serials[id(rule)] = kept
-        return kept[1]
+            literals = []
+            for i, element in enumerate(rule.body):
+                if isinstance(element, Literal) and not element.negated:
+                    columns: dict[Var, int] = {}
+                    for column, term in enumerate(element.atom.terms):
+                        if isinstance(term, Var):
+                            columns.setdefault(term, column)
+                    plain = all(isinstance(t, Var | Wildcard) for t in element.atom.terms)
+                    literals.append((i, element.atom.relation, plain, columns))
+            kept = (rule, len(self._rules), tuple(literals))
+            self._rules[id(rule)] = kept
+        return kept
 
-    def _filters(self, rule: Rule, instance: Database,
+    def _filters(self, literals: tuple, instance: Database,
                  reducible: Collection[str]) -> tuple[int, list[Filter]]:
-        """(the seed's position, the literals to filter) of ``rule`` over ``instance``."""
-        literals = [(i, e) for i, e in enumerate(rule.body)
-                    if isinstance(e, Literal) and not e.negated]
-        if len(literals) < 2:
+        """(the seed's position, the literals to filter) of a rule's analysed positive
+        ``literals`` over ``instance``."""
+        if len(literals) < 2 or not any(plain and relation in reducible
+                                        for _, relation, plain, _ in literals):
             return -1, []
-        sizes = {i: len(instance[e.atom.relation]) for i, e in literals}
-        seed_at, seed = min(literals, key=lambda pair: sizes[pair[0]])
-        seed_columns: dict[Var, int] = {}
-        for column, term in enumerate(seed.atom.terms):
-            if isinstance(term, Var):
-                seed_columns.setdefault(term, column)
+        sizes = [len(instance[relation]) for _, relation, _, _ in literals]
+        least = min(range(len(literals)), key=sizes.__getitem__)
+        seed_at, _, _, seed_columns = literals[least]
         filters = []
-        for i, literal in literals:
-            if (i == seed_at or literal.atom.relation not in reducible
-                    or sizes[i] < self.ratio * max(sizes[seed_at], 1)
-                    or not all(isinstance(t, Var | Wildcard) for t in literal.atom.terms)):
+        for (i, relation, plain, columns), size in zip(literals, sizes, strict=True):
+            if (i == seed_at or not plain or relation not in reducible
+                    or size < self.ratio * max(sizes[least], 1)):
                 continue
-            shared = tuple((column, seed_columns[term])
-                           for column, term in enumerate(literal.atom.terms)
-                           if isinstance(term, Var) and term in seed_columns)
+            shared = tuple((column, seed_columns[term]) for term, column in columns.items()
+                           if term in seed_columns)
             if shared:
                 filters.append((i, shared))
         return seed_at, filters
@@ -87,11 +93,11 @@ class Semijoins:
         body) plus an ``np.isin`` per shared variable of each filtered literal."""
         rewritten, views = [], {}
         for rule in rules:
-            seed_at, filters = self._filters(rule, instance, reducible)
+            _, serial, literals = self._analysed(rule)
+            seed_at, filters = self._filters(literals, instance, reducible)
             if not filters:
                 rewritten.append(rule)
                 continue
-            serial = self._serial(rule)
             seed = instance[rule.body[seed_at].atom.relation].columns
             for i, shared in filters:
                 rows = instance[rule.body[i].atom.relation].columns
