@@ -13,8 +13,9 @@ third of an update that inserts one fresh fact).
 literal (the seed) shares variables with a positive literal over a relation of ``reducible``
 at least ``ratio`` times larger, and without constants: that literal reads
 ``@semi<n>.<position>:<relation>`` instead, the rows of the relation whose values in the
-shared columns occur in the seed's columns of those variables (``np.isin``: O(n) by a table
-for a small value range, O((n + m) log(n + m)) otherwise). A row filtered out joins no seed
+shared columns occur in the seed's columns of those variables (a table of the seed's values
+when their range is narrow, else a binary search of each value among them: O(n + range) or
+O(n log m), nothing of the relation sorted). A row filtered out joins no seed
 row, so every rule derives what it derived before, with the same multiplicities; the join
 then indexes the few rows left. Literals with constants are left to the kept constant
 selections (``counting_selections``), relations not in ``reducible`` (fixed during the update)
@@ -37,6 +38,26 @@ SEMI_PREFIX = "@semi"
 
 # (position of the filtered literal, its (column, seed column) pairs per shared variable)
 Filter = tuple[int, tuple[tuple[int, int], ...]]
+
+
+def _members(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` occurs in the (small) ``seed``: a lookup in a table of the
+    seed's value range when it spans at most 4n values (O(n + range)), else a binary search
+    of each among the seed's distinct values (O(n log m)); ``values`` is never sorted
+    (``np.isin`` sorts both when the range is wide)."""
+    distinct = np.unique(seed)
+    if not len(distinct):
+        return np.zeros(len(values), dtype=bool)
+    low, high = int(distinct[0]), int(distinct[-1])
+    if high - low <= 4 * len(values):
+        table = np.zeros(high - low + 1, dtype=bool)
+        table[distinct - low] = True
+        inside = (values >= low) & (values <= high)
+        found = np.zeros(len(values), dtype=bool)
+        found[inside] = table[values[inside] - low]
+        return found
+    at = np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)
+    return distinct[at] == values
 
 
 class Semijoins:
@@ -90,7 +111,8 @@ class Semijoins:
     def applied(self, rules: Sequence[Rule], instance: Database,
                 reducible: Collection[str]) -> tuple[list[Rule], Database]:
         """``rules`` reading the reduced relations, and ``instance`` with them. O(rules ·
-        body) plus an ``np.isin`` per shared variable of each filtered literal."""
+        body) plus, per shared variable of each filtered literal, O(n) or O(n log m) for n
+        rows of its relation and m of the seed (``_members``)."""
         rewritten, views = [], {}
         for rule in rules:
             _, serial, literals = self._analysed(rule)
@@ -101,9 +123,9 @@ class Semijoins:
             seed = instance[rule.body[seed_at].atom.relation].columns
             for i, shared in filters:
                 rows = instance[rule.body[i].atom.relation].columns
-                keep = np.isin(rows[shared[0][0]], seed[shared[0][1]])
+                keep = _members(rows[shared[0][0]], seed[shared[0][1]])
                 for column, seed_column in shared[1:]:
-                    keep &= np.isin(rows[column], seed[seed_column])
+                    keep &= _members(rows[column], seed[seed_column])
                 views[f"{SEMI_PREFIX}{serial}.{i}:{rule.body[i].atom.relation}"] = Relation(
                     np.compress(keep, rows, axis=1), unique=True)
             key = (serial, tuple(i for i, _ in filters))

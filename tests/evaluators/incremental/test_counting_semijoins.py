@@ -4,10 +4,11 @@ rewrites are kept per rule."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins, _members
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
@@ -58,3 +59,13 @@ def test_a_relation_under_ratio_times_the_seed_is_not_reduced():
     instance = _instance([(i, i + 1) for i in range(10)], [(5, 6)], [])
     rules, reduced = Semijoins(ratio=16).applied(_PROGRAM.rules, instance, {"t"})
     assert tuple(rules) == _PROGRAM.rules and reduced is instance
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-40, 40), max_size=30), st.lists(st.integers(-40, 40), max_size=5),
+       st.sampled_from([1, 10 ** 12]))
+def test_members_by_table_or_search_is_isin(values, seed, spread):
+    # spread 1: a narrow seed range (the table); 10**12: a wide one (the binary search)
+    values, seed = np.array(values, dtype=np.int64) * spread, np.array(seed, dtype=np.int64)
+    seed = seed * spread
+    assert _members(values, seed).tolist() == np.isin(values, seed).tolist()
