@@ -295,14 +295,19 @@ class CountingEngine(StoredEngine):
         atoms over the ``reducible`` relations (those replaced in each iteration) read
         semi-join reductions by the change (``counting_semijoins``), their constant atoms over
         the large relations kept selections (``counting_selections``)."""
-        parts: dict[str, list[weighted.Weighted]] = {}
+        groups = []
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign and len(instance[s.delta])]
-            if not rules:
-                continue
-            rules, instance_reduced = self._semijoins.applied(rules, instance, reducible)
-            rules, selected = self._selections.applied(rules, instance_reduced)
-            for name, rows in self._evaluator.derive(rules, selected).items():
+            if rules:
+                groups.extend((sign, group, reduced) for group, reduced
+                              in self._semijoins.groups(rules, instance, reducible))
+        # the groups over the whole instance first, so that the evaluator's index of a
+        # reducible relation is built once, before reduced ones take its name
+        groups.sort(key=lambda group: group[2] is not instance)
+        parts: dict[str, list[weighted.Weighted]] = {}
+        for sign, group, reduced in groups:
+            group, selected = self._selections.applied(group, reduced)
+            for name, rows in self._evaluator.derive(group, selected).items():
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts
 

@@ -9,35 +9,36 @@ such an index cannot be kept across iterations: it is built again, a sort of the
 in every iteration of every update however small the change (on TC over graph10000, about a
 third of an update that inserts one fresh fact).
 
-``Semijoins.applied(rules, instance, reducible)`` rewrites each rule whose smallest positive
-literal (the seed) shares variables with a positive literal over a relation of ``reducible``
-at least ``ratio`` times larger, and without constants: that literal reads
-``@semi<n>.<position>:<relation>`` instead, the rows of the relation whose values in the
-shared columns occur in the seed's columns of those variables (a table of the seed's values
-when their range is narrow, else a binary search of each value among them: O(n + range) or
-O(n log m), nothing of the relation sorted). A row filtered out joins no seed
-row, so every rule derives what it derived before, with the same multiplicities; the join
-then indexes the few rows left. Literals with constants are left to the kept constant
-selections (``counting_selections``), relations not in ``reducible`` (fixed during the update)
-to the evaluator's kept indexes. Rewrites are cached per rule (by identity, for the engine's
-lifetime: its variants are planned once) and set of filtered literals, so the evaluator's
-plans keep hitting.
+``Semijoins.groups(rules, instance, reducible)`` finds, for each rule, its smallest positive
+literal (the seed) and the positive literals without constants over a relation of
+``reducible`` at least ``ratio`` times larger that share variables with it and are the rule's
+only reads of that relation; each such relation is replaced, for that rule alone, by its
+rows whose values in the shared columns occur in the seed's columns of those variables (a
+table of the seed's values when their range is narrow, else a binary search of each value
+among them: O(n + range) or O(n log m), nothing of the relation sorted). A row filtered out
+joins no seed row, so every rule derives what it derived before, with the same
+multiplicities; the join then indexes the few rows left. The rules are returned in groups,
+each with its instance (the rules without reductions together), and read the relations
+under their own names, so the evaluator's plans made before (at bootstrap) keep hitting.
+Literals with constants are left to the kept constant selections (``counting_selections``),
+relations not in ``reducible`` (fixed during the update) to the evaluator's kept indexes.
+Each rule is analysed once (kept by identity for the engine's lifetime: its variants are
+planned once).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Literal, Rule, Var, Wildcard
 
-SEMI_PREFIX = "@semi"
-
-# (position of the filtered literal, its (column, seed column) pairs per shared variable)
-Filter = tuple[int, tuple[tuple[int, int], ...]]
+# (the filtered relation, its (column, seed column) pairs per shared variable)
+Filter = tuple[str, tuple[tuple[int, int], ...]]
 
 
 def _members(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
@@ -66,74 +67,75 @@ class Semijoins:
 
     def __init__(self, ratio: int = 16):
         self.ratio = ratio
-        # id(rule) -> (rule, serial number, its positive literals: (position, relation,
-        # constant-free, first column of each variable)), analysed once per rule
-        self._rules: dict[int, tuple[Rule, int, tuple]] = {}
-        self._rewrites: dict[tuple[int, tuple[int, ...]], Rule] = {}
+        # id(rule) -> (rule, its positive literals: (relation, constant-free, first column
+        # of each variable), or () when no relation may be replaced), analysed once per rule
+        self._rules: dict[int, tuple[Rule, tuple]] = {}
 
-    def _analysed(self, rule: Rule) -> tuple[Rule, int, tuple]:
+    def _analysed(self, rule: Rule) -> tuple:
         kept = self._rules.get(id(rule))
         if kept is None or kept[0] is not rule:
             literals = []
-            for i, element in enumerate(rule.body):
+            for element in rule.body:
                 if isinstance(element, Literal) and not element.negated:
                     columns: dict[Var, int] = {}
                     for column, term in enumerate(element.atom.terms):
                         if isinstance(term, Var):
                             columns.setdefault(term, column)
                     plain = all(isinstance(t, Var | Wildcard) for t in element.atom.terms)
-                    literals.append((i, element.atom.relation, plain, columns))
-            kept = (rule, len(self._rules), tuple(literals))
+                    literals.append((element.atom.relation, plain, columns))
+            reads = Counter(literal.atom.relation for literal, _ in rule_literals(rule))
+            # a relation read once in the rule can be replaced under its own name
+            literals = [(relation, plain and reads[relation] == 1, columns)
+                        for relation, plain, columns in literals]
+            kept = (rule, tuple(literals) if len(literals) >= 2 else ())
             self._rules[id(rule)] = kept
-        return kept
+        return kept[1]
 
     def _filters(self, literals: tuple, instance: Database,
-                 reducible: Collection[str]) -> tuple[int, list[Filter]]:
-        """(the seed's position, the literals to filter) of a rule's analysed positive
+                 reducible: Collection[str]) -> tuple[str, list[Filter]]:
+        """(the seed's relation, the relations to filter) of a rule's analysed positive
         ``literals`` over ``instance``."""
-        if len(literals) < 2 or not any(plain and relation in reducible
-                                        for _, relation, plain, _ in literals):
-            return -1, []
-        sizes = [len(instance[relation]) for _, relation, _, _ in literals]
+        if not any(plain and relation in reducible for relation, plain, _ in literals):
+            return "", []
+        sizes = [len(instance[relation]) for relation, _, _ in literals]
         least = min(range(len(literals)), key=sizes.__getitem__)
-        seed_at, _, _, seed_columns = literals[least]
+        seed, _, seed_columns = literals[least]
         filters = []
-        for (i, relation, plain, columns), size in zip(literals, sizes, strict=True):
-            if (i == seed_at or not plain or relation not in reducible
+        for at, ((relation, plain, columns), size) in enumerate(zip(literals, sizes,
+                                                                    strict=True)):
+            if (at == least or not plain or relation not in reducible
                     or size < self.ratio * max(sizes[least], 1)):
                 continue
             shared = tuple((column, seed_columns[term]) for term, column in columns.items()
                            if term in seed_columns)
             if shared:
-                filters.append((i, shared))
-        return seed_at, filters
+                filters.append((relation, shared))
+        return seed, filters
 
-    def applied(self, rules: Sequence[Rule], instance: Database,
-                reducible: Collection[str]) -> tuple[list[Rule], Database]:
-        """``rules`` reading the reduced relations, and ``instance`` with them. O(rules ·
-        body) plus, per shared variable of each filtered literal, O(n) or O(n log m) for n
-        rows of its relation and m of the seed (``_members``)."""
-        rewritten, views = [], {}
+    def groups(self, rules: Sequence[Rule], instance: Database,
+               reducible: Collection[str]) -> list[tuple[list[Rule], Database]]:
+        """``rules`` split into groups to evaluate each over its own instance: the rules
+        without a reduction over ``instance``, and each rule with one over ``instance`` with
+        the reduced relations in place of the full ones (a rule reads them under their own
+        names, so its plan is the one made before). O(rules · body) plus, per shared variable
+        of each filtered relation, O(n) or O(n log m) for n rows of it and m of the seed
+        (``_members``)."""
+        plain: list[Rule] = []
+        groups = []
         for rule in rules:
-            _, serial, literals = self._analysed(rule)
-            seed_at, filters = self._filters(literals, instance, reducible)
+            literals = self._analysed(rule)
+            seed_name, filters = (self._filters(literals, instance, reducible) if literals
+                                  else ("", []))
             if not filters:
-                rewritten.append(rule)
+                plain.append(rule)
                 continue
-            seed = instance[rule.body[seed_at].atom.relation].columns
-            for i, shared in filters:
-                rows = instance[rule.body[i].atom.relation].columns
+            seed = instance[seed_name].columns
+            reduced = {}
+            for relation, shared in filters:
+                rows = instance[relation].columns
                 keep = _members(rows[shared[0][0]], seed[shared[0][1]])
                 for column, seed_column in shared[1:]:
                     keep &= _members(rows[column], seed[seed_column])
-                views[f"{SEMI_PREFIX}{serial}.{i}:{rule.body[i].atom.relation}"] = Relation(
-                    np.compress(keep, rows, axis=1), unique=True)
-            key = (serial, tuple(i for i, _ in filters))
-            if key not in self._rewrites:
-                body = list(rule.body)
-                for i, _ in filters:
-                    body[i] = renamed(body[i], f"{SEMI_PREFIX}{serial}.{i}:"
-                                               f"{body[i].atom.relation}")
-                self._rewrites[key] = with_body(rule, tuple(body))
-            rewritten.append(self._rewrites[key])
-        return rewritten, (instance.with_relations(views) if views else instance)
+                reduced[relation] = Relation(np.compress(keep, rows, axis=1), unique=True)
+            groups.append(([rule], instance.with_relations(reduced)))
+        return ([(plain, instance)] if plain else []) + groups

@@ -179,7 +179,7 @@ class StratumCircuit:
                  arities: Mapping[str, int], evaluator: RelationalEvaluator,
                  semijoins: Semijoins | None = None):
         """``semijoins``: the engine's semi-join reductions (kept across its circuits, so
-        that their rewrites, and the evaluator's plans of them, are reused), or None."""
+        that each rule is analysed once), or None."""
         self.rules = rules
         self.relations = tuple(relations)
         self.arities = arities
@@ -191,14 +191,14 @@ class StratumCircuit:
                                              for lit, _ in rule_literals(r.rule)})
         # the old values of the stratum's relations change in each iteration: a join reads
         # them reduced by its term's change (a scan) rather than through an index grown
-        # again in every update, where at most two terms read them plainly (an index serves
-        # every term that probes it; a reduction is one scan per term)
+        # again in every update, where one term alone reads them plainly (an index serves
+        # every term that probes it; a reduction is one scan per term, and takes the name)
         self.semijoins = semijoins
         readers = Counter(lit.atom.relation for r in rules for _, term in r.terms
                           for lit in term.body if isinstance(lit, Literal) and not lit.negated
                           and not any(isinstance(t, Const) for t in lit.atom.terms))
         self.reducible = frozenset(old_name(r) for r in self.relations
-                                   if readers[old_name(r)] <= 2)
+                                   if readers[old_name(r)] == 1)
 
     def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}

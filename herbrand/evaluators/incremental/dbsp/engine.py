@@ -120,7 +120,7 @@ class DbspEngine(IncrementalEvaluator):
         self._snapshot: _Snapshot | None = None
         self._strategy = "none"
         self._sets = RelationSets()  # hash tables of the input relations, for the next update
-        self._semijoins = Semijoins()  # its rewrites of the circuits' terms, kept
+        self._semijoins = Semijoins()  # its analyses of the circuits' terms, kept
 
     # -- facts -----------------------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ class LiftedEvaluation:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
         rules, instance = [rule], self.instance
         if self.semijoins is not None:
-            rules, instance = self.semijoins.applied(rules, instance, self.reducible)
+            (rules, instance), = self.semijoins.groups(rules, instance, self.reducible)
         if self.selections is not None:
             rules, instance = self.selections.applied(rules, instance)
         return self.evaluator.derivations(rules, instance).get(HEAD)
