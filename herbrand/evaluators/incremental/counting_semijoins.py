@@ -118,10 +118,11 @@ class Semijoins:
         without a reduction over ``instance``, and each rule with one over ``instance`` with
         the reduced relations in place of the full ones (a rule reads them under their own
         names, so its plan is the one made before). O(rules · body) plus, per shared variable
-        of each filtered relation, O(n) or O(n log m) for n rows of it and m of the seed
-        (``_members``)."""
+        of each distinct reduction (relation, seed, columns), O(n) or O(n log m) for n rows
+        of the relation and m of the seed (``_members``)."""
         plain: list[Rule] = []
         groups = []
+        taken: dict[tuple, Relation] = {}  # the reductions of this call, shared by rules
         for rule in rules:
             literals = self._analysed(rule)
             seed_name, filters = (self._filters(literals, instance, reducible) if literals
@@ -132,10 +133,13 @@ class Semijoins:
             seed = instance[seed_name].columns
             reduced = {}
             for relation, shared in filters:
-                rows = instance[relation].columns
-                keep = _members(rows[shared[0][0]], seed[shared[0][1]])
-                for column, seed_column in shared[1:]:
-                    keep &= _members(rows[column], seed[seed_column])
-                reduced[relation] = Relation(np.compress(keep, rows, axis=1), unique=True)
+                key = (relation, seed_name, shared)
+                if key not in taken:
+                    rows = instance[relation].columns
+                    keep = _members(rows[shared[0][0]], seed[shared[0][1]])
+                    for column, seed_column in shared[1:]:
+                        keep &= _members(rows[column], seed[seed_column])
+                    taken[key] = Relation(np.compress(keep, rows, axis=1), unique=True)
+                reduced[relation] = taken[key]
             groups.append(([rule], instance.with_relations(reduced)))
         return ([(plain, instance)] if plain else []) + groups
