@@ -66,6 +66,13 @@ exact path). Tests set it small to put block boundaries everywhere."""
 CHECK_CHUNK = 1 << 23
 """Bytes read at a time by the check pass over an uncompressed file."""
 
+MEMORY_POOL = pa.system_memory_pool()
+"""Where herbrand's Arrow buffers come from (every reader, kernel and writer call here passes
+it): the C library's allocator, which gives freed memory back to the system, where pyarrow's
+default (mimalloc) kept about 20 MB after Galen EL's facts were read, resident under the
+compute's peak (measured: peak RSS 253 MB against 258-279 MB). Not the process-wide default:
+a user's own pyarrow work in the same process keeps pyarrow's choice."""
+
 _NUMBER_BYTES = b"0123456789-"
 
 
@@ -116,6 +123,7 @@ def read_facts(path: Path, types: tuple[str, ...], symbols: SymbolTable,
                 convert_options=pa_csv.ConvertOptions(
                     column_types=column_types, null_values=[], strings_can_be_null=False,
                     quoted_strings_can_be_null=False, check_utf8=False),
+                memory_pool=MEMORY_POOL,
             ) if lines else ()
             start = 0
             for batch in reader:
@@ -213,7 +221,7 @@ def _numbers_into(column: pa.Array, out: np.ndarray) -> bool:
         if bytes(memoryview(data)[first:last]).translate(None, _NUMBER_BYTES):
             return False
         try:
-            column = pc.cast(column, pa.int64())
+            column = pc.cast(column, pa.int64(), memory_pool=MEMORY_POOL)
         except Exception:  # noqa: BLE001 - an empty field, a misplaced sign, beyond int64
             return False
     out[:] = numpy_view(column)
@@ -225,9 +233,9 @@ def _numbers_into(column: pa.Array, out: np.ndarray) -> bool:
 
 
 def release_memory() -> None:
-    """Give the memory pyarrow's pool keeps after reading (its allocator holds freed blocks:
-    about 27 MB after Galen EL's facts) back to the system. O(pool)."""
-    pa.default_memory_pool().release_unused()
+    """Give the memory ``MEMORY_POOL``'s allocator keeps after reading (freed blocks it holds
+    for reuse) back to the system. O(pool)."""
+    MEMORY_POOL.release_unused()
 
 
 def numpy_view(array: pa.Array) -> np.ndarray:
@@ -298,23 +306,26 @@ class Formatter:
     def __call__(self, values: list[np.ndarray]) -> pa.Buffer | memoryview:
         if self._csv:
             arrays = [int64_array(column) if dictionary is None
-                      else dictionary.take(int64_array(column))
+                      else pc.take(dictionary, int64_array(column), memory_pool=MEMORY_POOL)
                       for column, dictionary in zip(values, self._dictionaries, strict=True)]
-            sink = pa.BufferOutputStream()
+            sink = pa.BufferOutputStream(memory_pool=MEMORY_POOL)
             table = pa.Table.from_arrays(arrays, names=[str(i) for i in range(len(arrays))])
-            pa_csv.write_csv(table, sink, write_options=self._options)
+            pa_csv.write_csv(table, sink, write_options=self._options, memory_pool=MEMORY_POOL)
             return sink.getvalue()
         fields = [
-            pc.cast(pc.cast(int64_array(column), pa.large_string()), pa.large_binary())
-            if dictionary is None else dictionary.take(int64_array(column))
+            pc.cast(pc.cast(int64_array(column), pa.large_string(), memory_pool=MEMORY_POOL),
+                    pa.large_binary(), memory_pool=MEMORY_POOL)
+            if dictionary is None
+            else pc.take(dictionary, int64_array(column), memory_pool=MEMORY_POOL)
             for column, dictionary in zip(values, self._dictionaries, strict=True)
         ]
         if self._dictionaries[-1] is None:  # a number last: its text and "\n"
-            fields[-1] = pc.binary_join_element_wise(fields[-1], self._empty, self._newline)
+            fields[-1] = pc.binary_join_element_wise(fields[-1], self._empty, self._newline,
+                                                     memory_pool=MEMORY_POOL)
         lines = fields[0] if len(fields) == 1 else pc.binary_join_element_wise(
-            *fields, self._separator)
+            *fields, self._separator, memory_pool=MEMORY_POOL)
         if isinstance(lines, pa.ChunkedArray):
-            lines = lines.combine_chunks()
+            lines = lines.combine_chunks(memory_pool=MEMORY_POOL)
         _, offsets, data = lines.buffers()
         bounds = np.frombuffer(offsets, dtype=np.int64)
         first, last = bounds[lines.offset], bounds[lines.offset + len(lines)]

@@ -76,6 +76,9 @@ class SymbolTable:
         value, and one numpy gather of the n ids. ValueError for a null value or a column of
         another type."""
         import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from herbrand.framework.arrow_io import MEMORY_POOL
 
         if column.null_count:
             raise ValueError("a symbol column holds a null value")
@@ -83,7 +86,7 @@ class SymbolTable:
                 or pa.types.is_large_string(column.type)
                 or pa.types.is_large_binary(column.type)):
             raise ValueError(f"a symbol column must hold strings or bytes, not {column.type}")
-        encoded = column.dictionary_encode()
+        encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         chunks = [chunk for chunk in chunks if len(chunk)]
         if out is None:
