@@ -429,7 +429,15 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         symbols = SymbolTable()
         facts.write_bytes(b"1\\tb\\n2\\ta\\n")
         relation = io.read_facts(facts, ("number", "symbol"), symbols)
-        print("after reading a file:", "pyarrow" in sys.modules)
+        import gzip
+        packed = Path({str(tmp_path)!r}) / "e.facts.gz"
+        packed.write_bytes(gzip.compress(b"1\\tb\\n2\\ta\\n3\\tc\\n"))
+        io.read_facts(packed, ("number", "symbol"), symbols)
+        print("after reading small files:", "pyarrow" in sys.modules)
+        io.ARROW_MIN_BYTES = 12  # the gzipped file's text (its trailer says so)
+        relation = io.read_facts(packed, ("number", "symbol"), symbols)
+        print("after reading a file of ARROW_MIN_BYTES:", "pyarrow" in sys.modules)
+        relation = io.read_facts(facts, ("number", "symbol"), symbols)
         from herbrand.framework.storage import Database
         database = Database({{"e": relation}}, symbols, {{"e": ("number", "symbol")}})
         io.write_relation(Path({str(tmp_path)!r}) / "e.csv", database, "e")
@@ -437,6 +445,8 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         # pyarrow imports pandas on its first pa.array, pa.scalar or to_numpy: 0.2 s
         print("pandas:", "pandas" in sys.modules)
     """)
-    assert output.splitlines()[-3:] == ["after a run without files: False",
-                                        "after reading a file: True", "pandas: False"]
+    assert output.splitlines()[-4:] == ["after a run without files: False",
+                                        "after reading small files: False",
+                                        "after reading a file of ARROW_MIN_BYTES: True",
+                                        "pandas: False"]
     assert (tmp_path / "f.csv").read_bytes() == b"1::b\n2::a\n"
