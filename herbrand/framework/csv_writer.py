@@ -94,7 +94,9 @@ def relation_chunks(
     written): one numpy sort of one int64 key per row when the columns' value ranges (a symbol
     column's: its number of distinct symbols, ranked by UTF-8 bytes) pack into 63 bits, else
     a lexsort over as few packed keys as fit. Each chunk is then unpacked and formatted by
-    pyarrow (``arrow_io.Formatter``) when it is installed and ``ARROW`` is true, the keys packed
+    pyarrow (``arrow_io.Formatter``; a number column whose value range is at most a quarter of
+    the rows and ``arrow_io.NUMBER_TEXTS_MAX`` through the texts of its range, made once) when
+    it is installed and ``ARROW`` is true, the keys packed
     and the chunks formatted on ``threads`` threads at once (pyarrow and numpy release the GIL;
     the chunks still come in order), else by Python string joins in this thread, with the same
     bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory O(n) int64s
@@ -118,7 +120,11 @@ def relation_chunks(
 
     fast = arrow_io_module()
     if fast is not None:
-        format_chunk = fast.Formatter(dictionaries, delimiter)
+        texts_worth = [None if strings is not None or span > min(fast.NUMBER_TEXTS_MAX,
+                                                                 len(relation) // 4)
+                       else (lowest, span)
+                       for strings, (lowest, span) in zip(dictionaries, ranges, strict=True)]
+        format_chunk = fast.Formatter(dictionaries, delimiter, texts_worth)
     else:
         format_chunk, threads = _PythonFormatter(dictionaries, delimiter), 1
     rows_per_block = max(1, WRITE_CHUNK_VALUES // relation.arity)

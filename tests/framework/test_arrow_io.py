@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework import csv_writer, io
+from herbrand.framework import arrow_io, csv_writer, io
 from herbrand.framework.errors import FactsError
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
@@ -285,7 +285,7 @@ def chunk_bytes(relation, types, symbols, delimiter, arrow, threads=1) -> bytes:
 
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(relations(), st.sampled_from(["\t", ",", "::", "→", '"', " ", "\udcff"]),
+@given(relations(), st.sampled_from(["\t", ",", "::", "→", '"', " ", "\udcff", "-", "1"]),
        st.sampled_from([1, 3, 10, 1 << 21]), st.sampled_from([1, 3]))
 def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk, threads):
     relation, types, symbols = case
@@ -294,6 +294,22 @@ def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk, th
     expected = reference_bytes(relation, types, symbols, delimiter)
     assert chunk_bytes(relation, types, symbols, delimiter, True, threads) == expected
     assert chunk_bytes(relation, types, symbols, delimiter, False, threads) == expected
+
+
+@pytest.mark.parametrize("delimiter", ["\t", "::", "-", "\udcff"])
+@pytest.mark.parametrize("texts_max", [1 << 20, 5])
+def test_numbers_of_a_narrow_range_are_written_through_their_texts(monkeypatch, delimiter,
+                                                                    texts_max):
+    monkeypatch.setattr(arrow_io, "NUMBER_TEXTS_MAX", texts_max)
+    generator = np.random.default_rng(7)
+    rows = np.stack([generator.integers(-40, 40, 5000), generator.integers(0, 9, 5000),
+                     generator.integers(INT64_MAX - 3, INT64_MAX, 5000, endpoint=True),
+                     generator.integers(0, 3, 5000)], axis=1)
+    types, symbols = (N, N, N, S), SymbolTable(["b", "a", "é"])
+    relation = Relation.from_rows(rows, 4)
+    expected = reference_bytes(relation, types, symbols, delimiter)
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 4000)
+    assert chunk_bytes(relation, types, symbols, delimiter, True, 2) == expected
 
 
 @pytest.mark.parametrize("spans", [(10, 10, 10), (2**40, 2**40), (2**62, 3), (2**63, 2**63)])
