@@ -58,12 +58,21 @@ class SymbolTable:
 
     def intern_many(self, symbols: Iterable[str]) -> np.ndarray:
         """The ids of ``symbols`` as an int64 array, adding new ones in order of first
-        occurrence. ``symbols`` is an iterable of str (one dict lookup each) or a pyarrow
-        string or binary Array or ChunkedArray (``intern_arrow``)."""
+        occurrence. ``symbols`` is an iterable of str (its distinct values found by one
+        ``dict.fromkeys``, the new ones added, then one C-level dict lookup per value: no
+        Python call per value) or a pyarrow string or binary Array or ChunkedArray
+        (``intern_arrow``)."""
         if _is_arrow_column(symbols):
             return self.intern_arrow(symbols)
-        intern = self.intern
-        return np.fromiter((intern(s) for s in symbols), dtype=np.int64)
+        values = symbols if isinstance(symbols, list) else list(symbols)
+        ids = self._ids
+        fresh = [symbol for symbol in dict.fromkeys(values) if symbol not in ids]
+        if fresh:
+            start = len(self._symbols)
+            ids.update(zip(fresh, range(start, start + len(fresh))))
+            self._symbols.extend(fresh)
+            self._array = None
+        return np.fromiter(map(ids.__getitem__, values), dtype=np.int64, count=len(values))
 
     def intern_arrow(self, column, out: np.ndarray | None = None) -> np.ndarray:
         """The ids of the values of a pyarrow string or binary column (an Array or a
