@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from itertools import filterfalse
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class SymbolTable:
             return self.intern_arrow(symbols)
         values = symbols if isinstance(symbols, list) else list(symbols)
         ids = self._ids
-        fresh = [symbol for symbol in dict.fromkeys(values) if symbol not in ids]
+        fresh = list(filterfalse(ids.__contains__, dict.fromkeys(values)))
         if fresh:
             start = len(self._symbols)
             ids.update(zip(fresh, range(start, start + len(fresh))))
