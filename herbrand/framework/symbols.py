@@ -70,7 +70,7 @@ class SymbolTable:
         fresh = list(filterfalse(ids.__contains__, dict.fromkeys(values)))
         if fresh:
             start = len(self._symbols)
-            ids.update(zip(fresh, range(start, start + len(fresh))))
+            ids.update(zip(fresh, range(start, start + len(fresh)), strict=True))
             self._symbols.extend(fresh)
             self._array = None
         return np.fromiter(map(ids.__getitem__, values), dtype=np.int64, count=len(values))

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework import arrow_io, csv_writer, io
+from herbrand.framework import csv_writer, io
 from herbrand.framework.errors import FactsError
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
