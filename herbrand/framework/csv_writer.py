@@ -105,9 +105,10 @@ def relation_chunks(
     pyarrow (``arrow_io.Formatter``; a number column whose value range is at most a quarter of
     the rows and ``arrow_io.NUMBER_TEXTS_MAX`` through the texts of its range, made once) when
     it is installed, ``ARROW`` is true and the relation has ``ARROW_MIN_ROWS`` rows or pyarrow
-    is loaded already, the keys packed and the chunks formatted on ``threads`` threads at once (pyarrow and numpy release the GIL;
-    the chunks still come in order), else by Python string joins in this thread, with the same
-    bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory O(n) int64s
+    is loaded already, the keys packed and the chunks formatted on ``threads`` threads at once
+    (pyarrow and numpy release the GIL; the chunks still come in order; pyarrow's first import
+    runs on one of them beside the sort), else by Python string joins in this thread, with the
+    same bytes. O(n log n) vectorised, one Python call per distinct symbol; extra memory O(n) int64s
     for the sort and the text of ``threads + 1`` chunks."""
     if not len(relation):
         return iter(())
@@ -126,24 +127,34 @@ def relation_chunks(
             ranges.append(value_range(column))
     from herbrand.framework.io import arrow_io_module  # the ARROW switch lives there
 
-    fast = arrow_io_module() if len(relation) >= ARROW_MIN_ROWS or "pyarrow" in sys.modules \
-        else None
-    if fast is not None:
-        texts_worth = [None if strings is not None or span > min(fast.NUMBER_TEXTS_MAX,
-                                                                 len(relation) // 4)
-                       else (lowest, span)
-                       for strings, (lowest, span) in zip(dictionaries, ranges, strict=True)]
-        format_chunk = fast.Formatter(dictionaries, delimiter, texts_worth)
-    else:
-        format_chunk, threads = _PythonFormatter(dictionaries, delimiter), 1
     rows_per_block = max(1, WRITE_CHUNK_VALUES // relation.arity)
-    if threads <= 1:
+    wants_arrow = len(relation) >= ARROW_MIN_ROWS or "pyarrow" in sys.modules
+    if threads <= 1 or not wants_arrow:
+        fast = arrow_io_module() if wants_arrow else None
+        format_chunk = _formatter(fast, dictionaries, ranges, delimiter, len(relation))
         return map(format_chunk, sorted_blocks(values, ranges, rows_per_block))
     with ThreadPoolExecutor(threads, thread_name_prefix="herbrand-writer") as pool:
+        # pyarrow's first import (Python, holding the GIL) beside the sort (numpy, without it)
+        importing = pool.submit(arrow_io_module)
         blocks = sorted_blocks(values, ranges, rows_per_block, Spread(pool, threads))
-    if len(blocks) == 1:
+        fast = importing.result()
+    format_chunk = _formatter(fast, dictionaries, ranges, delimiter, len(relation))
+    if fast is None or len(blocks) == 1:  # Python joins stay in this thread
         return map(format_chunk, blocks)
     return _formatted_on_threads(format_chunk, blocks, threads)
+
+
+def _formatter(fast, dictionaries: list[list[str] | None], ranges: list[tuple[int, int]],
+               delimiter: str, rows: int) -> Callable[[list[np.ndarray]], bytes | memoryview]:
+    """The chunk formatter: ``arrow_io.Formatter`` when ``fast`` (the ``arrow_io`` module) is
+    given, a number column of a range at most a quarter of the ``rows`` and
+    ``NUMBER_TEXTS_MAX`` written through its texts; else Python string joins."""
+    if fast is None:
+        return _PythonFormatter(dictionaries, delimiter)
+    texts_worth = [None if strings is not None or span > min(fast.NUMBER_TEXTS_MAX, rows // 4)
+                   else (lowest, span)
+                   for strings, (lowest, span) in zip(dictionaries, ranges, strict=True)]
+    return fast.Formatter(dictionaries, delimiter, texts_worth)
 
 
 def _formatted_on_threads(format_chunk: Callable[[list[np.ndarray]], bytes | memoryview],

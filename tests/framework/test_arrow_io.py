@@ -466,3 +466,21 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
                                         "after reading a file of ARROW_MIN_BYTES: True",
                                         "pandas: False"]
     assert (tmp_path / "f.csv").read_bytes() == b"1::b\n2::a\n"
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_a_write_on_threads_imports_pyarrow_beside_the_sort(arrow):
+    output = _run(f"""
+        import sys
+        import numpy as np
+        from herbrand.framework import csv_writer, io
+        from herbrand.framework.storage import Relation
+        from herbrand.framework.symbols import SymbolTable
+        io.ARROW = {arrow}
+        csv_writer.ARROW_MIN_ROWS = 2
+        relation = Relation.from_rows(np.array([[3, 0], [1, 1], [2, 0]]), 2)
+        text = b"".join(map(bytes, csv_writer.relation_chunks(
+            relation, ("number", "symbol"), SymbolTable(["b", "a"]), threads=2)))
+        print("pyarrow" in sys.modules, text)
+    """)
+    assert output.splitlines()[-1] == f"{arrow} b'1\\ta\\n2\\tb\\n3\\tb\\n'"
