@@ -10,6 +10,7 @@ with which). ``check_paths`` (the facts directory, the output directories) is sh
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 import tempfile
@@ -150,11 +151,13 @@ def _run(args) -> int:
         )
         seconds = time.perf_counter() - start
         _write_outputs(program, database, args.output, progress, backend.threads)
+        written = time.perf_counter() - start - seconds
     finally:
         if progress is not None:
             progress.close()
     if args.stats:
         _print_stats(stats, seconds)
+        _print_phases(started_at(), start, stats, seconds, written)
     if args.summary:
         _print_summary(program, database, seconds)
     return 0
@@ -309,6 +312,32 @@ def _print_stats(stats: list[StratumStats], seconds: float) -> None:
               file=sys.stderr)
     print(f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
           f"\t{seconds:.3f}", file=sys.stderr)
+
+
+def started_at() -> float | None:
+    """The ``time.monotonic()`` reading at which this process started (from Linux's
+    ``/proc/self/stat`` and ``/proc/uptime``, to 10 ms), or None where they are not."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            ticks = int(stat.read().rpartition(")")[2].split()[19])  # field 22, starttime
+            since_boot = float(uptime.read().split()[0])
+        hertz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return time.monotonic() - (since_boot - ticks / hertz)
+
+
+def _print_phases(process_start: float | None, run_start: float, stats: list[StratumStats],
+                  seconds: float, written: float) -> None:
+    """The run's serial phases around the strata (``--stats``): start-up (interpreter, imports
+    and parsing until the run began; ``-`` where the process start is unknown), reading the
+    facts and setting up the evaluator (the run's time outside its strata), the strata, and
+    writing the outputs (sorting, formatting and I/O)."""
+    computed = sum(s.seconds for s in stats)
+    startup = "-" if process_start is None else \
+        f"{time.monotonic() - (time.perf_counter() - run_start) - process_start:.3f}"
+    print(f"phases\tstart-up\t{startup}\tread and set-up\t{seconds - computed:.3f}"
+          f"\tstrata\t{computed:.3f}\twrite\t{written:.3f}", file=sys.stderr)
 
 
 def _print_summary(program: Program, database: Database, seconds: float) -> None:

@@ -48,6 +48,11 @@ def test_stats_and_summary(tc_case, capsys):
     captured = capsys.readouterr()
     assert "iterations" in captured.err and "path" in captured.err
     assert "path: 3 tuples" in captured.out and "materialized in" in captured.out
+    phases = captured.err.splitlines()[-1].split("\t")
+    assert [phases[0], *phases[1::2]] == ["phases", "start-up", "read and set-up", "strata",
+                                          "write"]
+    assert all(float(seconds) >= 0 for seconds in phases[2::2])
+    assert float(phases[2]) > 0  # the process started before the run (Linux's /proc says when)
 
 
 @pytest.mark.parametrize(

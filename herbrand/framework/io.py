@@ -42,29 +42,26 @@ when no line applies). Text is UTF-8; undecodable bytes survive a read-write rou
 (``surrogateescape``).
 
 Two paths, one result. With pyarrow installed (the ``frames``, ``spark`` or ``all`` extra) and
-``ARROW`` true, ``herbrand.framework.arrow_io`` (imported on the first file read or written)
-parses facts files with pyarrow's streaming CSV reader and formats outputs in chunks with its
-CSV writer or string kernels, at 100 MB/s or more with extra memory about the relation's size.
-A facts file it could read differently (a delimiter of more than one byte or not ASCII, a
-leading byte order mark, a ``\\r`` not before ``\\n``, a number with a ``+`` sign, leading
-blanks or any byte but digits and ``-``), and any file pyarrow rejects, is read by the exact
-numpy/Python path, which gives every error message. Without pyarrow, the exact path does
+``ARROW`` true, ``herbrand.framework.arrow_io`` parses facts files with pyarrow's streaming CSV
+reader and formats outputs in chunks with its CSV writer or string kernels, at 100 MB/s or more
+with extra memory about the relation's size. It is imported by the first facts file of
+``ARROW_MIN_BYTES`` or relation of ``csv_writer.ARROW_MIN_ROWS`` written (smaller ones take the
+exact path while pyarrow is not loaded: its import costs more than it saves them). A facts file
+it could read differently (a delimiter of more than one byte or not ASCII, a leading byte
+order mark, a ``\\r`` not before ``\\n``, a number with a ``+`` sign, leading blanks or any
+byte but digits and ``-``), and any file pyarrow rejects, is read by the exact numpy/Python
+path (``facts_format``), which gives every error message. Without pyarrow, the exact path does
 everything. Both paths give the same rows in the same order, the same symbol ids, the same
 messages and the same bytes (tests/framework/test_arrow_io.py checks them against each other).
 """
 
 from __future__ import annotations
 
-import gzip
-import re
 import sys
-import zlib
 from collections.abc import Callable, Iterable
 from os import PathLike
 from pathlib import Path
 from typing import TextIO
-
-import numpy as np
 
 from herbrand.framework.csv_writer import (
     relation_chunks,
@@ -75,15 +72,27 @@ from herbrand.framework.csv_writer import (
     write_relation,
 )
 from herbrand.framework.errors import FactsError, UndeclaredRelationError, quoted
+from herbrand.framework.facts_format import (  # re-exported: the readers' shared pieces
+    INVALID_GZIP,
+    IS_A_DIRECTORY,
+    NUMBER_SYNTAX,
+    check_delimiter,
+    field_count_error,
+    missing_file_error,
+    number_error,
+    parse_number,
+    read_bytes,
+    read_facts_exact,
+    unreadable_file_error,
+)
 from herbrand.framework.packed_keys import distinct_rows
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
-from herbrand.framework.syntax import SYMBOL, Directive, Program
+from herbrand.framework.syntax import Directive, Program
 
 ARROW = True
 """Whether facts are read and outputs written through pyarrow (``arrow_io``) when it is
 installed; False takes the exact numpy/Python path always (the results are the same)."""
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _IO_PARAMS = ("IO", "filename", "delimiter")
 BANNER_DASHES = "-" * 15
 BANNER_EQUALS = "=" * 15
@@ -94,6 +103,15 @@ BANNER_EQUALS = "=" * 15
 # ---------------------------------------------------------------------------------------------
 
 _ARROW_MISSING = False
+
+ARROW_MIN_BYTES = 4 << 20
+"""A facts file of fewer bytes (uncompressed) is read by the exact path while pyarrow is not
+loaded yet: importing it costs about 0.05 s and 30 MB of resident memory (libarrow's pages,
+kept to the end of the run), about what the exact path loses on such a file (measured per MB:
+numbers 20 ms exact against 5 ms by pyarrow, so the times cross near 3.5 MB; symbols 12-18
+against 7-9 ms, crossing near 8 MB). Galen EL's seven gzipped files (9.7 MB of text, the
+largest 3.8 MB): 0.13 s CPU and 50 MB RSS exact against 0.19 s and 93 MB through pyarrow.
+Once pyarrow is loaded (a larger file, an output being written), every file goes through it."""
 
 
 def arrow_io_module():
@@ -108,156 +126,6 @@ def arrow_io_module():
         _ARROW_MISSING = True
         return None
     return arrow_io
-
-
-NUMBER_SYNTAX = r"[ \t\n\x0B\f\r]*[+-]?[0-9]+"
-"""A number field, as a regular expression that must match the whole field (the same text in
-Python's ``re`` and Java's ``java.util.regex``): Soufflé's ``std::stoll(field, &pos, 10)`` with
-``pos == field.size()``. The value must also fit in int64."""
-
-_NUMBER = re.compile(NUMBER_SYNTAX)
-IS_A_DIRECTORY = "is a directory"
-INVALID_GZIP = "invalid gzip data"
-
-
-def check_delimiter(path: object, name: str, delimiter: str) -> None:
-    """FactsError unless ``delimiter`` is a non-empty string without ``\\n``."""
-    if not delimiter or "\n" in delimiter:
-        raise FactsError(f"{path}: relation {name}: invalid delimiter {delimiter!r}")
-
-
-def missing_file_error(path: object, name: str) -> FactsError:
-    """The error for a facts file of relation ``name`` that does not exist."""
-    return FactsError(f"{path}: cannot open facts file of relation {name}: no such file")
-
-
-def unreadable_file_error(path: object, name: str, reason: str) -> FactsError:
-    """The error for a facts file that exists but cannot be read: ``IS_A_DIRECTORY``,
-    ``INVALID_GZIP``, or the system's reason."""
-    return FactsError(f"{path}: cannot read facts file of relation {name}: {reason}")
-
-
-def field_count_error(path: object, line: int, name: str, arity: int, delimiter: str,
-                      found: int) -> FactsError:
-    """The error for line ``line`` (1-based) having ``found`` fields instead of ``arity``."""
-    return FactsError(f"{path}:{line}: relation {name}: expected {arity} fields separated by "
-                      f"{delimiter!r}, found {found}")
-
-
-def number_error(path: object, line: int, name: str, column: int, value: str) -> FactsError:
-    """The error for field ``value`` (decoded with surrogateescape) of line ``line`` and column
-    ``column`` (both 1-based) not being a number; a value of number syntax is out of int64."""
-    beyond = ", out of the 64-bit range" if _NUMBER.fullmatch(value) else ""
-    return FactsError(f"{path}:{line}: relation {name}: column {column} expects a number, got "
-                      f"{quoted(value)}{beyond}")
-
-
-def parse_number(text: str) -> int:
-    """A number field as Soufflé reads it: optional leading whitespace (space, ``\\t``,
-    ``\\n``, ``\\v``, ``\\f``, ``\\r``), an optional sign, ASCII decimal digits and nothing else
-    (no hex, no ``_``, no trailing blanks), within int64; ValueError otherwise. O(len(text))."""
-    if not _NUMBER.fullmatch(text):
-        raise ValueError(f"{text!r} is not a decimal number")
-    value = int(text)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValueError(f"{text!r} does not fit in 64 bits")
-    return value
-
-
-def read_bytes(path: Path, what: str) -> bytes:
-    """The bytes of ``path``, gunzipped when it ends in ``.gz``. FactsError ``path: cannot open
-    {what}: no such file`` when it does not exist, ``path: cannot read {what}: reason`` when
-    it is a directory, not valid gzip, or unreadable."""
-    try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as stream:
-                return stream.read()
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        raise FactsError(f"{path}: cannot open {what}: no such file") from None
-    except IsADirectoryError:
-        reason = IS_A_DIRECTORY
-    except (gzip.BadGzipFile, EOFError, zlib.error):
-        reason = INVALID_GZIP
-    except OSError as error:
-        reason = error.strerror or str(error)
-    raise FactsError(f"{path}: cannot read {what}: {reason}")
-
-
-def _line_text(data: bytes) -> bytes:
-    """The lines of non-empty ``data`` joined by ``\\n``: without the final ``\\n``, and each
-    line without its one trailing ``\\r``. O(bytes)."""
-    if data.endswith(b"\n"):
-        data = data[:-1]
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
-        if data.endswith(b"\r"):
-            data = data[:-1]
-    return data
-
-
-def _fields_per_line(text: bytes, delimiter: str) -> np.ndarray:
-    """The number of fields (delimiters + 1) of each ``\\n``-separated line of ``text``.
-
-    O(bytes) vectorised for a one-byte delimiter, O(lines) Python calls otherwise (occurrences
-    counted left to right without overlap, as ``str.split`` splits)."""
-    encoded = delimiter.encode(*ENCODING)
-    if len(encoded) != 1:
-        return np.fromiter((line.count(encoded) + 1 for line in text.split(b"\n")),
-                           dtype=np.int64)
-    buffer = np.frombuffer(text, dtype=np.uint8)
-    line_ends = np.append(np.flatnonzero(buffer == ord("\n")), len(buffer))
-    found = np.searchsorted(np.flatnonzero(buffer == encoded[0]), line_ends)
-    return np.diff(found, prepend=0) + 1
-
-
-def _split_fields(text: bytes, delimiter: str, lines: int) -> list[str]:
-    """All fields of the first ``lines`` lines of ``text``, row-major, decoded with
-    surrogateescape (the caller has checked each of those lines' field count). O(bytes)."""
-    if lines == 0:
-        return []
-    if lines <= text.count(b"\n"):  # not every line
-        text = b"\n".join(text.split(b"\n", lines)[:lines])
-    decoded = text.decode(*ENCODING)
-    if len(delimiter) == 1:
-        return decoded.replace("\n", delimiter).split(delimiter)
-    return [field for line in decoded.split("\n") for field in line.split(delimiter)]
-
-
-_DIGITS_AND_SIGNS = b"0123456789+-"
-
-
-def _plain_numbers(text: bytes, types: tuple[str, ...], delimiter: str) -> bool:
-    """Whether ``text`` holds numbers only (every column a number) written with ASCII digits
-    and signs alone, besides one-byte delimiters and line ends: then Python's ``int``, which
-    numpy's conversion applies, accepts exactly ``NUMBER_SYNTAX``. One C pass over the bytes."""
-    encoded = delimiter.encode(*ENCODING)
-    return (SYMBOL not in types and len(encoded) == 1
-            and not text.translate(None, _DIGITS_AND_SIGNS + encoded + b"\n"))
-
-
-def _numbers(values: list[str], plain: bool) -> np.ndarray | None:
-    """The int64 array of ``values`` when each is a number (``parse_number``), else None.
-
-    O(n): one numpy conversion, after one regular-expression match per value in C unless the
-    values are ``plain`` (``_plain_numbers``: only digits and signs, where ``int`` and
-    ``NUMBER_SYNTAX`` agree)."""
-    if not plain and not all(map(_NUMBER.fullmatch, values)):
-        return None
-    try:
-        return np.array(values, dtype=np.int64)
-    except (ValueError, OverflowError):  # misplaced signs, an empty field, beyond int64
-        return None
-
-
-def _first_non_number(values: list[str]) -> int:
-    """The index of the first of ``values`` that ``parse_number`` rejects (there is one)."""
-    for index, value in enumerate(values):
-        try:
-            parse_number(value)
-        except ValueError:
-            return index
-    raise AssertionError("every value is a number")
 
 
 def read_facts(
@@ -278,7 +146,8 @@ def read_facts(
     name).
 
     Two paths give the same Relation, symbol ids and errors. With pyarrow installed (and
-    ``ARROW`` true), a file that passes ``arrow_io``'s byte checks (a one-byte ASCII delimiter,
+    ``ARROW`` true; until pyarrow is loaded, only for a file of ``ARROW_MIN_BYTES`` or more), a
+    file that passes ``arrow_io``'s byte checks (a one-byte ASCII delimiter,
     no byte order mark, no lone ``\\r``, numbers of digits and ``-`` only) is parsed by pyarrow's
     CSV reader: O(bytes) in C on two threads, one dict lookup per distinct symbol, extra memory
     about the relation's size. Any other file, and any file pyarrow rejects (so every error),
@@ -289,44 +158,29 @@ def read_facts(
     path = Path(path)
     name = relation or path.name
     check_delimiter(path, name, delimiter)
-    fast = arrow_io_module() if types else None
+    fast = arrow_io_module() if types and _worth_arrow(path) else None
     if fast is not None:
         columns = fast.read_facts(path, types, symbols, delimiter)
         if columns is not None:
             return distinct_rows(columns)
-    return _read_facts_exact(path, types, symbols, delimiter, name)
+    return read_facts_exact(path, types, symbols, delimiter, name)
 
 
-def _read_facts_exact(path: Path, types: tuple[str, ...], symbols: SymbolTable, delimiter: str,
-                      name: str) -> Relation:
-    """``read_facts`` by numpy and Python string handling: every file, every error."""
-    data = read_bytes(path, f"facts file of relation {name}")
-    arity = len(types)
-    if not data:
-        return Relation.empty(arity)
-    if arity == 0:
-        return Relation(np.zeros((0, 1), dtype=np.int64), unique=True)
-    text = _line_text(data)
-    counts = _fields_per_line(text, delimiter)
-    wrong = np.flatnonzero(counts != arity)
-    complete = int(wrong[0]) if wrong.size else len(counts)  # lines before the first wrong one
-    fields = _split_fields(text, delimiter, complete)
-    problems = [(complete, 0)] if wrong.size else []  # (line index, column; 0: field count)
-    plain = _plain_numbers(text, types, delimiter)
-    columns = []
-    for column, type_ in enumerate(types):
-        values = fields[column::arity]
-        numbers = values if type_ == SYMBOL else _numbers(values, plain)
-        if numbers is None:
-            problems.append((_first_non_number(values), column + 1))
-        columns.append(numbers)
-    if problems:
-        line, column = min(problems)
-        if column == 0:
-            raise field_count_error(path, line + 1, name, arity, delimiter, counts[line])
-        raise number_error(path, line + 1, name, column, fields[line * arity + column - 1])
-    return distinct_rows(np.vstack([symbols.intern_many(values) if type_ == SYMBOL else values
-                                    for values, type_ in zip(columns, types, strict=True)]))
+def _worth_arrow(path: Path) -> bool:
+    """Whether pyarrow should read ``path``: it is loaded already, or the file holds at least
+    ``ARROW_MIN_BYTES`` (a ``.gz`` file: the uncompressed size its gzip trailer gives, modulo
+    2**32, the last member's for a file of several). A file that cannot be read goes to the
+    exact path, which reports why. O(1): one stat, or one 4-byte read."""
+    if "pyarrow" in sys.modules:
+        return True
+    try:
+        if path.suffix != ".gz":
+            return path.stat().st_size >= ARROW_MIN_BYTES
+        with path.open("rb") as stream:
+            stream.seek(-4, 2)
+            return int.from_bytes(stream.read(4), "little") >= ARROW_MIN_BYTES
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,6 +316,8 @@ def write_outputs(
 
 
 __all__ = [
+    "INVALID_GZIP", "IS_A_DIRECTORY", "NUMBER_SYNTAX", "check_delimiter", "field_count_error",
+    "missing_file_error", "number_error", "unreadable_file_error",
     "load_inputs", "parse_number", "read_bytes", "read_facts",
     "relation_chunks", "relation_lines", "row_sort_key", "write_csv", "write_outputs",
     "write_relation", "write_stdout",

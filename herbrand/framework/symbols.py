@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from itertools import filterfalse
 
 import numpy as np
 
@@ -58,12 +59,21 @@ class SymbolTable:
 
     def intern_many(self, symbols: Iterable[str]) -> np.ndarray:
         """The ids of ``symbols`` as an int64 array, adding new ones in order of first
-        occurrence. ``symbols`` is an iterable of str (one dict lookup each) or a pyarrow
-        string or binary Array or ChunkedArray (``intern_arrow``)."""
+        occurrence. ``symbols`` is an iterable of str (its distinct values found by one
+        ``dict.fromkeys``, the new ones added, then one C-level dict lookup per value: no
+        Python call per value) or a pyarrow string or binary Array or ChunkedArray
+        (``intern_arrow``)."""
         if _is_arrow_column(symbols):
             return self.intern_arrow(symbols)
-        intern = self.intern
-        return np.fromiter((intern(s) for s in symbols), dtype=np.int64)
+        values = symbols if isinstance(symbols, list) else list(symbols)
+        ids = self._ids
+        fresh = list(filterfalse(ids.__contains__, dict.fromkeys(values)))
+        if fresh:
+            start = len(self._symbols)
+            ids.update(zip(fresh, range(start, start + len(fresh)), strict=True))
+            self._symbols.extend(fresh)
+            self._array = None
+        return np.fromiter(map(ids.__getitem__, values), dtype=np.int64, count=len(values))
 
     def intern_arrow(self, column, out: np.ndarray | None = None) -> np.ndarray:
         """The ids of the values of a pyarrow string or binary column (an Array or a
@@ -76,6 +86,9 @@ class SymbolTable:
         value, and one numpy gather of the n ids. ValueError for a null value or a column of
         another type."""
         import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from herbrand.framework.arrow_io import MEMORY_POOL
 
         if column.null_count:
             raise ValueError("a symbol column holds a null value")
@@ -83,7 +96,7 @@ class SymbolTable:
                 or pa.types.is_large_string(column.type)
                 or pa.types.is_large_binary(column.type)):
             raise ValueError(f"a symbol column must hold strings or bytes, not {column.type}")
-        encoded = column.dictionary_encode()
+        encoded = pc.dictionary_encode(column, memory_pool=MEMORY_POOL)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         chunks = [chunk for chunk in chunks if len(chunk)]
         if out is None:

@@ -285,7 +285,7 @@ def chunk_bytes(relation, types, symbols, delimiter, arrow, threads=1) -> bytes:
 
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(relations(), st.sampled_from(["\t", ",", "::", "→", '"', " ", "\udcff"]),
+@given(relations(), st.sampled_from(["\t", ",", "::", "→", '"', " ", "\udcff", "-", "1"]),
        st.sampled_from([1, 3, 10, 1 << 21]), st.sampled_from([1, 3]))
 def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk, threads):
     relation, types, symbols = case
@@ -294,6 +294,22 @@ def test_both_writers_write_todays_bytes(monkeypatch, case, delimiter, chunk, th
     expected = reference_bytes(relation, types, symbols, delimiter)
     assert chunk_bytes(relation, types, symbols, delimiter, True, threads) == expected
     assert chunk_bytes(relation, types, symbols, delimiter, False, threads) == expected
+
+
+@pytest.mark.parametrize("delimiter", ["\t", "::", "-", "\udcff"])
+@pytest.mark.parametrize("texts_max", [1 << 20, 5])
+def test_numbers_of_a_narrow_range_are_written_through_their_texts(monkeypatch, delimiter,
+                                                                    texts_max):
+    monkeypatch.setattr(arrow_io, "NUMBER_TEXTS_MAX", texts_max)
+    generator = np.random.default_rng(7)
+    rows = np.stack([generator.integers(-40, 40, 5000), generator.integers(0, 9, 5000),
+                     generator.integers(INT64_MAX - 3, INT64_MAX, 5000, endpoint=True),
+                     generator.integers(0, 3, 5000)], axis=1)
+    types, symbols = (N, N, N, S), SymbolTable(["b", "a", "é"])
+    relation = Relation.from_rows(rows, 4)
+    expected = reference_bytes(relation, types, symbols, delimiter)
+    monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 4000)
+    assert chunk_bytes(relation, types, symbols, delimiter, True, 2) == expected
 
 
 @pytest.mark.parametrize("spans", [(10, 10, 10), (2**40, 2**40), (2**62, 3), (2**63, 2**63)])
@@ -413,7 +429,7 @@ def test_reading_and_writing_without_pyarrow(tmp_path):
 
 def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
     (tmp_path / "p.dl").write_text(".decl e(x: number)\ne(1).\n.decl t(x: number)\n"
-                                   "t(x) :- e(x).\n")
+                                   "t(x) :- e(x).\n.output t\n")
     output = _run(f"""
         import sys
         import herbrand
@@ -421,7 +437,7 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         assert "pyarrow" not in sys.modules, "import herbrand"
         assert cli.main(["run", {str(tmp_path / "p.dl")!r}, "-D", {str(tmp_path)!r},
                          "--no-progress"]) == 0
-        print("after a run without files:", "pyarrow" in sys.modules)
+        print("after a run writing a small output:", "pyarrow" in sys.modules)
         from herbrand.framework import csv_writer, io
         from herbrand.framework.symbols import SymbolTable
         from pathlib import Path
@@ -429,7 +445,15 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         symbols = SymbolTable()
         facts.write_bytes(b"1\\tb\\n2\\ta\\n")
         relation = io.read_facts(facts, ("number", "symbol"), symbols)
-        print("after reading a file:", "pyarrow" in sys.modules)
+        import gzip
+        packed = Path({str(tmp_path)!r}) / "e.facts.gz"
+        packed.write_bytes(gzip.compress(b"1\\tb\\n2\\ta\\n3\\tc\\n"))
+        io.read_facts(packed, ("number", "symbol"), symbols)
+        print("after reading small files:", "pyarrow" in sys.modules)
+        io.ARROW_MIN_BYTES = 12  # the gzipped file's text (its trailer says so)
+        relation = io.read_facts(packed, ("number", "symbol"), symbols)
+        print("after reading a file of ARROW_MIN_BYTES:", "pyarrow" in sys.modules)
+        relation = io.read_facts(facts, ("number", "symbol"), symbols)
         from herbrand.framework.storage import Database
         database = Database({{"e": relation}}, symbols, {{"e": ("number", "symbol")}})
         io.write_relation(Path({str(tmp_path)!r}) / "e.csv", database, "e")
@@ -437,6 +461,26 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
         # pyarrow imports pandas on its first pa.array, pa.scalar or to_numpy: 0.2 s
         print("pandas:", "pandas" in sys.modules)
     """)
-    assert output.splitlines()[-3:] == ["after a run without files: False",
-                                        "after reading a file: True", "pandas: False"]
+    assert output.splitlines()[-4:] == ["after a run writing a small output: False",
+                                        "after reading small files: False",
+                                        "after reading a file of ARROW_MIN_BYTES: True",
+                                        "pandas: False"]
     assert (tmp_path / "f.csv").read_bytes() == b"1::b\n2::a\n"
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_a_write_on_threads_imports_pyarrow_beside_the_sort(arrow):
+    output = _run(f"""
+        import sys
+        import numpy as np
+        from herbrand.framework import csv_writer, io
+        from herbrand.framework.storage import Relation
+        from herbrand.framework.symbols import SymbolTable
+        io.ARROW = {arrow}
+        csv_writer.ARROW_MIN_ROWS = 2
+        relation = Relation.from_rows(np.array([[3, 0], [1, 1], [2, 0]]), 2)
+        text = b"".join(map(bytes, csv_writer.relation_chunks(
+            relation, ("number", "symbol"), SymbolTable(["b", "a"]), threads=2)))
+        print("pyarrow" in sys.modules, text)
+    """)
+    assert output.splitlines()[-1] == f"{arrow} b'1\\ta\\n2\\tb\\n3\\tb\\n'"

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from herbrand.framework.symbols import SymbolTable
 
@@ -18,6 +20,19 @@ def test_bulk_interning_and_decoding():
     assert table.decode_many(np.array([2, 0])).tolist() == ["", "x"]
     table.intern("z")
     assert table.decode_many(np.array([3])).tolist() == ["z"]
+
+
+@given(st.lists(st.sampled_from("abcdef"), max_size=5, unique=True),
+       st.lists(st.sampled_from("abcdefgh"), max_size=30), st.booleans())
+def test_bulk_interning_is_interning_each_in_order(known, values, as_generator):
+    bulk, one_by_one = SymbolTable(known), SymbolTable(known)
+    ids = bulk.intern_many(iter(values) if as_generator else values)
+    assert ids.dtype == np.int64
+    assert ids.tolist() == [one_by_one.intern(value) for value in values]
+    assert bulk.decode_many(np.arange(len(bulk))).tolist() == \
+        one_by_one.decode_many(np.arange(len(one_by_one))).tolist()
+    assert [bulk.lookup(value) for value in "abcdefgh"] == \
+        [one_by_one.lookup(value) for value in "abcdefgh"]
 
 
 def test_unknown_ids_raise():
