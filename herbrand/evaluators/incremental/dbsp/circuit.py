@@ -8,7 +8,8 @@ epochs:
 - dR[i] = R_i - R_{i-1}: the rows first derived at iteration i. Stored without weights, as the
   relation's rows ordered by first iteration with ``offsets`` (R_i is a prefix of the rows);
 - dX[i] = X_i - X_{i-1}: Z-sets of derivation counts, whose integral X_i the incremental
-  distinct reads.
+  distinct reads; stored as ``Counts``, per row the iterations where dX is non-zero with the
+  running sum X_i there, so that X_i of a row is one lookup.
 
 ``bootstrap`` runs the circuit along iterations: dX[i] is the lifted join of the last
 iteration's new rows dR[i-1] against R_{i-2} (semi-naive evaluation, with exact counts), and
@@ -25,8 +26,8 @@ A rule change is an update too: the rules a stratum gains (or loses) add their d
 the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
-of the deltas' rows in the stored dX (binary searches); then, per changed relation, O(n) to
-merge the moved rows into the trace and to add the dX changes (insertions into sorted Z-sets).
+of the deltas' rows in the stored counts (one binary search each); then, per changed relation,
+O(n) to merge the moved rows into the trace and to add the dX changes to the counts.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import numpy as np
 from herbrand.evaluators.incremental.counting_merge import segment_positions
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -62,26 +64,26 @@ from herbrand.indexes.kernels import searchsorted
 class Trace:
     """One relation's nested-time state: rows ordered by first iteration (the relation; rows
     of one iteration sorted as ``RowCodec`` encodes them, so rows are found by binary search
-    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation-count
-    differences ``dx``."""
+    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
+    ``counts`` (dX integrated per row)."""
 
     relation: Relation
     offsets: np.ndarray
-    dx: tuple[ZSet, ...]
+    counts: Counts
 
     @classmethod
     def of(cls, rows: np.ndarray, iteration: np.ndarray, dx: Sequence[ZSet]) -> Trace:
-        """From distinct rows and their first iterations. O(n log n)."""
+        """From distinct rows, their first iterations and the stream dX. O(n log n)."""
         data, _ = identity_codec(rows.shape[0]).encode(rows)
         order = np.lexsort(np.vstack([data[::-1], iteration[None, :]]))
         rows, iteration = np.ascontiguousarray(rows[:, order]), iteration[order]
         depth = int(iteration[-1]) + 1 if len(iteration) else 0
         offsets = np.searchsorted(iteration, np.arange(depth), side="right")
-        return cls(Relation(rows, unique=True), offsets, _trimmed(dx))
+        return cls(Relation(rows, unique=True), offsets, Counts.of(rows.shape[0], dx))
 
-    def with_dx(self, dx: Sequence[ZSet]) -> Trace:
-        """The same rows with other derivation-count differences."""
-        return Trace(self.relation, self.offsets, _trimmed(dx))
+    def with_counts(self, counts: Counts) -> Trace:
+        """The same rows with other derivation counts."""
+        return Trace(self.relation, self.offsets, counts)
 
     def find(self, rows: np.ndarray) -> np.ndarray:
         """Positions of ``rows`` in the relation (ABSENT where missing): one O(n) encoding,
@@ -106,7 +108,7 @@ class Trace:
         return found
 
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
-              dx: Sequence[ZSet]) -> Trace:
+              counts: Counts) -> Trace:
         """The trace without the rows at positions ``left`` and with the rows ``joined`` at
         iterations ``joined_at``: one copy of the kept rows (when rows leave), a binary search
         of each joined row in its iteration's kept rows, and one insertion of all of them.
@@ -126,12 +128,12 @@ class Trace:
         rows = np.insert(columns, at, joined, axis=1) if len(at) else columns
         sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
         depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
-        return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), _trimmed(dx))
+        return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts)
 
     @property
     def depth(self) -> int:
         """Iterations after which both inner streams are zero."""
-        return max(len(self.offsets), len(self.dx))
+        return max(len(self.offsets), self.counts.depth)
 
     def value(self, i: int) -> Relation:
         """R_i (empty for i < 0)."""
@@ -148,12 +150,12 @@ class Trace:
 
     @property
     def nbytes(self) -> int:
-        """Bytes beyond the rows: offsets and the dX Z-sets."""
-        return self.offsets.nbytes + sum(z.nbytes for z in self.dx)
+        """Bytes beyond the rows: offsets and the counts."""
+        return self.offsets.nbytes + self.counts.nbytes
 
     @property
     def tuples(self) -> int:
-        return sum(len(z) for z in self.dx)
+        return len(self.counts)
 
 
 def _rows_at(trace: Trace, i: int) -> np.ndarray:
@@ -162,14 +164,6 @@ def _rows_at(trace: Trace, i: int) -> np.ndarray:
     if i < 0 or i >= len(trace.offsets):
         return columns[:, :0]
     return columns[:, (trace.offsets[i - 1] if i else 0):trace.offsets[i]]
-
-
-def _trimmed(dx: Sequence[ZSet]) -> tuple[ZSet, ...]:
-    """``dx`` without its trailing empty Z-sets (zero from there on)."""
-    end = len(dx)
-    while end and not len(dx[end - 1]):
-        end -= 1
-    return tuple(dx[:end])
 
 
 class StratumCircuit:
@@ -278,7 +272,7 @@ class StratumCircuit:
             change = {r: change[r] + rule_x[r] for r in self.relations}
             settled = i >= depth
             for r in self.relations:
-                before = accumulated(traces[r].dx, change[r], i)
+                before = traces[r].counts.at(change[r], i)
                 dr = incremental_distinct(before, change[r])
                 dx_changes[r].append(change[r])
                 dr_changes[r].append(dr)
@@ -328,14 +322,12 @@ class StratumCircuit:
         """The trace after an epoch whose per-iteration changes were ``dx_changes`` (ΔX_i)
         and ``dr_changes`` (ΔR_i)."""
         arity = trace.relation.arity
-        dx = list(trace.dx) + [ZSet.empty(arity)] * (len(dx_changes) - len(trace.dx))
-        for i, change in enumerate(differentiate(dx_changes, arity)):
-            dx[i] = dx[i] + change
+        counts = trace.counts.plus(differentiate(dx_changes, arity))
         moves = differentiate(dr_changes, arity)
         if not any(len(m) for m in moves):
-            return trace.with_dx(dx)
+            return trace.with_counts(counts)
         left = np.concatenate([m.negative() for m in moves], axis=1)
         joined = [m.positive() for m in moves]
         joined_at = np.repeat(np.arange(len(moves)), [j.shape[1] for j in joined])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
-        return trace.moved(trace.find(left), np.concatenate(joined, axis=1), joined_at, dx)
+        return trace.moved(trace.find(left), np.concatenate(joined, axis=1), joined_at, counts)

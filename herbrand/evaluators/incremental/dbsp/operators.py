@@ -21,8 +21,9 @@ are the products of those columns (vectorised). A negated factor's delta holds t
 appeared. Cost per term: the evaluator's join from the (small) delta relations.
 
 ``delay``, ``integrate`` and ``differentiate`` are the stream operators over iterations (a
-stream is a list of Z-sets, one per iteration): z^-1, running sums, and differences; the
-circuit stores differentiated streams and integrates on lookup (``accumulated``).
+stream is a list of Z-sets, one per iteration): z^-1, running sums, and differences; a
+bootstrap integrates its growing dX stream on lookup (``accumulated``), a trace keeps it
+integrated per row (``counts.Counts``).
 """
 
 from __future__ import annotations

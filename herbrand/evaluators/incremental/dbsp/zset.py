@@ -105,6 +105,10 @@ class ZSet:
     def __len__(self) -> int:
         return len(self.weights)
 
+    def encoded(self) -> tuple[np.ndarray, bool]:
+        """The rows in ``identity_codec``'s encoding, sorted, and whether they are packed."""
+        return self._data, self._packed
+
     @property
     def nbytes(self) -> int:
         return self.weights.nbytes + self._data.nbytes

@@ -14,11 +14,10 @@ from tests.strategies import programs_with_updates
 
 
 def _traces(engine: DbspEngine) -> dict:
-    """Per derived relation: rows by first iteration, and the dX Z-sets as dicts."""
+    """Per derived relation: rows by first iteration, and dX as {(row, iteration): weight}."""
     return {
         name: (dict(zip(trace.relation.to_rows(), trace.iterations().tolist(), strict=True)),
-               [dict(zip(map(tuple, z.rows.T.tolist()), z.weights.tolist(), strict=True))
-                for z in trace.dx])
+               trace.counts.differences())
         for name, trace in engine._snapshot.traces.items()
     }
 

@@ -1,0 +1,61 @@
+"""Counts: per-row running sums of a dX stream equal the sums of its Z-sets, before and after
+changes are added, for packed rows, unpacked rows (values too wide to pack) and arities 0-3."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.dbsp import counts, counts_kernels
+from herbrand.evaluators.incremental.dbsp.counts import Counts
+from herbrand.evaluators.incremental.dbsp.operators import accumulated
+from herbrand.evaluators.incremental.dbsp.zset import ZSet
+
+VALUES = st.sampled_from([0, 1, 2, 3, 2**40, -(2**40)])  # the wide ones defeat packing
+
+
+@st.composite
+def streams(draw, arity: int, max_length: int = 5) -> list[ZSet]:
+    """A stream of Z-sets (one per iteration) over a few rows."""
+    rows = draw(st.lists(st.tuples(*[VALUES] * arity), min_size=1, max_size=6, unique=True))
+    out = []
+    for _ in range(draw(st.integers(0, max_length))):
+        entries = draw(st.lists(st.tuples(st.sampled_from(rows), st.integers(-3, 3)),
+                                max_size=6))
+        block = np.array([list(r) for r, _ in entries], dtype=np.int64).reshape(len(entries), arity).T
+        out.append(ZSet.of(block, np.array([w for _, w in entries], dtype=np.int64)))
+    return out
+
+
+def _sums(stream: list[ZSet], upto: int) -> dict:
+    """{(row, iteration): dX[iteration](row)} of a stream's non-zero entries up to ``upto``."""
+    return {(row, j): w for j, z in enumerate(stream[:upto + 1])
+            for row, w in zip(map(tuple, z.rows.T.tolist()), z.weights.tolist(), strict=True)}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 3).flatmap(lambda a: st.tuples(st.just(a), streams(a), streams(a))))
+def test_counts_are_the_integrated_stream_before_and_after_changes(case):
+    arity, stream, changes = case
+    before = Counts.of(arity, stream)
+    after = before.plus(changes)
+    length = max(len(stream), len(changes))
+    pad = [ZSet.empty(arity)] * length
+    summed = [a + b for a, b in zip([*stream, *pad][:length], [*changes, *pad][:length],
+                                    strict=True)]
+    assert before.differences() == _sums(stream, len(stream))
+    assert after.differences() == _sums(summed, length)
+    assert len(after) == len(after.differences())
+    probe = sum(stream + changes, ZSet.empty(arity))
+    for i in range(length + 1):
+        assert before.at(probe, i).tolist() == accumulated(stream, probe, i).tolist()
+        assert after.at(probe, i).tolist() == accumulated(summed, probe, i).tolist()
+    assert after.depth == max((j + 1 for j, z in enumerate(summed) if len(z)), default=0)
+
+
+def test_doctests():
+    for module in (counts, counts_kernels):
+        assert doctest.testmod(module).failed == 0
