@@ -55,7 +55,12 @@ from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
-from herbrand.spark_backend.decomposed import lower_relations, relation_of, run_decomposed
+from herbrand.spark_backend.decomposed import (
+    lower_relations,
+    ordered_by_pivot,
+    relation_of,
+    run_decomposed,
+)
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
@@ -119,6 +124,9 @@ class SparkFixpoint:
         self.rows_per_partition = rows_per_partition
         self.single_partition_rows = single_partition_rows
         self.stats: list[StratumStats] = []
+        self.ordered: set[str] = set()
+        """Relations whose frames are in sort order by column, partition after partition
+        (``decomposed.ordered_by_pivot``): ``outputs`` writes them without sorting."""
         self.total = 0
         self._stored: list[DataFrame] = []
         self._parts: dict[str, int] = {}
@@ -174,6 +182,8 @@ class SparkFixpoint:
         result, counts = run_decomposed(self.session, stratum, pivot, self.frames, types,
                                         partitions)
         self._stored.append(result)
+        if ordered_by_pivot(stratum, pivot, types):
+            self.ordered.update(stratum.relations)
         added = 0
         for name in stratum.relations:
             self.frames[name] = relation_of(result, stratum, name, types)
