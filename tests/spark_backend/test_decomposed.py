@@ -163,10 +163,12 @@ def test_a_stratum_is_ordered_by_its_pivot_when_it_is_every_first_column(path):
     assert any(found) == expected, found
 
 
-def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["number", "symbol"])
+def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_path, monkeypatch,
+                                                                   kind):
     """TC (pivot: the first column): the decomposed job's partitions are ranges of the pivot,
-    each sorted, so the output is written as it is (0 parts: no sort) and equals the local
-    backend's file."""
+    each sorted (symbols by their bytes, as Spark and the local writer order them), so the
+    output is written as it is (0 parts: no sort) and equals the local backend's file."""
     written = []
     write = outputs._write_single_file
 
@@ -176,11 +178,14 @@ def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_pat
 
     monkeypatch.setattr(outputs, "_write_single_file", recorded)
     path = PIVOT_FIXTURES / "tc_left_linear.dl"
-    program = parse(path.read_text() + "\n.input e\n.output tc\n")
+    program = parse(path.read_text().replace("number", kind) + "\n.input e\n.output tc\n")
     facts = tmp_path / "facts"
     facts.mkdir()
     edges = np.random.default_rng(3).integers(-40, 40, size=(120, 2))
-    (facts / "e.facts").write_text("".join(f"{a}\t{b}\n" for a, b in edges))
+    names = ["Z", "a b", "\u00e9", "n10", "n9", "\u4e2d", "~", "A"]
+    value = (lambda v: str(v)) if kind == "number" else (lambda v: names[v % 8] + str(v // 8))
+    (facts / "e.facts").write_text("".join(f"{value(a)}\t{value(b)}\n" for a, b in edges),
+                                   encoding="utf-8")
     SparkBackend(session=spark).materialize_files(program, facts, tmp_path / "spark")
     io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
     assert written == [0]
