@@ -3,7 +3,7 @@
 Two ways in: ``materialize`` (the Backend contract) takes facts as a herbrand Database,
 decodes them into typed DataFrames, runs, and collects every declared relation back into a
 Database (for outputs small enough for the driver); ``materialize_files`` lets Spark read the
-``.input`` files and write the ``.output`` relations itself (``files``), so that data never
+``.input`` files and write the ``.output`` relations itself (``files``, ``outputs``), so that data never
 passes through the driver. Both run ``fixpoint.SparkFixpoint`` over the strata of
 ``analyse(program)``; the ``evaluator`` and ``fixpoint`` arguments of the contract name local
 components and are not used: the rules always run as DataFrame plans, semi-naively.
@@ -32,10 +32,11 @@ from herbrand.framework.errors import ArityError, UsageError
 from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
-from herbrand.spark_backend.files import read_inputs, write_outputs
+from herbrand.spark_backend.files import read_inputs
 from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
+from herbrand.spark_backend.outputs import write_outputs
 from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
 from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
@@ -201,7 +202,8 @@ class SparkBackend(Backend):
             try:
                 for stratum in strata:
                     run.run_stratum(stratum)
-                write_outputs(session, program, frames, str(output_dir), output_format, stdout)
+                write_outputs(session, program, frames, str(output_dir), output_format, stdout,
+                              counts, run.ordered)
             finally:
                 run.release()
                 for frame in frames.values():

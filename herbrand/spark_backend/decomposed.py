@@ -8,9 +8,12 @@ Given the stratum's seeds (its relations after the first pass: given facts and e
 1. collects the lower relations the recursive rules read on the driver and broadcasts them
    (Arrow tables; the caller checks they are small enough);
 2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
-   then each relation's columns, null outside its own rows) and hash-partitions it on the
-   pivot column's value, so that every seed of one pivot value lands in one partition;
-   without a pivot, it is coalesced into one partition (no exchange), which then holds every
+   then each relation's columns, null outside its own rows) and partitions it on the pivot
+   column's value, so that every seed of one pivot value lands in one partition: by ranges of
+   the value when the pivot is every relation's first column (``ordered_by_pivot``; each
+   partition then sorts its rows, so that the relations' frames are in sort order, partition
+   after partition, and are written without a sort of Spark's), else by its hash; without a
+   pivot, it is coalesced into one partition (no exchange), which then holds every
    seed: its fixpoint is the stratum's, whatever the rules;
 3. runs ``PartitionFixpoint`` over each partition with ``mapInArrow``: the recursive rules, fed
    the partition's seeds through ``@seed:`` relations and the broadcast relations, are brought
@@ -23,7 +26,7 @@ between passes. The workers import herbrand, numpy and its native kernels: on ``
 ``local-cluster`` masters they run the driver's Python (``masters.session_defaults`` sets
 ``spark.pyspark.python``); on a cluster, ship an environment (README, "Spark on a cluster").
 
-Cost: one job; per partition, the native engine's work on its share of the derivations plus
+Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the native engine's work on its share of the derivations plus
 loading the broadcast relations (O(their rows) per partition) and converting its rows to and
 from Arrow (O(rows)). Memory per partition: the broadcast relations and its share of the result.
 """
@@ -58,7 +61,7 @@ from herbrand.translators.pivots import Pivot
 
 SEED_PREFIX = "@seed:"
 RELATION = "relation"  # the wide layout's relation number
-PIVOT = "pivot"  # the hash of the pivot value the seeds are partitioned on
+PIVOT = "pivot"  # the pivot value (or its hash) the seeds are partitioned on
 
 
 def wide_column(relation: int, column: int) -> str:
@@ -91,6 +94,7 @@ class PartitionFixpoint:
     types: tuple[tuple[str, ...], ...]
     lower_types: tuple[tuple[str, tuple[str, ...]], ...]
     lower: object  # a Broadcast of {name: pa.Table}
+    sort: bool = False  # each relation's rows sorted by column (``ordered_by_pivot``)
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
@@ -130,6 +134,8 @@ class PartitionFixpoint:
         of the wide layout; a true nullary relation is one row without columns of its own."""
         n = len(relation)
         own = relation_table(relation, self.types[k], symbols) if self.types[k] else None
+        if self.sort and own is not None:
+            own = own.sort_by([(name, "ascending") for name in own.column_names])
         arrays = [pa.array(np.full(n, k, dtype=np.int64))]
         for other, columns in enumerate(self.types):
             for j, type_ in enumerate(columns):
@@ -143,6 +149,17 @@ def lower_relations(stratum: Stratum) -> tuple[str, ...]:
     own = set(stratum.relations)
     return tuple(sorted({literal.atom.relation for rule in stratum.rules
                          for literal, _ in rule_literals(rule)} - own))
+
+
+def ordered_by_pivot(stratum: Stratum, pivot: Pivot | None,
+                     types: dict[str, tuple[str, ...]]) -> bool:
+    """Whether a decomposed run of ``stratum`` range-partitions its seeds on the pivot value and
+    sorts each partition's rows, so that every relation's frame is in sort order by column,
+    partition after partition (``outputs`` then writes it without sorting): the pivot is the
+    first column of every relation of the stratum, of one type throughout. O(relations)."""
+    return (pivot is not None
+            and all(pivot.position(name) == 0 for name in stratum.relations)
+            and len({types[name][0] for name in stratum.relations}) == 1)
 
 
 def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> Program:
@@ -168,13 +185,16 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                    partitions: int) -> tuple[DataFrame, dict[str, int]]:
     """The wide frame of the stratum's fixpoint computed from its seeds (``frames`` of its
     relations) in ``partitions`` parts split by ``pivot`` (None: one part, whatever
-    ``partitions`` says), and the rows of each relation. The job runs here, once; the frame is
-    cached and must be unpersisted by the caller."""
+    ``partitions`` says), and the rows of each relation. When ``ordered_by_pivot``, the parts
+    are ranges of pivot values (a sampling job more) and hold their rows sorted; else they are
+    split by the pivot value's hash. The job runs here, once; the frame is cached and must be
+    unpersisted by the caller."""
     lower = lower_relations(stratum)
+    ordered = ordered_by_pivot(stratum, pivot, types)
     tables = session.sparkContext.broadcast({name: frame_table(frames[name]) for name in lower})
     own = tuple(types[name] for name in stratum.relations)
     task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
-                             tuple((name, types[name]) for name in lower), tables)
+                             tuple((name, types[name]) for name in lower), tables, ordered)
     schema = _wide_schema(own)
     parts = []
     for k, name in enumerate(stratum.relations):
@@ -185,13 +205,18 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                         else F.lit(None).cast(schema[wide_column(other, j)].dataType)
                         .alias(wide_column(other, j)) for j in range(len(other_types))]
         if pivot is not None:
-            columns.append(F.xxhash64(frame[column_name(pivot.position(name))]).alias(PIVOT))
+            value = frame[column_name(pivot.position(name))]
+            columns.append((value if ordered else F.xxhash64(value)).alias(PIVOT))
         parts.append(frame.select(*columns))
     seeds = parts[0]
     for part in parts[1:]:
         seeds = seeds.unionByName(part)
-    seeds = (seeds.coalesce(1) if pivot is None
-             else seeds.repartition(partitions, PIVOT).drop(PIVOT))
+    if pivot is None:
+        seeds = seeds.coalesce(1)
+    elif ordered:
+        seeds = seeds.repartitionByRange(partitions, PIVOT).drop(PIVOT)
+    else:
+        seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
     result = seeds.mapInArrow(task, schema).persist()
     # one global aggregate (a counter per relation), not a grouped one: no hash map per row
     sizes = result.agg(*(F.count(F.when(F.col(RELATION) == k, True))

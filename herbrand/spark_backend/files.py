@@ -1,6 +1,6 @@
-"""``.input`` relations read by Spark and ``.output`` relations written by Spark, in Soufflé's
-layouts, from and to any path Spark can reach (local, ``hdfs://``, ``s3a://`` ...): the facts
-never pass through the driver.
+"""``.input`` relations read by Spark, in Soufflé's layout, from any path Spark can reach
+(local, ``hdfs://``, ``s3a://`` ...): the facts never pass through the driver (``outputs``
+writes the ``.output`` relations).
 
 Reading (``read_inputs``, ``read_relation``) follows the local reader's rules exactly (the
 module doc of ``herbrand.framework.io``: Soufflé's ReadStreamCSV), with the same FactsError
@@ -28,56 +28,35 @@ Line numbers: Spark's text source has none, so they are computed only when a lin
 offset order, each read in order), so the first malformed line is the one with the smallest id
 and its number is one plus the count of lines with a smaller id.
 
-Writing (``write_outputs``): ``csv`` writes ``<out_dir>/<filename>`` (default
-``<relation>.csv``) as one file as the local backend does (rows sorted by column, numbers
-numerically, symbols by bytes, which is the order of code points for UTF-8, and the local
-writer's order for bytes that are not UTF-8 too; ``()`` for a true nullary relation). Spark
-sorts and writes one part file, which is then renamed through the Hadoop FileSystem of the
-path. The lines of a relation of numbers only are written by Spark's CSV writer (a long's
-digits and the delimiter: the same bytes; about a quarter less time than formatting strings
-for the text writer, measured on 13.1M rows of TC), unless the delimiter holds a character
-the CSV writer would quote (``_CSV_QUOTED``); the others, whose symbols must keep their exact
-bytes (the CSV writer goes through Java strings), by the text writer.
-``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
-Parquet has no table without columns, so a nullary relation is written as its CSV file.
-``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
-collected to the driver); ``.printsize`` prints ``relation<TAB>count``.
-
 Cost: reading an input is three calls from the driver to the file system (about 3 ms
 locally) and one job that looks for a malformed line (``isEmpty``: Spark runs it on one
 partition, then on more, up to every one when there is none); the frame itself is lazy. A
-malformed file costs two more jobs. Writing is one job per output to sort and write it.
+malformed file costs two more jobs.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import reduce
 from operator import or_
-from typing import TextIO
 
 from py4j.protocol import Py4JJavaError
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from herbrand.framework import io
-from herbrand.framework.errors import FactsError
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.expressions import column_name
-from herbrand.spark_backend.frames import frame_types, nullary_frame
+from herbrand.spark_backend.frames import nullary_frame
 
-OUTPUT_FORMATS = ("csv", "parquet")
 _BOM = b"\xef\xbb\xbf"
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NUMBER_PATTERN = rf"\A(?:{io.NUMBER_SYNTAX})\z"
 _LINE, _ID, _COUNT = "value", "line_id", "field_count"
 _GZIP_FAILURES = ("java.io.EOFException", "java.util.zip.ZipException")
-_CSV_QUOTED = frozenset('0123456789-"\\\r\n')
-"""Characters of a delimiter that would make Spark's CSV writer quote a number field."""
 
 
 def join_path(directory: str, filename: str) -> str:
@@ -256,82 +235,3 @@ def read_inputs(session: SparkSession, program: Program, facts_dir: str) -> dict
         frame = read_relation(session, join_path(facts_dir, filename), name, types, delimiter)
         frames[name] = frames[name].union(frame).distinct() if name in frames else frame
     return frames
-
-
-def _sorted_rows(frame: DataFrame) -> DataFrame:
-    """One partition of the relation's rows, sorted by column."""
-    return frame.coalesce(1).sortWithinPartitions(*frame.columns)
-
-
-def _sorted_lines(frame: DataFrame, delimiter: str) -> DataFrame:
-    """One partition of the relation's lines, sorted by column, in a ``value`` column."""
-    if not frame.columns:
-        return frame.limit(1).coalesce(1).select(F.lit("()").alias("value"))
-    text = F.concat_ws(delimiter, *(F.col(c).cast("string") for c in frame.columns))
-    return _sorted_rows(frame).select(text.alias("value"))
-
-
-def _written_by_csv(frame: DataFrame, delimiter: str) -> bool:
-    """Whether Spark's CSV writer writes ``frame``'s lines with exactly the text writer's
-    bytes: every column a number, no character of the delimiter quoted (``_CSV_QUOTED``)."""
-    return (bool(frame.columns) and not set(delimiter) & _CSV_QUOTED
-            and all(type_ != SYMBOL for type_ in frame_types(frame)))
-
-
-def _write_lines(frame: DataFrame, delimiter: str, parts: str) -> None:
-    """Write ``frame``'s lines, sorted, as one part file in the directory ``parts``."""
-    if _written_by_csv(frame, delimiter):
-        _sorted_rows(frame).write.mode("overwrite").option("sep", delimiter).csv(parts)
-    else:
-        _sorted_lines(frame, delimiter).write.mode("overwrite").option("lineSep", "\n").text(
-            parts)
-
-
-def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str,
-                       path: str) -> None:
-    """Write ``frame``'s lines (``_write_lines``) as the file ``path``, through a temporary
-    directory ``path + ".parts"`` whose one part file is renamed to ``path``."""
-    jvm = session.sparkContext._jvm
-    hadoop = jvm.org.apache.hadoop.fs
-    parts = path + ".parts"
-    _write_lines(frame, delimiter, parts)
-    target = hadoop.Path(path)
-    filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
-    if filesystem.exists(target):
-        filesystem.delete(target, False)
-    written = [status.getPath() for status in filesystem.listStatus(hadoop.Path(parts))
-               if status.getPath().getName().startswith("part-")]
-    if written:
-        filesystem.rename(written[0], target)
-    else:
-        filesystem.create(target).close()
-    filesystem.delete(hadoop.Path(parts), True)
-    # a checksummed file system (the local one) keeps a ".<name>.crc" beside the file
-    checksum = hadoop.Path(target.getParent(), f".{target.getName()}.crc")
-    if filesystem.exists(checksum):
-        filesystem.delete(checksum, False)
-
-
-def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],
-                  out_dir: str, output_format: str = "csv", stdout: TextIO | None = None) -> None:
-    """Carry out ``program``'s ``.output`` and ``.printsize`` directives over ``frames``, in
-    program order (see the module doc). Raises FactsError for an unsupported IO= or format."""
-    if output_format not in OUTPUT_FORMATS:
-        raise FactsError(f"unsupported output format {output_format!r} "
-                         f"(supported: {', '.join(OUTPUT_FORMATS)})")
-    stdout = sys.stdout if stdout is None else stdout
-    for directive in program.directives:
-        name = directive.relation
-        if directive.kind == "printsize":
-            stdout.write(f"{name}\t{frames[name].count()}\n")
-            continue
-        if directive.kind != "output":
-            continue
-        kind, filename, delimiter = io.io_parameters(directive, ".csv")
-        if kind == "stdout" or str(out_dir) == "-":
-            lines = _sorted_lines(frames[name], delimiter)
-            io.write_stdout(name, [row[0] for row in lines.collect()], stdout)
-        elif output_format == "parquet" and frames[name].columns:
-            frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
-        else:
-            _write_single_file(session, frames[name], delimiter, join_path(out_dir, filename))

@@ -14,9 +14,12 @@ partitioned on all columns into a number of parts sized from their rows (at most
 ``spark.sql.shuffle.partitions``, which is set to it during the passes). With more than one
 part, ``full`` is never exchanged after the first pass: the derived rows are shuffled into the
 layout, the distinct and the anti-join against ``full`` are partition-local, and the union
-keeps the layout. With one part (small relations) there is nothing to shuffle across, but a
-union of one-part pieces has as many parts as pieces and no known partitioning, so Spark
-exchanges ``full`` into one part for the anti-join, and ``_lay_out`` coalesces it.
+keeps the layout. With one part (small relations, whose lower relations hold at most
+``broadcast_rows`` rows) a pass runs in one partition: every relation its rules read is
+coalesced into one part (a union of one-part pieces has as many parts as pieces; coalescing is
+a narrow dependency, not an exchange) and nothing is broadcast, so the pass is one job (the
+count) whose stages are one task each (Spark still exchanges the two sides of each join
+within the one part: a stage each, not a job).
 
 Each ``new`` is checkpointed, so that it is a leaf of later plans: without that, every delta's
 plan holds the plans of all the earlier ones and planning time (and the driver's memory) blows
@@ -31,8 +34,8 @@ executors: fast, but an executor lost loses the run) or reliable, to ``checkpoin
 execution (``PASS_SETTINGS``), which made a job of every exchange.
 
 Cost per pass: the rules' joins (a shuffle each, unless the static side is broadcast), a
-shuffle of the derived rows, a sort of ``full`` for the anti-join (no shuffle), and two jobs
-(a broadcast, the count).
+shuffle of the derived rows, a sort of ``full`` for the anti-join (no shuffle), and a job per
+broadcast relation and one for the count; in one partition, the count's job alone.
 
 A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
 small enough to broadcast skips the passes: after the first, one job runs herbrand's native
@@ -55,7 +58,12 @@ from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
-from herbrand.spark_backend.decomposed import lower_relations, relation_of, run_decomposed
+from herbrand.spark_backend.decomposed import (
+    lower_relations,
+    ordered_by_pivot,
+    relation_of,
+    run_decomposed,
+)
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
@@ -63,7 +71,7 @@ from herbrand.spark_backend.partitions import (
     partition_count,
 )
 from herbrand.spark_backend.plans import PlanFrames
-from herbrand.spark_backend.session import run_settings
+from herbrand.spark_backend.session import run_settings, sql_settings
 from herbrand.translators import ir
 from herbrand.translators.pipeline import translate_rule
 from herbrand.translators.pivots import Pivot, find_pivot
@@ -80,6 +88,12 @@ PASS_SETTINGS = {
     "spark.sql.adaptive.enabled": "false",
 }
 """Session SQL settings of a stratum's passes, restored after it."""
+SINGLE_PARTITION_SETTINGS = {
+    # a pass in one partition joins without broadcasts: Spark would broadcast the small sides
+    # by their estimated size, a job per broadcast relation per pass
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+}
+"""Session SQL settings of a pass run in one partition (``SparkFixpoint._apply``)."""
 
 
 def new_rows(derived: DataFrame, known: DataFrame, parts: int) -> DataFrame:
@@ -119,6 +133,9 @@ class SparkFixpoint:
         self.rows_per_partition = rows_per_partition
         self.single_partition_rows = single_partition_rows
         self.stats: list[StratumStats] = []
+        self.ordered: set[str] = set()
+        """Relations whose frames are in sort order by column, partition after partition
+        (``decomposed.ordered_by_pivot``): ``outputs`` writes them without sorting."""
         self.total = 0
         self._stored: list[DataFrame] = []
         self._parts: dict[str, int] = {}
@@ -174,6 +191,8 @@ class SparkFixpoint:
         result, counts = run_decomposed(self.session, stratum, pivot, self.frames, types,
                                         partitions)
         self._stored.append(result)
+        if ordered_by_pivot(stratum, pivot, types):
+            self.ordered.update(stratum.relations)
         added = 0
         for name in stratum.relations:
             self.frames[name] = relation_of(result, stratum, name, types)
@@ -190,13 +209,38 @@ class SparkFixpoint:
     def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
         return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)
 
+    def _single_partition(self, stratum: Stratum) -> bool:
+        """Whether a pass of the recursive ``stratum`` runs in one partition: its relations are
+        laid out in one part and the lower relations it reads hold at most ``broadcast_rows``
+        rows in all. O(relations)."""
+        return (stratum.recursive
+                and all(self._parts.get(name) == 1 for name in stratum.relations)
+                and sum(self.counts[name] for name in lower_relations(stratum))
+                <= self.broadcast_rows)
+
     def _apply(self, stratum: Stratum, plans: tuple[tuple[Rule, ir.Plan], ...],
                iteration: int) -> None:
-        """One pass: derive, keep the new rows as the deltas, grow the full relations."""
+        """One pass: derive, keep the new rows as the deltas, grow the full relations.
+
+        In one partition (``_single_partition``) every relation the rules read is coalesced
+        into one part (a narrow dependency: a union of one-part pieces is one part again) and
+        nothing is broadcast, so that the pass is one job, the count, of one-task stages."""
+        single = self._single_partition(stratum)
+        frames: dict[str, DataFrame] = self.frames
+        if single:
+            read = (*lower_relations(stratum), *stratum.relations,
+                    *(delta_name(name) for name in stratum.relations))
+            frames = {**self.frames, **{name: self.frames[name].coalesce(1) for name in read
+                                        if name in self.frames}}
+        with sql_settings(self.session, SINGLE_PARTITION_SETTINGS if single else {}):
+            self._derive(stratum, plans, iteration, frames, -1 if single else self.broadcast_rows)
+
+    def _derive(self, stratum: Stratum, plans: tuple[tuple[Rule, ir.Plan], ...],
+                iteration: int, frames: dict[str, DataFrame], broadcast_rows: int) -> None:
         derived: dict[str, list[DataFrame]] = {}
         for rule, plan in plans:
-            frames = PlanFrames(self.session, self.frames, self.counts, self.broadcast_rows, rule)
-            derived.setdefault(rule.head.relation, []).append(frames.frame(plan))
+            builder = PlanFrames(self.session, frames, self.counts, broadcast_rows, rule)
+            derived.setdefault(rule.head.relation, []).append(builder.frame(plan))
         added, most = 0, int(self.session.conf.get(SHUFFLE_PARTITIONS))
         for name in stratum.relations:
             heads = derived.get(name)
@@ -205,7 +249,7 @@ class SparkFixpoint:
             if heads is None:
                 delta, size = self.frames[name].limit(0), 0
             else:
-                delta = self._cut(new_rows(reduce(DataFrame.union, heads), self.frames[name],
+                delta = self._cut(new_rows(reduce(DataFrame.union, heads), frames[name],
                                            layout))
                 size = delta.count()
             self.frames[delta_name(name)] = delta

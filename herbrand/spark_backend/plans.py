@@ -41,9 +41,8 @@ _VALUE = "value"
 
 
 def _shifted(frame: DataFrame, offset: int) -> DataFrame:
-    """``frame`` with column ci renamed c{i + offset}."""
-    return frame.select(*(F.col(name).alias(column_name(i + offset))
-                          for i, name in enumerate(frame.columns)))
+    """``frame`` with column ci renamed c{i + offset} (one call to the JVM)."""
+    return frame.toDF(*(column_name(i + offset) for i in range(len(frame.columns))))
 
 
 def _all(conditions: list[Column]) -> Column | None:

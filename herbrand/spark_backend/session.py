@@ -83,23 +83,30 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
 
 
 @contextmanager
-def run_settings(session: SparkSession, settings: Mapping[str, str] = RUN_SETTINGS
-                 ) -> Iterator[None]:
-    """Set the SQL ``settings`` on ``session`` for the duration, then restore them; a JVM
-    memory failure inside is raised as one BackendMemoryError line naming the setting to raise
-    (``failures``)."""
+def sql_settings(session: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
+    """Set the SQL ``settings`` on ``session`` for the duration, then restore them. Cost: two
+    calls to the JVM per setting (none for no settings)."""
     previous = {key: session.conf.get(key, None) for key in settings}
     for key, value in settings.items():
         session.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                session.conf.unset(key)
+            else:
+                session.conf.set(key, value)
+
+
+@contextmanager
+def run_settings(session: SparkSession, settings: Mapping[str, str] = RUN_SETTINGS
+                 ) -> Iterator[None]:
+    """``sql_settings`` for a run: a JVM memory failure inside is raised as one
+    BackendMemoryError line naming the setting to raise (``failures``)."""
     context = session.sparkContext
     # outside the restoring: after a JVM died of memory, restoring fails too, and that failure
     # (with the first as its context) is reported as the memory failure it is
-    with memory_failures_reported(context.master, dict(context.getConf().getAll())):
-        try:
-            yield
-        finally:
-            for key, value in previous.items():
-                if value is None:
-                    session.conf.unset(key)
-                else:
-                    session.conf.set(key, value)
+    with memory_failures_reported(context.master, dict(context.getConf().getAll())), \
+            sql_settings(session, settings):
+        yield

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 import herbrand
+from herbrand.framework import io
 from herbrand.framework.analysis import analyse
 from herbrand.framework.parser import parse
+from herbrand.spark_backend import outputs
 from herbrand.spark_backend.backend import SparkBackend
+from herbrand.spark_backend.decomposed import ordered_by_pivot
 from herbrand.translators.pivots import find_pivot
 
 PIVOT_FIXTURES = Path(__file__).parents[1] / "translators" / "pivot_fixtures"
@@ -139,3 +142,52 @@ def test_a_nullary_lower_relation_reaches_the_partitions(spark, on, expected):
     local, _ = _run(program, facts, "local")
     assert decomposed == local and len(local["tc"]) == expected
     assert _recursive_passes(program, stats) == [2]
+
+
+def _fixture_positions(path: Path) -> dict[str, int]:
+    """The pivot positions a fixture's first line states (``// pivot: a=0, b=1``; none: {})."""
+    stated = path.read_text().splitlines()[0].removeprefix("// pivot:").strip()
+    if stated.startswith("none"):
+        return {}
+    return {name: int(position) for name, position in
+            (item.strip().split("=") for item in stated.split(","))}
+
+
+@pytest.mark.parametrize("path", sorted(PIVOT_FIXTURES.glob("*.dl")), ids=lambda path: path.stem)
+def test_a_stratum_is_ordered_by_its_pivot_when_it_is_every_first_column(path):
+    program = parse(path.read_text())
+    types = {d.name: d.types for d in program.declarations}
+    positions = _fixture_positions(path)
+    expected = bool(positions) and set(positions.values()) == {0}
+    found = [ordered_by_pivot(s, find_pivot(s), types) for s in analyse(program) if s.recursive]
+    assert any(found) == expected, found
+
+
+@pytest.mark.parametrize("kind", ["number", "symbol"])
+def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_path, monkeypatch,
+                                                                   kind):
+    """TC (pivot: the first column): the decomposed job's partitions are ranges of the pivot,
+    each sorted (symbols by their bytes, as Spark and the local writer order them), so the
+    output is written as it is (0 parts: no sort) and equals the local backend's file."""
+    written = []
+    write = outputs._write_single_file
+
+    def recorded(session, frame, delimiter, parts, path):
+        written.append(parts)
+        write(session, frame, delimiter, parts, path)
+
+    monkeypatch.setattr(outputs, "_write_single_file", recorded)
+    path = PIVOT_FIXTURES / "tc_left_linear.dl"
+    program = parse(path.read_text().replace("number", kind) + "\n.input e\n.output tc\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    edges = np.random.default_rng(3).integers(-40, 40, size=(120, 2))
+    names = ["Z", "a b", "\u00e9", "n10", "n9", "\u4e2d", "~", "A"]
+    value = (lambda v: str(v)) if kind == "number" else (lambda v: names[v % 8] + str(v // 8))
+    (facts / "e.facts").write_text("".join(f"{value(a)}\t{value(b)}\n" for a, b in edges),
+                                   encoding="utf-8")
+    SparkBackend(session=spark).materialize_files(program, facts, tmp_path / "spark")
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
+    assert written == [0]
+    assert (tmp_path / "spark" / "tc.csv").read_bytes() == (
+        tmp_path / "local" / "tc.csv").read_bytes()

@@ -1,10 +1,10 @@
-"""Spark reads .input files and writes .output relations itself, in Soufflé's layouts."""
+"""Spark reads .input files itself, in Soufflé's layout (and writes the outputs: the reading
+sides of runs that do both)."""
 
 from __future__ import annotations
 
 import io as text_io
 
-import pyarrow.parquet as pq
 import pytest
 
 import herbrand
@@ -34,46 +34,6 @@ def _facts_dir(tmp_path, text: str = FACTS):
     facts.mkdir()
     (facts / "edge.facts").write_text(text)
     return facts
-
-
-def test_csv_outputs_equal_the_local_backend_s(spark_backend, tmp_path):
-    program = herbrand.parse(PROGRAM)
-    facts = _facts_dir(tmp_path)
-    stdout = text_io.StringIO()
-    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=stdout)
-    local = herbrand.materialize(program, facts_dir=facts)
-    local_stdout = text_io.StringIO()
-    io.write_outputs(program, local, tmp_path / "local", stdout=local_stdout)
-    for name in ("path.csv", "flag.csv"):
-        assert (tmp_path / "spark" / name).read_text() == (tmp_path / "local" / name).read_text()
-    assert stdout.getvalue() == local_stdout.getvalue() == "path\t6\n"
-    assert sorted(p.name for p in (tmp_path / "spark").iterdir()) == ["flag.csv", "path.csv"]
-
-
-@pytest.mark.parametrize("delimiter", [r'"\t"', '", "', '"1"', '"-"', r'"\""'])
-def test_number_relations_are_written_as_the_local_backend_writes_them(spark_backend, tmp_path,
-                                                                      delimiter):
-    # numbers only: Spark's CSV writer, unless the delimiter holds a character it would quote
-    program = herbrand.parse(".decl e(x: number, y: number)\n.input e\n"
-                             f".output e(delimiter={delimiter})\n")
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "e.facts").write_text("10\t-3\n2\t7\n-5\t0\n2\t-8\n")
-    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
-    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
-    written = (tmp_path / "spark" / "e.csv").read_bytes()
-    assert written == (tmp_path / "local" / "e.csv").read_bytes()
-    assert written.count(b"\n") == 4
-
-
-def test_parquet_outputs_are_typed_columns(spark_backend, tmp_path):
-    program = herbrand.parse(PROGRAM)
-    spark_backend.materialize_files(program, _facts_dir(tmp_path), tmp_path / "out",
-                                    output_format="parquet", stdout=text_io.StringIO())
-    table = pq.read_table(tmp_path / "out" / "path.parquet")
-    rows = set(zip(table.column("c0").to_pylist(), table.column("c1").to_pylist(), strict=True))
-    assert rows == {(2, "b c"), (10, "a"), (16, "tab\tin"), (2, "end"), (10, "end"),
-                    (16, "end")}
 
 
 def test_a_malformed_line_names_file_relation_and_line(spark_backend, tmp_path):

@@ -1,0 +1,170 @@
+"""``.output`` relations written by Spark, in Soufflé's layout, to any path Spark can reach
+(local, ``hdfs://``, ``s3a://`` ...): the rows never pass through the driver.
+
+``csv`` writes ``<out_dir>/<filename>`` (default ``<relation>.csv``) as one file, as the local
+backend does: rows sorted by column (numbers numerically, symbols by bytes, which is the order
+of code points for UTF-8, and the local writer's order for bytes that are not UTF-8 too;
+``()`` for a true nullary relation). A relation of at most ``ROWS_PER_WRITE_TASK`` rows is
+sorted and written by one task; a larger one is range-partitioned on its columns into
+``write_parts`` parts (a sampling job, then a shuffle), each sorted and written by its own
+task in parallel, and the part files, whose order is the sort order, are concatenated in
+partition order into the file through the Hadoop FileSystem of the path (one sequential copy
+of the bytes in the driver's JVM; a single part file is renamed instead). The lines of a
+relation of numbers only are written by Spark's CSV writer (a long's digits and the delimiter:
+the same bytes; about a quarter less time than formatting strings for the text writer,
+measured on 13.1M rows of TC), unless the delimiter holds a character the CSV writer would
+quote (``_CSV_QUOTED``); the others, whose symbols must keep their exact bytes (the CSV writer
+goes through Java strings), by the text writer.
+
+``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
+Parquet has no table without columns, so a nullary relation is written as its CSV file.
+``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
+collected to the driver); ``.printsize`` prints ``relation<TAB>count``.
+
+A frame that is in sort order already, partition after partition (``ordered``: a decomposed
+stratum's, ``decomposed.ordered_by_pivot``), is written as it is, a task per partition.
+
+Cost: one job per output of at most ``ROWS_PER_WRITE_TASK`` rows or in order already; two (the
+range sample, the sort and write) for a larger one; and the concatenation of its part files.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Collection, Mapping
+from typing import TextIO
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from herbrand.framework import io
+from herbrand.framework.errors import FactsError
+from herbrand.framework.syntax import SYMBOL, Program
+from herbrand.spark_backend.files import join_path
+from herbrand.spark_backend.frames import frame_types
+
+OUTPUT_FORMATS = ("csv", "parquet")
+ROWS_PER_WRITE_TASK = 1_000_000
+"""Rows of an output up to which one task sorts and writes it; above, a task per this many
+rows (at most the session's shuffle partitions) writes a range of it in parallel."""
+_CSV_QUOTED = frozenset('0123456789-"\\\r\n')
+"""Characters of a delimiter that would make Spark's CSV writer quote a number field."""
+_SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+_COPY_BUFFER = 1 << 20
+
+
+def write_parts(rows: int | None, most: int) -> int:
+    """The parts an output of ``rows`` rows (None: unknown, written as one) is written in:
+    ceil(rows / ROWS_PER_WRITE_TASK), within [1, max(1, most)]. O(1).
+
+    >>> write_parts(1275, 4), write_parts(13_148_244, 4), write_parts(None, 4)
+    (1, 4, 1)
+    """
+    if rows is None:
+        return 1
+    return max(1, min(most, -(-rows // ROWS_PER_WRITE_TASK)))
+
+
+def _sorted_rows(frame: DataFrame, parts: int) -> DataFrame:
+    """The relation's rows sorted by column in ``parts`` partitions, partition i holding rows
+    all before partition i + 1's (one: coalesced, no shuffle; more: range-partitioned; 0: the
+    frame is in that order already, as it is)."""
+    if parts == 0:
+        return frame
+    if parts == 1:
+        return frame.coalesce(1).sortWithinPartitions(*frame.columns)
+    return frame.repartitionByRange(parts, *frame.columns).sortWithinPartitions(*frame.columns)
+
+
+def _sorted_lines(frame: DataFrame, delimiter: str, parts: int = 1) -> DataFrame:
+    """The relation's lines in a ``value`` column, sorted as ``_sorted_rows``."""
+    if not frame.columns:
+        return frame.limit(1).coalesce(1).select(F.lit("()").alias("value"))
+    text = F.concat_ws(delimiter, *(F.col(c).cast("string") for c in frame.columns))
+    return _sorted_rows(frame, parts).select(text.alias("value"))
+
+
+def _written_by_csv(frame: DataFrame, delimiter: str) -> bool:
+    """Whether Spark's CSV writer writes ``frame``'s lines with exactly the text writer's
+    bytes: every column a number, no character of the delimiter quoted (``_CSV_QUOTED``)."""
+    return (bool(frame.columns) and not set(delimiter) & _CSV_QUOTED
+            and all(type_ != SYMBOL for type_ in frame_types(frame)))
+
+
+def _write_lines(frame: DataFrame, delimiter: str, parts: int, directory: str) -> None:
+    """Write ``frame``'s lines, sorted (``_sorted_rows``), as part files in ``directory``."""
+    if _written_by_csv(frame, delimiter):
+        _sorted_rows(frame, parts).write.mode("overwrite").option("sep", delimiter).csv(
+            directory)
+    else:
+        _sorted_lines(frame, delimiter, parts).write.mode("overwrite").option(
+            "lineSep", "\n").text(directory)
+
+
+def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, parts: int,
+                       path: str) -> None:
+    """Write ``frame``'s lines (``_write_lines``) as the file ``path``, through a temporary
+    directory ``path + ".parts"`` whose part files, in partition order, become ``path``."""
+    jvm = session.sparkContext._jvm
+    hadoop = jvm.org.apache.hadoop.fs
+    directory = path + ".parts"
+    _write_lines(frame, delimiter, parts, directory)
+    target = hadoop.Path(path)
+    filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
+    if filesystem.exists(target):
+        filesystem.delete(target, False)
+    written = sorted((status.getPath() for status in filesystem.listStatus(
+        hadoop.Path(directory)) if status.getPath().getName().startswith("part-")),
+        key=lambda part: part.getName())  # part-00000-...: the partition's number
+    if len(written) == 1:
+        filesystem.rename(written[0], target)
+    else:
+        output = filesystem.create(target, True)
+        try:
+            for part in written:
+                source = filesystem.open(part)
+                try:
+                    jvm.org.apache.hadoop.io.IOUtils.copyBytes(source, output, _COPY_BUFFER,
+                                                               False)
+                finally:
+                    source.close()
+        finally:
+            output.close()
+    filesystem.delete(hadoop.Path(directory), True)
+    # a checksummed file system (the local one) keeps a ".<name>.crc" beside the file
+    checksum = hadoop.Path(target.getParent(), f".{target.getName()}.crc")
+    if filesystem.exists(checksum):
+        filesystem.delete(checksum, False)
+
+
+def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],
+                  out_dir: str, output_format: str = "csv", stdout: TextIO | None = None,
+                  counts: Mapping[str, int] | None = None,
+                  ordered: Collection[str] = ()) -> None:
+    """Carry out ``program``'s ``.output`` and ``.printsize`` directives over ``frames``, in
+    program order (see the module doc); ``counts`` (name -> rows, where known) chooses how many
+    tasks write a CSV file, the frames of ``ordered`` are in sort order already. Raises
+    FactsError for an unsupported IO= or format."""
+    if output_format not in OUTPUT_FORMATS:
+        raise FactsError(f"unsupported output format {output_format!r} "
+                         f"(supported: {', '.join(OUTPUT_FORMATS)})")
+    stdout = sys.stdout if stdout is None else stdout
+    counts = counts or {}
+    most = int(session.conf.get(_SHUFFLE_PARTITIONS))
+    for directive in program.directives:
+        name = directive.relation
+        if directive.kind == "printsize":
+            stdout.write(f"{name}\t{frames[name].count()}\n")
+            continue
+        if directive.kind != "output":
+            continue
+        kind, filename, delimiter = io.io_parameters(directive, ".csv")
+        if kind == "stdout" or str(out_dir) == "-":
+            lines = _sorted_lines(frames[name], delimiter)
+            io.write_stdout(name, [row[0] for row in lines.collect()], stdout)
+        elif output_format == "parquet" and frames[name].columns:
+            frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
+        else:
+            parts = 0 if name in ordered else write_parts(counts.get(name), most)
+            _write_single_file(session, frames[name], delimiter, parts,
+                               join_path(out_dir, filename))

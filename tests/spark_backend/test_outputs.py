@@ -1,0 +1,111 @@
+"""Spark writes .output relations itself, in Soufflé's layouts: one sorted file, written by
+one task or by several in parallel and concatenated, or as it is when in order already."""
+
+from __future__ import annotations
+
+import io as text_io
+
+import pyarrow.parquet as pq
+import pytest
+
+import herbrand
+from herbrand.framework import io
+from herbrand.spark_backend import outputs
+
+PROGRAM = """
+.decl edge(x: number, y: symbol)
+.decl path(x: number, y: symbol)
+.decl flag()
+.input edge(delimiter=",")
+.output path
+.output flag
+.printsize path
+flag() :- edge(_, _).
+path(x, y) :- edge(x, y).
+path(x, "end") :- edge(x, _).
+"""
+FACTS = "2,b c\n10,a\n2,b c\n16,tab\tin\n"
+
+
+def _facts_dir(tmp_path, text: str = FACTS):
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "edge.facts").write_text(text)
+    return facts
+
+
+def test_write_parts_follow_the_rows_within_the_cores():
+    assert outputs.write_parts(None, 4) == 1
+    assert outputs.write_parts(outputs.ROWS_PER_WRITE_TASK, 4) == 1
+    assert outputs.write_parts(outputs.ROWS_PER_WRITE_TASK + 1, 4) == 2
+    assert outputs.write_parts(10**9, 4) == 4
+    assert outputs.write_parts(10**9, 0) == 1
+
+
+def test_csv_outputs_equal_the_local_backend_s(spark_backend, tmp_path):
+    program = herbrand.parse(PROGRAM)
+    facts = _facts_dir(tmp_path)
+    stdout = text_io.StringIO()
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=stdout)
+    local = herbrand.materialize(program, facts_dir=facts)
+    local_stdout = text_io.StringIO()
+    io.write_outputs(program, local, tmp_path / "local", stdout=local_stdout)
+    for name in ("path.csv", "flag.csv"):
+        assert (tmp_path / "spark" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert stdout.getvalue() == local_stdout.getvalue() == "path\t6\n"
+    assert sorted(p.name for p in (tmp_path / "spark").iterdir()) == ["flag.csv", "path.csv"]
+
+
+@pytest.mark.parametrize("delimiter", [r'"\t"', '", "', '"1"', '"-"', r'"\""'])
+def test_number_relations_are_written_as_the_local_backend_writes_them(spark_backend, tmp_path,
+                                                                      delimiter):
+    # numbers only: Spark's CSV writer, unless the delimiter holds a character it would quote
+    program = herbrand.parse(".decl e(x: number, y: number)\n.input e\n"
+                             f".output e(delimiter={delimiter})\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "e.facts").write_text("10\t-3\n2\t7\n-5\t0\n2\t-8\n")
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
+    written = (tmp_path / "spark" / "e.csv").read_bytes()
+    assert written == (tmp_path / "local" / "e.csv").read_bytes()
+    assert written.count(b"\n") == 4
+
+
+def test_parquet_outputs_are_typed_columns(spark_backend, tmp_path):
+    program = herbrand.parse(PROGRAM)
+    spark_backend.materialize_files(program, _facts_dir(tmp_path), tmp_path / "out",
+                                    output_format="parquet", stdout=text_io.StringIO())
+    table = pq.read_table(tmp_path / "out" / "path.parquet")
+    rows = set(zip(table.column("c0").to_pylist(), table.column("c1").to_pylist(), strict=True))
+    assert rows == {(2, "b c"), (10, "a"), (16, "tab\tin"), (2, "end"), (10, "end"),
+                    (16, "end")}
+
+
+@pytest.mark.parametrize("types", ["x: number, y: number", "x: number, y: symbol"])
+def test_a_large_output_is_written_in_ranges_and_concatenated(spark_backend, tmp_path,
+                                                              monkeypatch, types):
+    """Over ROWS_PER_WRITE_TASK rows: range-partitioned, each range sorted and written by its own
+    task, the part files concatenated in order; the file is the local backend's, byte for byte
+    (numbers by the CSV writer, symbols by the text writer)."""
+    monkeypatch.setattr(outputs, "ROWS_PER_WRITE_TASK", 7)
+    written = []
+    write = outputs._write_single_file
+
+    def recorded(session, frame, delimiter, parts, path):
+        written.append(parts)
+        write(session, frame, delimiter, parts, path)
+
+    monkeypatch.setattr(outputs, "_write_single_file", recorded)
+    program = herbrand.parse(f".decl e({types})\n.input e\n.output e\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    lines = [f"{(i * 37) % 101 - 50}\t{(i * 11) % 13}" for i in range(60)]
+    (facts / "e.facts").write_text("\n".join(lines) + "\n")
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
+    assert written == [4]  # the test session's 4 shuffle partitions
+    spark_bytes = (tmp_path / "spark" / "e.csv").read_bytes()
+    assert spark_bytes == (tmp_path / "local" / "e.csv").read_bytes()
+    assert spark_bytes.count(b"\n") == 60
+    assert sorted(p.name for p in (tmp_path / "spark").iterdir()) == ["e.csv"]
