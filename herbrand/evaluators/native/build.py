@@ -34,8 +34,8 @@ ENTRY_POINTS = {
     "choose": f"i8({_PROGRAM}, i8, i8, {_TABLE}, {_TABLE}, {_ARRAY}, {_ARRAY})",
     "run": f"i8({_PROGRAM}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, "
            f"i8, {_RUN_SCRATCH})",
-    "run_slice": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
-                 f"{_RUN_SCRATCH_TASK})",
+    "run_task": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
+                f"{_RUN_SCRATCH_TASK})",
 }
 
 
@@ -44,7 +44,7 @@ def build(directory: str, name: str) -> None:
     import numba.pycc.compiler as pycc_compiler
     from numba.pycc import CC
 
-    from herbrand.evaluators.native import kernels, runs, tables
+    from herbrand.evaluators.native import choice, kernels, runs, tables
 
     class _GilReleasingFlags(pycc_compiler.Flags):
         def __init__(self, *args, **kwargs):
@@ -56,7 +56,7 @@ def build(directory: str, name: str) -> None:
     module.output_dir = directory
     module.verbose = False
     for entry, signature in ENTRY_POINTS.items():
-        function = next(getattr(source, entry) for source in (kernels, tables, runs)
+        function = next(getattr(source, entry) for source in (kernels, choice, tables, runs)
                         if hasattr(source, entry))
         module.export(entry, signature)(function.py_func)
     module.compile()

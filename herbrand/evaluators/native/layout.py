@@ -104,9 +104,11 @@ NEED_INDEX = 2
 PRESENT, ADDED, NO_ROOM = 0, 1, 2
 RESERVED = 0xFFFFFFFE
 # the cells threads share while inserting at once, a cache line apart: rows they may still add,
-# the next row number
+# the next row number; then, on a line of their own, the first-level rows the tasks of a rule
+# share out (``claims._claim``): the next row not yet claimed, the end, the rows a claim takes
 TICKETS_LEFT, NEXT_ROW = 0, 8
-TICKET_FIELDS = 16
+CLAIM_NEXT, CLAIM_END, CLAIM_CHUNK = 16, 17, 18
+TICKET_FIELDS = 24
 TICKET_BATCH = 64  # tickets a thread takes at a time
 # the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
 # added so far, and a parallel task's tickets

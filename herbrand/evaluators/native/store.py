@@ -22,7 +22,6 @@ dedup tables stay on the hash indexes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
@@ -41,6 +40,18 @@ from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
 
+# chunks of a rule's first-level rows per thread (``NativeStore.run_shared``): enough that the
+# threads finish within a small share of the work of each other, and no chunk so small that
+# claiming it (an atomic on a shared cache line) or so large that waiting for it counts
+CHUNKS_PER_WORKER = 64
+MIN_CHUNK, MAX_CHUNK = 16, 1024
+
+
+def claim_chunk(rows: int, workers: int) -> int:
+    """The rows each claim of ``run_shared``'s tasks takes from a first level of ``rows``."""
+    return max(MIN_CHUNK, min(MAX_CHUNK, rows // (CHUNKS_PER_WORKER * workers)))
+
+
 @dataclass
 class _View:
     """A view index's backing, its last view and run table (kept alive: the kernels read
@@ -55,7 +66,7 @@ class _View:
 class NativeStore(NativeArrays):
     """Named relations and their indexes; with ``view_index`` (an IndexBacking class tagged
     ``native``), joins of whole relations probe backings of that class in place. Not safe for
-    concurrent use: only the tasks of ``run_slices`` run at once, and they grow nothing."""
+    concurrent use: only the tasks of ``run_shared`` run at once, and they grow nothing."""
 
     def __init__(self, view_index: type[IndexBacking] | None = None) -> None:
         super().__init__()
@@ -239,7 +250,7 @@ class NativeStore(NativeArrays):
 
     def _refresh(self, ix: int) -> None:
         """Take view index ``ix``'s view and fill its run table (``layout.V_*``); count its
-        distinct keys (``IX_KEYS``, for ``kernels._choose``) again once its relation doubled
+        distinct keys (``IX_KEYS``, for ``choice._choose``) again once its relation doubled
         since they were last counted: O(runs), amortised O(log n) per row."""
         state = self._views[ix]
         view = state.backing.native_view()
@@ -304,7 +315,7 @@ class NativeStore(NativeArrays):
     def choose(self, program, rule: int, alternative: int, low: np.ndarray,
                high: np.ndarray) -> int:
         """Of rule ``rule`` and its ``alternative`` (-1: none), the one expected to do less
-        work now (``kernels._choose``), with the indexes both read caught up."""
+        work now (``choice._choose``), with the indexes both read caught up."""
         if alternative < 0:
             return rule
         self.catch_up_rule(program, rule)
@@ -312,28 +323,30 @@ class NativeStore(NativeArrays):
         return int(self.kernels.choose(program.arrays, rule, alternative, self.rel_meta,
                                        self.ix_meta, low, high))
 
-    def run_slices(self, program, rule: int, low: np.ndarray, high: np.ndarray,
-                   bounds: list[int], pool, workers: int) -> int:
-        """Rule ``rule`` of ``program`` once, its first level's rows cut at ``bounds`` into
-        slices that run as tasks on ``pool`` at once, inserting into the head relation
-        together (``kernels.run_slice``); the tuples added. Tasks run in rounds: a round
-        ends when every task is done or has spent the rows the storage has room for, which
-        then grows (doubling; the copy, the new table's first touch and the rehash cut among
-        ``workers`` threads of ``pool``) before the tasks go on. The caller catches the rule's
-        indexes up (``catch_up_rule``) before any rule of the pass runs, as ``kernels.run``
-        does: caught up here, after other rules of the pass appended rows, its probes would
-        join those rows now and again as the next delta (Andersen points-to: 14% more CPU
-        time than one thread). O(derivations / threads) per thread; O(threads) serial per
-        round, O(log n) rounds."""
+    def run_shared(self, program, rule: int, low: np.ndarray, high: np.ndarray,
+                   first_level: tuple[int, int], pool, workers: int) -> int:
+        """Rule ``rule`` of ``program`` once, as ``workers`` tasks on ``pool`` at once that
+        share out the rows ``first_level`` of its first level (a scan) in chunks
+        (``claims._claim``: each task takes the next chunk when done with its last) and insert
+        into the head relation together (``kernels.run_task``); the tuples added. Tasks run
+        in rounds: a round ends when every task is done or has spent the rows the storage has
+        room for, which then grows (doubling; the copy, the new table's first touch and the
+        rehash cut among ``workers`` threads of ``pool``) before the tasks go on. The caller
+        catches the rule's indexes up (``catch_up_rule``) before any rule of the pass runs, as
+        ``kernels.run`` does: caught up here, after other rules of the pass appended rows, its
+        probes would join those rows now and again as the next delta (Andersen points-to: 14%
+        more CPU time than one thread). O(derivations / threads) per thread, the threads
+        finishing within about a chunk's work of each other; O(threads) serial per round,
+        O(log n) rounds."""
         arrays = program.arrays
         head, dedup = int(arrays[L.P_RULE_HEAD][rule]), int(arrays[L.P_RULE_DEDUP][rule])
-        tasks = []
-        for start, end in pairwise(bounds):
-            if end > start:
-                scratch = program.scratch()
-                scratch[2][0], scratch[3][0] = start, end  # the first level's cursor and stop
-                tasks.append((scratch, np.zeros(L.STATE_FIELDS, dtype=np.int64)))
         tickets = np.zeros(L.TICKET_FIELDS, dtype=np.int64)
+        start, end = first_level
+        tickets[L.CLAIM_NEXT], tickets[L.CLAIM_END] = start, end
+        tickets[L.CLAIM_CHUNK] = claim_chunk(end - start, workers)
+        # each task's first level starts empty (cursor = stop = 0): its first step claims
+        tasks = [(program.scratch(), np.zeros(L.STATE_FIELDS, dtype=np.int64))
+                 for _ in range(workers)]
         visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
         before = self.size(head)
         rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
@@ -347,7 +360,7 @@ class NativeStore(NativeArrays):
             tickets[L.NEXT_ROW] = size
             for _, state in tasks:
                 state[L.S_TICKETS] = 0  # tickets of the last round are not this round's room
-            running = [pool.submit(self.kernels.run_slice, arrays, rule, *self.arguments(), low,
+            running = [pool.submit(self.kernels.run_task, arrays, rule, *self.arguments(), low,
                                    high, visible, *scratch, state, tickets)
                        for scratch, state in tasks]
             outcomes = [task.result() for task in running]

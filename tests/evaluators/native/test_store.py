@@ -36,3 +36,48 @@ def test_a_pass_catches_its_indexes_up_on_threads_and_joins_as_one_thread_does(m
     monkeypatch.undo()
     assert parallel["path"] == herbrand.materialize(PATHS, facts=facts)["path"]
     assert len(parallel["path"]) == nodes
+
+
+# one row of d leads to most derivations: a fixed cut of d would leave one thread the rest
+SKEWED = """
+.decl d(x: number, y: number)
+.decl e(y: number, z: number)
+.decl tc(x: number, z: number)
+tc(x, z) :- d(x, z).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+
+
+def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_reference(
+        monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from herbrand.evaluators.native import layout as L
+    from herbrand.evaluators.native.store import MIN_CHUNK, claim_chunk
+
+    rng = np.random.default_rng(11)
+    rows = 3_000
+    light = np.stack([np.arange(1, rows), rng.integers(10_000, 20_000, rows - 1)], axis=1)
+    facts = {"d": np.concatenate([[[0, 0]], light]),  # row 0 reaches every z of e(0, z)
+             "e": np.stack([np.zeros(20_000, dtype=np.int64), np.arange(1, 20_001)], axis=1)}
+    tasks = []  # each submitted task's (state, tickets), as the kernel left them
+
+    class RecordingPool(ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            if fn.__name__ == "run_task":
+                tasks.append((args[-2], args[-1]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
+    parallel = herbrand.materialize(SKEWED, facts, evaluator="native",
+                                    backend=ParallelBackend(workers=2, min_rows=1))
+    monkeypatch.undo()
+    assert parallel["tc"] == herbrand.materialize(SKEWED, facts, evaluator="native")["tc"]
+    reference = herbrand.materialize(SKEWED, facts, evaluator="substitution")
+    assert parallel["tc"] == reference["tc"] and len(reference["tc"]) > 20_000
+    rounds = {id(tickets): tickets for _, tickets in tasks}
+    assert len(tasks) >= 2 * len(rounds)  # one task per worker per rule (more: grown rounds)
+    for tickets in rounds.values():  # every first-level row claimed, in chunks
+        assert tickets[L.CLAIM_NEXT] >= tickets[L.CLAIM_END]
+        assert tickets[L.CLAIM_CHUNK] >= MIN_CHUNK
+    assert claim_chunk(rows, 2) < rows // 100  # d's rows: over a hundred chunks
