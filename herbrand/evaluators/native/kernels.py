@@ -33,6 +33,7 @@ from numba import njit
 
 from herbrand.evaluators.native.choice import _choose
 from herbrand.evaluators.native.claims import _claim
+from herbrand.evaluators.native.concurrent import _add_pending_concurrently
 from herbrand.evaluators.native.layout import (
     DONE,
     EMPTY,
@@ -90,7 +91,6 @@ from herbrand.evaluators.native.memory import _cell, _slot
 from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
 from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
-    _add_pending_concurrently,
     _catch_up,
     _find_key,
     _hash_key,
@@ -184,7 +184,7 @@ def _interpreter(concurrent):
               tickets, state):
         """Insert the ``pending`` head tuples held in ``values``: (the number new, the number
         left for when there is room). Alone: all of them when the head relation has room for
-        them, else none; concurrently: ``tables._add_pending_concurrently``."""
+        them, else none; concurrently: ``concurrent._add_pending_concurrently``."""
         if concurrent:
             return _add_pending_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup,
                                              values, pending, head_width, tickets, state)
@@ -219,7 +219,7 @@ def _interpreter(concurrent):
         ``values``, prefetching each one's dedup slot, and inserts them together (``flush``):
         their cache misses overlap. Concurrently (a parallel task, with ``tickets``: one
         cell), other threads run tasks of the same rule at once, each tuple goes in through
-        ``tables._add_concurrently``, and room is needed when the tickets are spent; full scans
+        ``concurrent._add_concurrently``, and room is needed when the tickets are spent; full scans
         read at most ``visible`` rows; a task's first level done, it claims the next chunk of
         its rows (``claims._claim``). Touches nothing reference-counted: the cost is per
         derivation, O(1) per level."""

@@ -39,7 +39,6 @@ from herbrand.framework.native_view import HASH_RUN, NativeView
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
-
 # chunks of a rule's first-level rows per thread (``NativeStore.run_shared``): enough that the
 # threads finish within a small share of the work of each other, and no chunk so small that
 # claiming it (an atomic on a shared cache line) or so large that waiting for it counts
@@ -168,13 +167,15 @@ class NativeStore(NativeArrays):
                                                                  rows=self.size(rel))
         return found
 
-    def catch_up(self, ix: int) -> None:
-        """Index the rows of index ``ix``'s relation appended since it was last caught up.
-        Threads may catch up different indexes at once: each touches only its own index's
-        metadata and arrays (and reads the relation)."""
+    def catch_up(self, ix: int, spread: Spread | None = None) -> None:
+        """Index the rows of index ``ix``'s relation appended since it was last caught up, a
+        growing table rehashed on the threads of ``spread`` when given (never from a task of
+        its pool: the task would wait for tasks queued behind it). Threads may catch up
+        different indexes at once: each touches only its own index's metadata and arrays (and
+        reads the relation)."""
         need = np.zeros(2, dtype=np.int64)  # not self.need: another thread may use it
         while self.kernels.catch_up(*self.arguments(), ix, need) != L.DONE:
-            self._room_for_index(ix)
+            self._room_for_index(ix, spread)
 
     def catch_up_rules(self, program, rules: list[int], spread: Spread) -> None:
         """Catch up every index the rules ``rules`` of ``program`` probe, and their heads'
@@ -192,8 +193,8 @@ class NativeStore(NativeArrays):
         backlog = sorted((ix for ix, rows in behind.items() if rows > 0), key=behind.get,
                          reverse=True)
         if len(backlog) < 2 or sum(behind.values()) < Spread.MIN_LENGTH:
-            for ix in backlog:
-                self.catch_up(ix)
+            for ix in backlog:  # here, each table that grows rehashed on the threads
+                self.catch_up(ix, spread)
             return
         for task in [spread.pool.submit(self.catch_up, ix) for ix in backlog]:
             task.result()
@@ -358,13 +359,12 @@ class NativeStore(NativeArrays):
                 len(self._buffers[head]) - size,
                 len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
             tickets[L.NEXT_ROW] = size
-            for _, state in tasks:
-                state[L.S_TICKETS] = 0  # tickets of the last round are not this round's room
             running = [pool.submit(self.kernels.run_task, arrays, rule, *self.arguments(), low,
                                    high, visible, *scratch, state, tickets)
                        for scratch, state in tasks]
             outcomes = [task.result() for task in running]
-            grown = int(tickets[L.NEXT_ROW])
+            grown = self._close_holes(head, dedup, int(tickets[L.NEXT_ROW]),
+                                      [state for _, state in tasks])
             self.rel_meta[head, L.R_SIZE] = grown
             self.ix_meta[dedup, L.IX_KEYS] += grown - size
             self.ix_meta[dedup, L.IX_DONE] = grown
@@ -372,6 +372,20 @@ class NativeStore(NativeArrays):
                      if outcome == L.NEED_ROW]
             rows = max(rows, grown)
         return self.size(head) - before
+
+    def _close_holes(self, head: int, dedup: int, taken: int, states: list) -> int:
+        """The size of ``head`` once the row numbers below ``taken`` that tasks took and left
+        unused (each task's ``S_TICKETS`` rows from its ``S_ROW``) are closed up
+        (``concurrent.fill_holes``); each task's tickets emptied (they are not the next
+        round's room). O(threads * TICKET_BATCH)."""
+        holes = [np.arange(state[L.S_ROW], state[L.S_ROW] + state[L.S_TICKETS])
+                 for state in states if state[L.S_TICKETS] > 0]
+        for state in states:
+            state[L.S_TICKETS] = 0
+        if not holes:
+            return taken
+        return int(self.kernels.fill_holes(*self.arguments(), head, dedup, taken,
+                                           np.sort(np.concatenate(holes))))
 
     def first_level_range(self, program, rule: int, low: np.ndarray,
                           high: np.ndarray) -> tuple[int, int]:
@@ -393,9 +407,10 @@ class NativeStore(NativeArrays):
         else:
             self._room_for_index(int(self.need[0]))
 
-    def _room_for_index(self, ix: int) -> None:
+    def _room_for_index(self, ix: int, spread: Spread | None = None) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or move its chained rows into
-        runs when due, or else double its table; a view index: catch it up."""
+        runs when due, or else double its table (on the threads of ``spread`` when given); a
+        view index: catch it up."""
         rel = int(self.ix_meta[ix, L.IX_REL])
         if self.ix_meta[ix, L.IX_UNIQUE] == L.VIEW:
             self._catch_up_view(ix)
@@ -410,4 +425,4 @@ class NativeStore(NativeArrays):
                 and self.ix_meta[ix, L.IX_DONE] == self.size(rel)):  # every row indexed
             self._compact(ix)
         else:
-            self._rehash(ix, 2 * len(self._tables[ix]))
+            self._rehash(ix, 2 * len(self._tables[ix]), spread)

@@ -50,6 +50,9 @@ tc(x, z) :- tc(x, y), e(y, z).
 
 def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_reference(
         monkeypatch):
+    """One task per thread per rule, the tasks claiming the first level's rows in chunks; the
+    row blocks they leave unused are closed up; the rows equal one thread's and the
+    reference's."""
     from concurrent.futures import ThreadPoolExecutor
 
     from herbrand.evaluators.native import layout as L
@@ -68,10 +71,19 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
                 tasks.append((args[-2], args[-1]))
             return super().submit(fn, *args, **kwargs)
 
+    closed = []  # (rows taken, rows once the holes of blocks left unused are closed)
+    close_holes = NativeStore._close_holes
+
+    def spied(store, head, dedup, taken, states):
+        closed.append((taken, close_holes(store, head, dedup, taken, states)))
+        return closed[-1][1]
+
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
+    monkeypatch.setattr(NativeStore, "_close_holes", spied)
     parallel = herbrand.materialize(SKEWED, facts, evaluator="native",
                                     backend=ParallelBackend(workers=2, min_rows=1))
     monkeypatch.undo()
+    assert any(size < taken for taken, size in closed)  # rows were moved into holes
     assert parallel["tc"] == herbrand.materialize(SKEWED, facts, evaluator="native")["tc"]
     reference = herbrand.materialize(SKEWED, facts, evaluator="substitution")
     assert parallel["tc"] == reference["tc"] and len(reference["tc"]) > 20_000
