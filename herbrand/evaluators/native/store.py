@@ -22,6 +22,7 @@ dedup tables stay on the hash indexes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -326,8 +327,8 @@ class NativeStore(NativeArrays):
 
     def run_shared(self, program, rule: int, low: np.ndarray, high: np.ndarray,
                    first_level: tuple[int, int], pool, workers: int) -> int:
-        """Rule ``rule`` of ``program`` once, as ``workers`` tasks on ``pool`` at once that
-        share out the rows ``first_level`` of its first level (a scan) in chunks
+        """Rule ``rule`` of ``program`` once, as ``workers`` tasks at once (one in the calling
+        thread, the others on ``pool``: ``Spread.together``) that share out the rows ``first_level`` of its first level (a scan) in chunks
         (``claims._claim``: each task takes the next chunk when done with its last) and insert
         into the head relation together (``kernels.run_task``); the tuples added. Tasks run
         in rounds: a round ends when every task is done or has spent the rows the storage has
@@ -359,10 +360,10 @@ class NativeStore(NativeArrays):
                 len(self._buffers[head]) - size,
                 len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
             tickets[L.NEXT_ROW] = size
-            running = [pool.submit(self.kernels.run_task, arrays, rule, *self.arguments(), low,
-                                   high, visible, *scratch, state, tickets)
-                       for scratch, state in tasks]
-            outcomes = [task.result() for task in running]
+            run = partial(self.kernels.run_task, arrays, rule, *self.arguments(), low, high,
+                          visible)
+            first, *others = [partial(run, *scratch, state, tickets) for scratch, state in tasks]
+            outcomes = Spread.together(pool, others, first)
             grown = self._close_holes(head, dedup, int(tickets[L.NEXT_ROW]),
                                       [state for _, state in tasks])
             self.rel_meta[head, L.R_SIZE] = grown

@@ -53,9 +53,8 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
     """One task per thread per rule, the tasks claiming the first level's rows in chunks; the
     row blocks they leave unused are closed up; the rows equal one thread's and the
     reference's."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from herbrand.evaluators.native import layout as L
+    from herbrand.evaluators.native.compiled import kernels
     from herbrand.evaluators.native.store import MIN_CHUNK, claim_chunk
 
     rng = np.random.default_rng(11)
@@ -63,13 +62,12 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
     light = np.stack([np.arange(1, rows), rng.integers(10_000, 20_000, rows - 1)], axis=1)
     facts = {"d": np.concatenate([[[0, 0]], light]),  # row 0 reaches every z of e(0, z)
              "e": np.stack([np.zeros(20_000, dtype=np.int64), np.arange(1, 20_001)], axis=1)}
-    tasks = []  # each submitted task's (state, tickets), as the kernel left them
+    tasks = []  # each task's (thread, state, tickets), as the kernel left them
+    run_task = kernels().run_task
 
-    class RecordingPool(ThreadPoolExecutor):
-        def submit(self, fn, *args, **kwargs):
-            if fn.__name__ == "run_task":
-                tasks.append((args[-2], args[-1]))
-            return super().submit(fn, *args, **kwargs)
+    def recorded_task(*args):
+        tasks.append((threading.get_ident(), args[-2], args[-1]))
+        return run_task(*args)
 
     closed = []  # (rows taken, rows once the holes of blocks left unused are closed)
     close_holes = NativeStore._close_holes
@@ -78,7 +76,7 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
         closed.append((taken, close_holes(store, head, dedup, taken, states)))
         return closed[-1][1]
 
-    monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
+    monkeypatch.setattr(kernels(), "run_task", recorded_task)
     monkeypatch.setattr(NativeStore, "_close_holes", spied)
     parallel = herbrand.materialize(SKEWED, facts, evaluator="native",
                                     backend=ParallelBackend(workers=2, min_rows=1))
@@ -87,8 +85,10 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
     assert parallel["tc"] == herbrand.materialize(SKEWED, facts, evaluator="native")["tc"]
     reference = herbrand.materialize(SKEWED, facts, evaluator="substitution")
     assert parallel["tc"] == reference["tc"] and len(reference["tc"]) > 20_000
-    rounds = {id(tickets): tickets for _, tickets in tasks}
+    rounds = {id(tickets): tickets for _, _, tickets in tasks}
     assert len(tasks) >= 2 * len(rounds)  # one task per worker per rule (more: grown rounds)
+    # the calling thread runs one task of each round and a pool thread the other
+    assert {thread for thread, _, _ in tasks} - {threading.main_thread().ident}
     for tickets in rounds.values():  # every first-level row claimed, in chunks
         assert tickets[L.CLAIM_NEXT] >= tickets[L.CLAIM_END]
         assert tickets[L.CLAIM_CHUNK] >= MIN_CHUNK
