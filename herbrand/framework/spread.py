@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Executor
+from contextlib import suppress
 from itertools import pairwise
 
 import numpy as np
@@ -23,10 +24,28 @@ class Spread:
 
     def run(self, length: int, work: Callable[[int, int], object]) -> None:
         """``work(start, stop)`` for ``workers`` consecutive parts of ``range(length)``, at
-        once; returns when every part is done (raising the first error)."""
-        bounds = np.linspace(0, length, self.workers + 1).astype(np.int64).tolist()
-        for task in [self.pool.submit(work, start, stop) for start, stop in pairwise(bounds)]:
-            task.result()
+        once, the first part in the calling thread (it runs at once, where a pool thread
+        must wake up first); returns when every part is done (raising the first error)."""
+        first, *rest = pairwise(np.linspace(0, length, self.workers + 1).astype(np.int64)
+                                .tolist())
+        Spread.together(self.pool, [lambda start=start, stop=stop: work(start, stop)
+                                    for start, stop in rest], lambda: work(*first))
+
+    @staticmethod
+    def together(pool: Executor, others: list[Callable[[], object]],
+                 here: Callable[[], object]) -> list[object]:
+        """``here()`` in the calling thread while ``others`` run as tasks of ``pool``; once
+        all are done, their results, ``here``'s first (raising the first error: ``here``'s,
+        else the others' in order)."""
+        tasks = [pool.submit(other) for other in others]
+        try:
+            result = here()
+        except BaseException:
+            for task in tasks:  # done before the error goes up: they may use what it frees
+                with suppress(Exception):
+                    task.result()
+            raise
+        return [result] + [task.result() for task in tasks]
 
     @staticmethod
     def over(spread: Spread | None, length: int, work: Callable[[int, int], object]) -> None:

@@ -44,3 +44,25 @@ def test_short_ranges_and_no_spread_run_here_and_errors_reach_the_caller():
 
         with pytest.raises(ValueError, match="part 0"):
             spread.run(10, fail)
+
+
+def test_together_runs_one_part_here_waits_for_the_others_and_keeps_their_order():
+    here = threading.current_thread().name
+    finished = []
+    with ThreadPoolExecutor(2) as pool:
+        def other(i):
+            finished.append(i)
+            return (i, threading.current_thread().name)
+
+        results = Spread.together(pool, [lambda: other(1), lambda: other(2)],
+                                  lambda: (0, threading.current_thread().name))
+        assert [i for i, _ in results] == [0, 1, 2]
+        assert results[0][1] == here and {name for _, name in results[1:]} != {here}
+
+        def fail():
+            raise ValueError("here")
+
+        finished.clear()
+        with pytest.raises(ValueError, match="here"):
+            Spread.together(pool, [lambda: other(1)], fail)
+        assert finished == [1]  # the other part was done before the error went up

@@ -29,13 +29,14 @@ ENTRY_POINTS = {
     "rehash_part": f"void({_ARRAY}, {_ARRAY}, i8, i8)",
     "catch_up": f"i8({_STORAGE}, i8, {_ARRAY})",
     "catch_up_rule": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY})",
+    "fill_holes": f"i8({_STORAGE}, i8, i8, i8, {_ARRAY})",
     "append_rows": f"UniTuple(i8, 2)({_STORAGE}, i8, i8, {_TABLE}, i8, {_ARRAY})",
     "compact": f"i8({_STORAGE}, i8, {_ARRAY}, i4[::1], {_ARRAY})",
     "choose": f"i8({_PROGRAM}, i8, i8, {_TABLE}, {_TABLE}, {_ARRAY}, {_ARRAY})",
     "run": f"i8({_PROGRAM}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, "
            f"i8, {_RUN_SCRATCH})",
-    "run_slice": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
-                 f"{_RUN_SCRATCH_TASK})",
+    "run_task": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
+                f"{_RUN_SCRATCH_TASK})",
 }
 
 
@@ -44,7 +45,7 @@ def build(directory: str, name: str) -> None:
     import numba.pycc.compiler as pycc_compiler
     from numba.pycc import CC
 
-    from herbrand.evaluators.native import kernels, runs, tables
+    from herbrand.evaluators.native import choice, concurrent, kernels, runs, tables
 
     class _GilReleasingFlags(pycc_compiler.Flags):
         def __init__(self, *args, **kwargs):
@@ -56,7 +57,8 @@ def build(directory: str, name: str) -> None:
     module.output_dir = directory
     module.verbose = False
     for entry, signature in ENTRY_POINTS.items():
-        function = next(getattr(source, entry) for source in (kernels, tables, runs)
+        function = next(getattr(source, entry)
+                        for source in (kernels, choice, concurrent, tables, runs)
                         if hasattr(source, entry))
         module.export(entry, signature)(function.py_func)
     module.compile()

@@ -1,8 +1,8 @@
 """The native kernels, compiled ahead of time: ``kernels()`` is the extension module.
 
-The module is built by ``build`` from the sources of ``kernels``, ``tables``, ``runs``,
-``views``, ``operators``, ``memory``, ``layout``, ``build`` and
-``herbrand.framework.native_view`` and kept in herbrand's cache directory
+The module is built by ``build`` from the sources of ``kernels``, ``choice``, ``claims``,
+``concurrent``, ``tables``, ``runs``, ``views``, ``operators``, ``memory``, ``layout``,
+``build`` and ``herbrand.framework.native_view`` and kept in herbrand's cache directory
 (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
 name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
 an edit to any of them builds a new one. The first process that needs it builds it (about
@@ -34,8 +34,9 @@ from herbrand.framework.errors import EvaluationError
 
 _NATIVE = "herbrand.evaluators.native"
 _SOURCES = tuple((_NATIVE, name) for name in (
-    "kernels.py", "tables.py", "runs.py", "views.py", "operators.py", "memory.py", "layout.py",
-    "build.py")) + (("herbrand.framework", "native_view.py"),)
+    "kernels.py", "choice.py", "claims.py", "concurrent.py", "tables.py", "runs.py", "views.py",
+    "operators.py", "memory.py", "layout.py", "build.py")) + (
+        ("herbrand.framework", "native_view.py"),)
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 

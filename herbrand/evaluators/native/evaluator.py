@@ -62,9 +62,6 @@ from herbrand.translators.join_ordering import order_joins
 from herbrand.translators.pipeline import DEFAULT_PASSES, translate_rule
 
 PROGRESS_SECONDS = 0.1  # a kernel call runs iterations for about this long between reports
-# slices of a parallel iteration per thread: rows' derivations vary (skewed degrees), so
-# threads take the next slice when done rather than one fixed share each
-TASKS_PER_WORKER = 8
 MAX_BUDGET = 1 << 30  # iterations of one kernel call at most (the budget quadruples per call)
 _OUTPUT_PREFIX = "@out:"
 _NONE = np.zeros(0, dtype=np.int64)
@@ -306,9 +303,9 @@ class _StratumRules:
               threads: Threads | None = None, split_from: int | None = None) -> int:
         """Apply ``rules`` (native rule ids and fallback Rules) once; the new tuples. With
         ``threads``, the first level of each native rule with at least ``split_from`` rows
-        there (default ``threads.min_rows``) is cut into ``TASKS_PER_WORKER`` slices per
-        worker, and the slices run at once, inserting into the head relation together
-        (``NativeStore.run_slices``); the other rules run first, in this thread."""
+        there (default ``threads.min_rows``) is shared out in chunks among one task per
+        worker, the tasks running at once and inserting into the head relation together
+        (``NativeStore.run_shared``); the other rules run first, in this thread."""
         store = self.store
         native = np.asarray([r for r in rules if isinstance(r, int)], dtype=np.int64)
         serial = native
@@ -334,24 +331,14 @@ class _StratumRules:
                                high, 0, 0)[1]
         for rule in (native.tolist() if threads is not None else ()):
             if rule in large:
-                added += self._apply_on_threads(rule, ranges[rule], low, high, threads)
+                added += store.run_shared(self.program, rule, low, high, ranges[rule],
+                                          threads.pool, threads.workers)
         for rule in (r for r in rules if isinstance(r, Rule)):
             view = self._view(rule, low, high)
             batch = self.evaluator.batch.derive([rule], view).get(rule.head.relation)
             if batch is not None:
                 added += store.insert(store.ids[rule.head.relation], batch)
         return added
-
-    def _apply_on_threads(self, rule: int, first_level: tuple[int, int], low: np.ndarray,
-                          high: np.ndarray, threads: Threads) -> int:
-        """Native rule ``rule`` once, the range of its first level cut into slices that the
-        threads take in turn, inserting into the head relation together
-        (``NativeStore.run_slices``). O(derivations / workers) on each thread."""
-        start, end = first_level
-        parts = TASKS_PER_WORKER * threads.workers
-        bounds = np.linspace(start, end, parts + 1).astype(np.int64).tolist()
-        return self.store.run_slices(self.program, rule, low, high, bounds, threads.pool,
-                                     threads.workers)
 
     def _view(self, rule: Rule, low: np.ndarray, high: np.ndarray) -> Database:
         """The instance a fallback rule reads: the current relations, and for a delta atom the

@@ -21,8 +21,9 @@ negation as a probe that must miss); the innermost level computes the head tuple
 into the head relation's dedup table, appending it when new. Nothing between the first level and
 the head is materialized: the cost is per derivation, in native code. Probes read an index
 caught up at the start of the rule, so rows a rule appends are not seen by its own probes (they
-are the next iteration's delta). On the parallel backend, threads run slices of one rule at
-once (``run_slice``); full scans then read only the rows present when the slices began.
+are the next iteration's delta). On the parallel backend, one task per thread runs the same rule
+at once (``run_task``), the tasks sharing out its first level's rows in chunks (``claims``);
+full scans then read only the rows present when the tasks began.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from herbrand.evaluators.native.choice import _choose
+from herbrand.evaluators.native.claims import _claim
+from herbrand.evaluators.native.concurrent import _add_pending_concurrently
 from herbrand.evaluators.native.layout import (
     DONE,
     EMPTY,
     IX_COLS,
-    IX_KEYS,
     IX_WIDTH,
     NEED_ROW,
     OP_ABSENT,
@@ -88,7 +91,6 @@ from herbrand.evaluators.native.memory import _cell, _slot
 from herbrand.evaluators.native.operators import _compare, _evaluate, _fill_key, _source
 from herbrand.evaluators.native.runs import _open_probe, _probe_next, _run_value
 from herbrand.evaluators.native.tables import (
-    _add_pending_concurrently,
     _catch_up,
     _find_key,
     _hash_key,
@@ -182,7 +184,7 @@ def _interpreter(concurrent):
               tickets, state):
         """Insert the ``pending`` head tuples held in ``values``: (the number new, the number
         left for when there is room). Alone: all of them when the head relation has room for
-        them, else none; concurrently: ``tables._add_pending_concurrently``."""
+        them, else none; concurrently: ``concurrent._add_pending_concurrently``."""
         if concurrent:
             return _add_pending_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup,
                                              values, pending, head_width, tickets, state)
@@ -217,8 +219,9 @@ def _interpreter(concurrent):
         ``values``, prefetching each one's dedup slot, and inserts them together (``flush``):
         their cache misses overlap. Concurrently (a parallel task, with ``tickets``: one
         cell), other threads run tasks of the same rule at once, each tuple goes in through
-        ``tables._add_concurrently``, and room is needed when the tickets are spent; full scans
-        read at most ``visible`` rows. Touches nothing reference-counted: the cost is per
+        ``concurrent._add_concurrently``, and room is needed when the tickets are spent; full scans
+        read at most ``visible`` rows; a task's first level done, it claims the next chunk of
+        its rows (``claims._claim``). Touches nothing reference-counted: the cost is per
         derivation, O(1) per level."""
         level_bounds = program[P_RULE_LEVELS]
         first_level, levels = level_bounds[rule], level_bounds[rule + 1] - level_bounds[rule]
@@ -257,7 +260,9 @@ def _interpreter(concurrent):
                 row = cursor[depth]
                 cursor[depth] += 1
             if row < 0:
-                depth -= 1
+                # a parallel task's first level done: on to the next chunk of its rows
+                if not (concurrent and depth == 0 and _claim(tickets, cursor, stop)):
+                    depth -= 1
                 continue
             first_bind = level_binds[2 * level]
             if kind == VIEW_PROBE:  # ix_cols after the key columns: each column's field
@@ -335,48 +340,6 @@ def _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):
 def catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need):
     """``_catch_up_rule``, from Python."""
     return _catch_up_rule(program, rule, rel_meta, ix_meta, ix_cols, need)
-
-
-@njit(inline="always")
-def _estimate(program, rule, rel_meta, ix_meta, low, high):
-    """The expected work of rule ``rule`` over the current relations: the sum over its levels
-    of the times each is opened and the rows it yields, a probe yielding its relation's (or
-    delta's) rows per distinct key of its index (caught up). O(levels)."""
-    first_level = program[P_RULE_LEVELS][rule]
-    kinds, rels, ranged = program[P_LEVEL_KIND], program[P_LEVEL_REL], program[P_LEVEL_RANGE]
-    level_index = program[P_LEVEL_INDEX]
-    rows = 1.0
-    work = 0.0
-    for level in range(first_level, program[P_RULE_LEVELS][rule + 1]):
-        kind, rel = kinds[level], rels[level]
-        if kind == UNIT:
-            continue
-        n = float(high[rel] - low[rel] if ranged[level] == 1 else rel_meta[rel, R_SIZE])
-        if kind in (PROBE, VIEW_PROBE, UNIQUE_PROBE):
-            n /= max(ix_meta[level_index[level], IX_KEYS], 1)
-        work += rows
-        rows *= n
-        work += rows
-    return work
-
-
-@njit(inline="always")
-def _choose(program, rule, alternative, rel_meta, ix_meta, low, high):
-    """Of rule ``rule`` and its ``alternative`` (another join order of the same delta variant;
-    -1: none), the one expected to do less work now (``_estimate``; both caught up). A
-    delta-first order is cheap while the delta is small against the relations it probes; the
-    body's own order (Soufflé's) when a small base relation leads and the delta is probed last.
-    O(levels)."""
-    if alternative >= 0 and (_estimate(program, alternative, rel_meta, ix_meta, low, high)
-                             < _estimate(program, rule, rel_meta, ix_meta, low, high)):
-        return alternative
-    return rule
-
-
-@njit(nogil=True)
-def choose(program, rule, alternative, rel_meta, ix_meta, low, high):
-    """``_choose``, from Python."""
-    return _choose(program, rule, alternative, rel_meta, ix_meta, low, high)
 
 
 @njit(inline="always")
@@ -465,11 +428,12 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
 
 
 @njit(nogil=True, _nrt=False)
-def run_slice(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
-              cursor, stop, key, stack, part, state, tickets):
+def run_task(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, registers, values,
+             cursor, stop, key, stack, part, state, tickets):
     """A parallel task: rule ``rule`` of ``program`` from ``state`` (``_resume``'s; a new task
-    has its first level's ``cursor[0]``, ``stop[0]`` set to its slice of rows), while other
-    threads run other slices of the same rule and insert into the same head relation
+    has an empty first level, ``cursor[0] == stop[0]``), over the chunks of first-level rows it
+    claims from ``tickets`` (``claims._claim``) until none are left, while other threads run
+    tasks of the same rule and insert into the same head relation
     (``_add_concurrently``): DONE, or NEED_ROW when ``tickets`` are spent (the caller grows the
     head relation and its dedup table once every task of the round has returned, then calls
     again). The rule's indexes are caught up beforehand; full scans read ``visible`` rows at

@@ -104,16 +104,19 @@ NEED_INDEX = 2
 PRESENT, ADDED, NO_ROOM = 0, 1, 2
 RESERVED = 0xFFFFFFFE
 # the cells threads share while inserting at once, a cache line apart: rows they may still add,
-# the next row number
+# the next row number; then, on a line of their own, the first-level rows the tasks of a rule
+# share out (``claims._claim``): the next row not yet claimed, the end, the rows a claim takes
 TICKETS_LEFT, NEXT_ROW = 0, 8
-TICKET_FIELDS = 16
-TICKET_BATCH = 64  # tickets a thread takes at a time
+CLAIM_NEXT, CLAIM_END, CLAIM_CHUNK = 16, 17, 18
+TICKET_FIELDS = 24
+TICKET_BATCH = 64  # tickets (and row numbers) a thread takes at a time
 # the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
 # added so far, and a parallel task's tickets
 S_DEPTH, S_WAITING, S_ADDED = range(3)
 S_TICKETS = 3  # a parallel task's tickets taken and not yet used
 S_PENDING = 4  # head tuples derived and not yet inserted (``kernels._resume``)
-STATE_FIELDS = 5
+S_ROW = 5  # a parallel task's next row number, of the block taken with its tickets
+STATE_FIELDS = 6
 # head tuples a serial rule holds before inserting them together: each one's dedup slot is
 # prefetched when it is derived, so the slots' cache misses overlap instead of one at a time
 PENDING_MAX = 16

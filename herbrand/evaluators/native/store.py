@@ -22,7 +22,7 @@ dedup tables stay on the hash indexes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
+from functools import partial
 
 import numpy as np
 
@@ -40,6 +40,17 @@ from herbrand.framework.native_view import HASH_RUN, NativeView
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
+# chunks of a rule's first-level rows per thread (``NativeStore.run_shared``): enough that the
+# threads finish within a small share of the work of each other, and no chunk so small that
+# claiming it (an atomic on a shared cache line) or so large that waiting for it counts
+CHUNKS_PER_WORKER = 64
+MIN_CHUNK, MAX_CHUNK = 16, 1024
+
+
+def claim_chunk(rows: int, workers: int) -> int:
+    """The rows each claim of ``run_shared``'s tasks takes from a first level of ``rows``."""
+    return max(MIN_CHUNK, min(MAX_CHUNK, rows // (CHUNKS_PER_WORKER * workers)))
+
 
 @dataclass
 class _View:
@@ -55,7 +66,7 @@ class _View:
 class NativeStore(NativeArrays):
     """Named relations and their indexes; with ``view_index`` (an IndexBacking class tagged
     ``native``), joins of whole relations probe backings of that class in place. Not safe for
-    concurrent use: only the tasks of ``run_slices`` run at once, and they grow nothing."""
+    concurrent use: only the tasks of ``run_shared`` run at once, and they grow nothing."""
 
     def __init__(self, view_index: type[IndexBacking] | None = None) -> None:
         super().__init__()
@@ -157,13 +168,15 @@ class NativeStore(NativeArrays):
                                                                  rows=self.size(rel))
         return found
 
-    def catch_up(self, ix: int) -> None:
-        """Index the rows of index ``ix``'s relation appended since it was last caught up.
-        Threads may catch up different indexes at once: each touches only its own index's
-        metadata and arrays (and reads the relation)."""
+    def catch_up(self, ix: int, spread: Spread | None = None) -> None:
+        """Index the rows of index ``ix``'s relation appended since it was last caught up, a
+        growing table rehashed on the threads of ``spread`` when given (never from a task of
+        its pool: the task would wait for tasks queued behind it). Threads may catch up
+        different indexes at once: each touches only its own index's metadata and arrays (and
+        reads the relation)."""
         need = np.zeros(2, dtype=np.int64)  # not self.need: another thread may use it
         while self.kernels.catch_up(*self.arguments(), ix, need) != L.DONE:
-            self._room_for_index(ix)
+            self._room_for_index(ix, spread)
 
     def catch_up_rules(self, program, rules: list[int], spread: Spread) -> None:
         """Catch up every index the rules ``rules`` of ``program`` probe, and their heads'
@@ -181,8 +194,8 @@ class NativeStore(NativeArrays):
         backlog = sorted((ix for ix, rows in behind.items() if rows > 0), key=behind.get,
                          reverse=True)
         if len(backlog) < 2 or sum(behind.values()) < Spread.MIN_LENGTH:
-            for ix in backlog:
-                self.catch_up(ix)
+            for ix in backlog:  # here, each table that grows rehashed on the threads
+                self.catch_up(ix, spread)
             return
         for task in [spread.pool.submit(self.catch_up, ix) for ix in backlog]:
             task.result()
@@ -239,7 +252,7 @@ class NativeStore(NativeArrays):
 
     def _refresh(self, ix: int) -> None:
         """Take view index ``ix``'s view and fill its run table (``layout.V_*``); count its
-        distinct keys (``IX_KEYS``, for ``kernels._choose``) again once its relation doubled
+        distinct keys (``IX_KEYS``, for ``choice._choose``) again once its relation doubled
         since they were last counted: O(runs), amortised O(log n) per row."""
         state = self._views[ix]
         view = state.backing.native_view()
@@ -304,7 +317,7 @@ class NativeStore(NativeArrays):
     def choose(self, program, rule: int, alternative: int, low: np.ndarray,
                high: np.ndarray) -> int:
         """Of rule ``rule`` and its ``alternative`` (-1: none), the one expected to do less
-        work now (``kernels._choose``), with the indexes both read caught up."""
+        work now (``choice._choose``), with the indexes both read caught up."""
         if alternative < 0:
             return rule
         self.catch_up_rule(program, rule)
@@ -312,28 +325,30 @@ class NativeStore(NativeArrays):
         return int(self.kernels.choose(program.arrays, rule, alternative, self.rel_meta,
                                        self.ix_meta, low, high))
 
-    def run_slices(self, program, rule: int, low: np.ndarray, high: np.ndarray,
-                   bounds: list[int], pool, workers: int) -> int:
-        """Rule ``rule`` of ``program`` once, its first level's rows cut at ``bounds`` into
-        slices that run as tasks on ``pool`` at once, inserting into the head relation
-        together (``kernels.run_slice``); the tuples added. Tasks run in rounds: a round
-        ends when every task is done or has spent the rows the storage has room for, which
-        then grows (doubling; the copy, the new table's first touch and the rehash cut among
-        ``workers`` threads of ``pool``) before the tasks go on. The caller catches the rule's
-        indexes up (``catch_up_rule``) before any rule of the pass runs, as ``kernels.run``
-        does: caught up here, after other rules of the pass appended rows, its probes would
-        join those rows now and again as the next delta (Andersen points-to: 14% more CPU
-        time than one thread). O(derivations / threads) per thread; O(threads) serial per
-        round, O(log n) rounds."""
+    def run_shared(self, program, rule: int, low: np.ndarray, high: np.ndarray,
+                   first_level: tuple[int, int], pool, workers: int) -> int:
+        """Rule ``rule`` of ``program`` once, as ``workers`` tasks at once (one in the calling
+        thread, the others on ``pool``: ``Spread.together``) that share out the rows ``first_level`` of its first level (a scan) in chunks
+        (``claims._claim``: each task takes the next chunk when done with its last) and insert
+        into the head relation together (``kernels.run_task``); the tuples added. Tasks run
+        in rounds: a round ends when every task is done or has spent the rows the storage has
+        room for, which then grows (doubling; the copy, the new table's first touch and the
+        rehash cut among ``workers`` threads of ``pool``) before the tasks go on. The caller
+        catches the rule's indexes up (``catch_up_rule``) before any rule of the pass runs, as
+        ``kernels.run`` does: caught up here, after other rules of the pass appended rows, its
+        probes would join those rows now and again as the next delta (Andersen points-to: 14%
+        more CPU time than one thread). O(derivations / threads) per thread, the threads
+        finishing within about a chunk's work of each other; O(threads) serial per round,
+        O(log n) rounds."""
         arrays = program.arrays
         head, dedup = int(arrays[L.P_RULE_HEAD][rule]), int(arrays[L.P_RULE_DEDUP][rule])
-        tasks = []
-        for start, end in pairwise(bounds):
-            if end > start:
-                scratch = program.scratch()
-                scratch[2][0], scratch[3][0] = start, end  # the first level's cursor and stop
-                tasks.append((scratch, np.zeros(L.STATE_FIELDS, dtype=np.int64)))
         tickets = np.zeros(L.TICKET_FIELDS, dtype=np.int64)
+        start, end = first_level
+        tickets[L.CLAIM_NEXT], tickets[L.CLAIM_END] = start, end
+        tickets[L.CLAIM_CHUNK] = claim_chunk(end - start, workers)
+        # each task's first level starts empty (cursor = stop = 0): its first step claims
+        tasks = [(program.scratch(), np.zeros(L.STATE_FIELDS, dtype=np.int64))
+                 for _ in range(workers)]
         visible = np.ascontiguousarray(self.rel_meta[:, L.R_SIZE])
         before = self.size(head)
         rows = max(4096, int(high[head] - low[head]))  # room first: about one delta
@@ -345,13 +360,12 @@ class NativeStore(NativeArrays):
                 len(self._buffers[head]) - size,
                 len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
             tickets[L.NEXT_ROW] = size
-            for _, state in tasks:
-                state[L.S_TICKETS] = 0  # tickets of the last round are not this round's room
-            running = [pool.submit(self.kernels.run_slice, arrays, rule, *self.arguments(), low,
-                                   high, visible, *scratch, state, tickets)
-                       for scratch, state in tasks]
-            outcomes = [task.result() for task in running]
-            grown = int(tickets[L.NEXT_ROW])
+            run = partial(self.kernels.run_task, arrays, rule, *self.arguments(), low, high,
+                          visible)
+            first, *others = [partial(run, *scratch, state, tickets) for scratch, state in tasks]
+            outcomes = Spread.together(pool, others, first)
+            grown = self._close_holes(head, dedup, int(tickets[L.NEXT_ROW]),
+                                      [state for _, state in tasks])
             self.rel_meta[head, L.R_SIZE] = grown
             self.ix_meta[dedup, L.IX_KEYS] += grown - size
             self.ix_meta[dedup, L.IX_DONE] = grown
@@ -359,6 +373,20 @@ class NativeStore(NativeArrays):
                      if outcome == L.NEED_ROW]
             rows = max(rows, grown)
         return self.size(head) - before
+
+    def _close_holes(self, head: int, dedup: int, taken: int, states: list) -> int:
+        """The size of ``head`` once the row numbers below ``taken`` that tasks took and left
+        unused (each task's ``S_TICKETS`` rows from its ``S_ROW``) are closed up
+        (``concurrent.fill_holes``); each task's tickets emptied (they are not the next
+        round's room). O(threads * TICKET_BATCH)."""
+        holes = [np.arange(state[L.S_ROW], state[L.S_ROW] + state[L.S_TICKETS])
+                 for state in states if state[L.S_TICKETS] > 0]
+        for state in states:
+            state[L.S_TICKETS] = 0
+        if not holes:
+            return taken
+        return int(self.kernels.fill_holes(*self.arguments(), head, dedup, taken,
+                                           np.sort(np.concatenate(holes))))
 
     def first_level_range(self, program, rule: int, low: np.ndarray,
                           high: np.ndarray) -> tuple[int, int]:
@@ -380,9 +408,10 @@ class NativeStore(NativeArrays):
         else:
             self._room_for_index(int(self.need[0]))
 
-    def _room_for_index(self, ix: int) -> None:
+    def _room_for_index(self, ix: int, spread: Spread | None = None) -> None:
         """Grow index ``ix``'s chains to its relation's capacity, or move its chained rows into
-        runs when due, or else double its table; a view index: catch it up."""
+        runs when due, or else double its table (on the threads of ``spread`` when given); a
+        view index: catch it up."""
         rel = int(self.ix_meta[ix, L.IX_REL])
         if self.ix_meta[ix, L.IX_UNIQUE] == L.VIEW:
             self._catch_up_view(ix)
@@ -397,4 +426,4 @@ class NativeStore(NativeArrays):
                 and self.ix_meta[ix, L.IX_DONE] == self.size(rel)):  # every row indexed
             self._compact(ix)
         else:
-            self._rehash(ix, 2 * len(self._tables[ix]))
+            self._rehash(ix, 2 * len(self._tables[ix]), spread)

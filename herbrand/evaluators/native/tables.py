@@ -22,10 +22,7 @@ also where probing starts), so probing reads a row only when fingerprints match 
 table reads no row at all: each row read is a cache miss, and chain TC (no duplicates) spent
 most of its time in them.
 
-On the parallel backend, threads insert into one head relation together
-(``_add_concurrently``): a new tuple claims an empty dedup slot with a compare-and-swap
-(reserved), takes the next row number, writes its row and publishes the slot, so rows stay
-dense and no tuple is added twice.
+On the parallel backend, threads insert into one head relation together (``concurrent``).
 """
 
 from __future__ import annotations
@@ -34,7 +31,6 @@ import numpy as np
 from numba import njit
 
 from herbrand.evaluators.native.layout import (
-    ADDED,
     COMPACT_MIN_ROWS,
     DONE,
     EMPTY,
@@ -55,30 +51,21 @@ from herbrand.evaluators.native.layout import (
     IX_WIDTH,
     MIX,
     NEED_INDEX,
-    NEXT_ROW,
-    NO_ROOM,
     PENDING_MAX,
-    PRESENT,
     R_ADDRESS,
     R_ARITY,
     R_CAPACITY,
     R_SIZE,
-    RESERVED,
     ROW,
-    S_TICKETS,
     SEED,
     SHIFT,
-    TICKET_BATCH,
-    TICKETS_LEFT,
     VIEW,
 )
 from herbrand.evaluators.native.memory import (
     _cell,
-    _fetch_add,
     _load32,
     _load_atomic,
     _prefetch,
-    _publish,
     _set_slot,
     _slot,
     _store,
@@ -354,81 +341,3 @@ def append_rows(rel_meta, ix_meta, ix_cols, rel, dedup, block, start, values):
             added += 1
         i += 1
     return i, added
-
-@njit(inline="always")
-def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h, tickets, state):
-    """Insert the tuple ``values[at:]`` (hash ``h``) into relation ``rel`` unless its dedup index
-    ``dedup`` holds it, while other threads insert into it too: ADDED, PRESENT, or NO_ROOM
-    when ``tickets[TICKETS_LEFT]`` (rows that may still be added before the storage grows) is
-    spent: a thread takes ``TICKET_BATCH`` at a time into ``state[S_TICKETS]`` (the caller
-    empties it before each round), so the shared counter is touched once per batch. Rows are
-    numbered from ``tickets[NEXT_ROW]`` (the relation's size is set after the threads are done:
-    written here, it would share a cache line with the addresses every thread reads).
-
-    A thread claims an empty slot by marking it reserved (its fingerprint above
-    ``RESERVED``), only then takes the next row number, writes the row and publishes the slot:
-    a row is never taken for a tuple another thread adds, and a slot is read as a row only once
-    that row is written (a thread meeting a reservation with its fingerprint waits for it).
-    O(1) expected."""
-    fingerprint = h & FINGERPRINT
-    mask = ix_meta[dedup, IX_MASK]
-    table = ix_meta[dedup, IX_SLOTS]
-    width = ix_meta[dedup, IX_WIDTH]
-    first = ix_meta[dedup, IX_COLS]
-    ticket = False
-    s = _start(ix_meta, dedup, h)
-    while True:
-        value = _load_atomic(table + 8 * s)
-        if value == EMPTY:
-            if not ticket:
-                if state[S_TICKETS] == 0:
-                    left = _fetch_add(tickets.ctypes.data + 8 * TICKETS_LEFT, -TICKET_BATCH)
-                    if left <= 0:
-                        return NO_ROOM
-                    state[S_TICKETS] = min(left, TICKET_BATCH)
-                state[S_TICKETS] -= 1
-                ticket = True
-            if not _swap_if(table + 8 * s, EMPTY, np.int64(fingerprint) | RESERVED):
-                continue  # another thread took the slot: read it again
-            row = _fetch_add(tickets.ctypes.data + 8 * NEXT_ROW, 1)
-            address = rel_meta[rel, R_ADDRESS] + 8 * row * rel_meta[rel, R_ARITY]
-            for c in range(rel_meta[rel, R_ARITY]):
-                _store(address + 8 * c, values[at + c])
-            _publish(table + 8 * s, _packed(h, row))
-            return ADDED
-        if np.uint64(value) & FINGERPRINT == fingerprint:
-            while value & ROW == RESERVED:
-                value = _load_atomic(table + 8 * s)
-            row = value & ROW
-            same = True
-            for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[at + j]:
-                    same = False
-                    break
-            if same:
-                return PRESENT
-        s = (s + 1) & mask
-
-
-@njit(inline="always")
-def _add_pending_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width,
-                              tickets, state):
-    """``_add_concurrently`` of the ``pending`` head tuples held in ``values`` as
-    ``_insert_pending`` holds them (their dedup slots prefetched when they were derived, so
-    their cache misses overlap); (the number new, the number left). When the tickets are spent
-    the tuples not yet in move to the front of ``values`` (with their hashes) and are left for
-    the next round. O(pending) expected."""
-    added = 0
-    hashes = PENDING_MAX * width
-    for i in range(pending):
-        outcome = _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
-                                    np.uint64(values[hashes + i]), tickets, state)
-        if outcome == NO_ROOM:
-            left = pending - i
-            for j in range(left):
-                for c in range(width):
-                    values[j * width + c] = values[(i + j) * width + c]
-                values[hashes + j] = values[hashes + i + j]
-            return added, left
-        added += outcome
-    return added, 0

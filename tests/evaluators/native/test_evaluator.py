@@ -162,10 +162,11 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
     """On the parallel backend an iteration's first level is cut among threads that insert
     into the head relation at once; growing it moves its buffer and table, so it grows only
     when no task runs (a pool that records what is pending says so), and a task that ran out
-    of room goes on where it stopped (the pool sees its arrays again). The rows equal one
+    of room goes on where it stopped (the kernel sees its arrays again). The rows equal one
     thread's, also when every growth is cut among the threads (``spread_from`` 1)."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from herbrand.evaluators.native.compiled import kernels
     from herbrand.evaluators.native.store import NativeStore
     from herbrand.evaluators.parallel import ParallelBackend
     from herbrand.framework.spread import Spread
@@ -175,13 +176,16 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
     growths = []  # the pending count at each growth
     resumed = []  # whether a task's arrays were submitted before
 
-    class RecordingPool(ThreadPoolExecutor):
-        seen: set[int] = set()
+    seen: set[int] = set()
+    run_task = kernels().run_task
 
+    def recorded_task(*args):
+        resumed.append(id(args[8]) in seen)  # a task's registers are its own
+        seen.add(id(args[8]))
+        return run_task(*args)
+
+    class RecordingPool(ThreadPoolExecutor):
         def submit(self, fn, *args, **kwargs):
-            if len(args) > 8:  # a slice: its registers are its own
-                resumed.append(id(args[8]) in self.seen)
-                self.seen.add(id(args[8]))
             inner = super().submit(fn, *args, **kwargs)
             pending[0] += 1
             future: Future = Future()
@@ -201,6 +205,7 @@ def test_threads_insert_together_and_the_storage_grows_only_between_rounds(monke
         reserve(store, rel, dedup, rows, spread)
 
     monkeypatch.setattr(NativeStore, "_reserve", recorded_reserve)
+    monkeypatch.setattr(kernels(), "run_task", recorded_task)
     monkeypatch.setattr(Spread, "MIN_LENGTH", spread_from)
     monkeypatch.setattr("herbrand.evaluators.parallel.ThreadPoolExecutor", RecordingPool)
     program = (".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"

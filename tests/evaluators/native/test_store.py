@@ -36,3 +36,60 @@ def test_a_pass_catches_its_indexes_up_on_threads_and_joins_as_one_thread_does(m
     monkeypatch.undo()
     assert parallel["path"] == herbrand.materialize(PATHS, facts=facts)["path"]
     assert len(parallel["path"]) == nodes
+
+
+# one row of d leads to most derivations: a fixed cut of d would leave one thread the rest
+SKEWED = """
+.decl d(x: number, y: number)
+.decl e(y: number, z: number)
+.decl tc(x: number, z: number)
+tc(x, z) :- d(x, z).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+
+
+def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_reference(
+        monkeypatch):
+    """One task per thread per rule, the tasks claiming the first level's rows in chunks; the
+    row blocks they leave unused are closed up; the rows equal one thread's and the
+    reference's."""
+    from herbrand.evaluators.native import layout as L
+    from herbrand.evaluators.native.compiled import kernels
+    from herbrand.evaluators.native.store import MIN_CHUNK, claim_chunk
+
+    rng = np.random.default_rng(11)
+    rows = 3_000
+    light = np.stack([np.arange(1, rows), rng.integers(10_000, 20_000, rows - 1)], axis=1)
+    facts = {"d": np.concatenate([[[0, 0]], light]),  # row 0 reaches every z of e(0, z)
+             "e": np.stack([np.zeros(20_000, dtype=np.int64), np.arange(1, 20_001)], axis=1)}
+    tasks = []  # each task's (thread, state, tickets), as the kernel left them
+    run_task = kernels().run_task
+
+    def recorded_task(*args):
+        tasks.append((threading.get_ident(), args[-2], args[-1]))
+        return run_task(*args)
+
+    closed = []  # (rows taken, rows once the holes of blocks left unused are closed)
+    close_holes = NativeStore._close_holes
+
+    def spied(store, head, dedup, taken, states):
+        closed.append((taken, close_holes(store, head, dedup, taken, states)))
+        return closed[-1][1]
+
+    monkeypatch.setattr(kernels(), "run_task", recorded_task)
+    monkeypatch.setattr(NativeStore, "_close_holes", spied)
+    parallel = herbrand.materialize(SKEWED, facts, evaluator="native",
+                                    backend=ParallelBackend(workers=2, min_rows=1))
+    monkeypatch.undo()
+    assert any(size < taken for taken, size in closed)  # rows were moved into holes
+    assert parallel["tc"] == herbrand.materialize(SKEWED, facts, evaluator="native")["tc"]
+    reference = herbrand.materialize(SKEWED, facts, evaluator="substitution")
+    assert parallel["tc"] == reference["tc"] and len(reference["tc"]) > 20_000
+    rounds = {id(tickets): tickets for _, _, tickets in tasks}
+    assert len(tasks) >= 2 * len(rounds)  # one task per worker per rule (more: grown rounds)
+    # the calling thread runs one task of each round and a pool thread the other
+    assert {thread for thread, _, _ in tasks} - {threading.main_thread().ident}
+    for tickets in rounds.values():  # every first-level row claimed, in chunks
+        assert tickets[L.CLAIM_NEXT] >= tickets[L.CLAIM_END]
+        assert tickets[L.CLAIM_CHUNK] >= MIN_CHUNK
+    assert claim_chunk(rows, 2) < rows // 100  # d's rows: over a hundred chunks
