@@ -77,10 +77,10 @@ def parallel_step(pool: Executor, evaluators: Sequence[RuleEvaluator], min_rows:
 
 class ParallelBackend(Backend):
     """Runs the fixpoint with each iteration split among ``workers`` threads (default: the
-    machine's cores). Iterations whose deltas hold fewer than ``min_rows`` rows are not cut
-    into slices (threads would cost more than they save); by default, the evaluator's own
-    threshold (``RuleEvaluator.parallel_min_rows``: a slice of the native executor costs far
-    less to start than a batch executor's task). ``threads`` is ``workers``: ``herbrand run``
+    machine's cores). Iterations whose deltas hold fewer than ``min_rows`` rows run on one
+    thread (threads would cost more than they save); by default, the evaluator's own threshold
+    (``RuleEvaluator.parallel_min_rows``: the native executor's tasks cost far less to start
+    than a batch executor's). ``threads`` is ``workers``: ``herbrand run``
     formats the outputs on as many."""
 
     tags = BackendTags(parallel=True, distributed=False, scale="workers")

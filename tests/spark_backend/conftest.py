@@ -20,3 +20,19 @@ requires_java = pytest.mark.skipif(java_executable() is None,
 @pytest.fixture(scope="session")
 def spark_backend(spark) -> SparkBackend:
     return SparkBackend(session=spark)
+
+
+def recorded_writes(monkeypatch) -> list[int]:
+    """The ``parts`` of every ``outputs._write_single_file`` call from now on, in order (0: the
+    frame is written as it is, already sorted), each call still writing its file."""
+    from herbrand.spark_backend import outputs
+
+    written: list[int] = []
+    write = outputs._write_single_file
+
+    def recorded(session, frame, delimiter, parts, path):
+        written.append(parts)
+        write(session, frame, delimiter, parts, path)
+
+    monkeypatch.setattr(outputs, "_write_single_file", recorded)
+    return written

@@ -14,10 +14,10 @@ import herbrand
 from herbrand.framework import io
 from herbrand.framework.analysis import analyse
 from herbrand.framework.parser import parse
-from herbrand.spark_backend import outputs
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.decomposed import ordered_by_pivot
 from herbrand.translators.pivots import find_pivot
+from tests.spark_backend.conftest import recorded_writes
 
 PIVOT_FIXTURES = Path(__file__).parents[1] / "translators" / "pivot_fixtures"
 REACH_SYMBOLS = """
@@ -169,14 +169,7 @@ def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_pat
     """TC (pivot: the first column): the decomposed job's partitions are ranges of the pivot,
     each sorted (symbols by their bytes, as Spark and the local writer order them), so the
     output is written as it is (0 parts: no sort) and equals the local backend's file."""
-    written = []
-    write = outputs._write_single_file
-
-    def recorded(session, frame, delimiter, parts, path):
-        written.append(parts)
-        write(session, frame, delimiter, parts, path)
-
-    monkeypatch.setattr(outputs, "_write_single_file", recorded)
+    written = recorded_writes(monkeypatch)
     path = PIVOT_FIXTURES / "tc_left_linear.dl"
     program = parse(path.read_text().replace("number", kind) + "\n.input e\n.output tc\n")
     facts = tmp_path / "facts"

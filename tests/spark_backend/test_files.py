@@ -13,32 +13,12 @@ from herbrand.framework import io
 from herbrand.framework.errors import FactsError
 from herbrand.spark_backend import files
 from herbrand.spark_backend.session import run_settings
-
-PROGRAM = """
-.decl edge(x: number, y: symbol)
-.decl path(x: number, y: symbol)
-.decl flag()
-.input edge(delimiter=",")
-.output path
-.output flag
-.printsize path
-flag() :- edge(_, _).
-path(x, y) :- edge(x, y).
-path(x, "end") :- edge(x, _).
-"""
-FACTS = "2,b c\n10,a\n2,b c\n16,tab\tin\n"
-
-
-def _facts_dir(tmp_path, text: str = FACTS):
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "edge.facts").write_text(text)
-    return facts
+from tests.spark_backend.edge_files import PROGRAM, facts_dir
 
 
 def test_a_malformed_line_names_file_relation_and_line(spark_backend, tmp_path):
     program = herbrand.parse(PROGRAM)
-    facts = _facts_dir(tmp_path, "1,a\nseven,b\n")
+    facts = facts_dir(tmp_path, "1,a\nseven,b\n")
     with pytest.raises(FactsError) as error:
         spark_backend.materialize_files(program, facts, tmp_path / "out")
     assert str(error.value) == (f"{facts / 'edge.facts'}:2: relation edge: column 1 expects a "
@@ -100,7 +80,7 @@ def test_a_missing_file_is_a_facts_error(spark_backend, tmp_path):
 def test_cli_runs_on_spark(spark, tmp_path, capsys):
     program = tmp_path / "p.dl"
     program.write_text(PROGRAM)
-    facts = _facts_dir(tmp_path)
+    facts = facts_dir(tmp_path)
     status = cli.main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "out"),
                        "--backend", "spark", "--spark-conf", "spark.sql.shuffle.partitions=4",
                        "--stats", "--no-progress"])

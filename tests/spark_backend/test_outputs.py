@@ -11,27 +11,8 @@ import pytest
 import herbrand
 from herbrand.framework import io
 from herbrand.spark_backend import outputs
-
-PROGRAM = """
-.decl edge(x: number, y: symbol)
-.decl path(x: number, y: symbol)
-.decl flag()
-.input edge(delimiter=",")
-.output path
-.output flag
-.printsize path
-flag() :- edge(_, _).
-path(x, y) :- edge(x, y).
-path(x, "end") :- edge(x, _).
-"""
-FACTS = "2,b c\n10,a\n2,b c\n16,tab\tin\n"
-
-
-def _facts_dir(tmp_path, text: str = FACTS):
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "edge.facts").write_text(text)
-    return facts
+from tests.spark_backend.conftest import recorded_writes
+from tests.spark_backend.edge_files import PROGRAM, facts_dir
 
 
 def test_write_parts_follow_the_rows_within_the_cores():
@@ -44,7 +25,7 @@ def test_write_parts_follow_the_rows_within_the_cores():
 
 def test_csv_outputs_equal_the_local_backend_s(spark_backend, tmp_path):
     program = herbrand.parse(PROGRAM)
-    facts = _facts_dir(tmp_path)
+    facts = facts_dir(tmp_path)
     stdout = text_io.StringIO()
     spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=stdout)
     local = herbrand.materialize(program, facts_dir=facts)
@@ -74,7 +55,7 @@ def test_number_relations_are_written_as_the_local_backend_writes_them(spark_bac
 
 def test_parquet_outputs_are_typed_columns(spark_backend, tmp_path):
     program = herbrand.parse(PROGRAM)
-    spark_backend.materialize_files(program, _facts_dir(tmp_path), tmp_path / "out",
+    spark_backend.materialize_files(program, facts_dir(tmp_path), tmp_path / "out",
                                     output_format="parquet", stdout=text_io.StringIO())
     table = pq.read_table(tmp_path / "out" / "path.parquet")
     rows = set(zip(table.column("c0").to_pylist(), table.column("c1").to_pylist(), strict=True))
@@ -89,14 +70,7 @@ def test_a_large_output_is_written_in_ranges_and_concatenated(spark_backend, tmp
     task, the part files concatenated in order; the file is the local backend's, byte for byte
     (numbers by the CSV writer, symbols by the text writer)."""
     monkeypatch.setattr(outputs, "ROWS_PER_WRITE_TASK", 7)
-    written = []
-    write = outputs._write_single_file
-
-    def recorded(session, frame, delimiter, parts, path):
-        written.append(parts)
-        write(session, frame, delimiter, parts, path)
-
-    monkeypatch.setattr(outputs, "_write_single_file", recorded)
+    written = recorded_writes(monkeypatch)
     program = herbrand.parse(f".decl e({types})\n.input e\n.output e\n")
     facts = tmp_path / "facts"
     facts.mkdir()

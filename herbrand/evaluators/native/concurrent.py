@@ -38,7 +38,6 @@ from herbrand.evaluators.native.layout import (
     TICKETS_LEFT,
 )
 from herbrand.evaluators.native.memory import (
-    _cell,
     _fetch_add,
     _load,
     _load_atomic,
@@ -48,7 +47,7 @@ from herbrand.evaluators.native.memory import (
     _store,
     _swap_if,
 )
-from herbrand.evaluators.native.tables import _hash_row, _packed, _start
+from herbrand.evaluators.native.tables import _hash_row, _packed, _row_has_key, _start
 
 
 @njit(inline="always")
@@ -89,13 +88,7 @@ def _add_concurrently(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h, tic
         if np.uint64(value) & FINGERPRINT == fingerprint:
             while value & ROW == RESERVED:
                 value = _load_atomic(table + 8 * s)
-            row = value & ROW
-            same = True
-            for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != values[at + j]:
-                    same = False
-                    break
-            if same:
+            if _row_has_key(rel_meta, rel, ix_cols, first, width, value & ROW, values, at):
                 return PRESENT
         s = (s + 1) & mask
 

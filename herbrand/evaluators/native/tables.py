@@ -116,6 +116,15 @@ def _slot_row(ix_meta, ix, value):
     return _load32(ix_meta[ix, IX_REPS] + 4 * (value & ROW))
 
 @njit(inline="always")
+def _row_has_key(rel_meta, rel, ix_cols, first, width, row, key, at):
+    """Whether stored row ``row`` of relation ``rel`` holds ``key[at:at + width]`` in the
+    columns ``ix_cols[first:first + width]``. O(width)."""
+    for j in range(width):  # noqa: SIM110 (a loop numba compiles to an early exit)
+        if _cell(rel_meta, rel, ix_cols[first + j], row) != key[at + j]:
+            return False
+    return True
+
+@njit(inline="always")
 def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h, at=0):
     """The slot of ``key[at:]`` (hash ``h``) in index ``ix``, or the empty slot where it would
     go. Rows are read only when a slot's fingerprint matches."""
@@ -127,15 +136,9 @@ def _find_key(ix_meta, ix, rel_meta, ix_cols, key, h, at=0):
         value = _slot(ix_meta, ix, s)
         if value == EMPTY:
             return s
-        if np.uint64(value) & FINGERPRINT == fingerprint:
-            row = _slot_row(ix_meta, ix, value)
-            same = True
-            for j in range(width):
-                if _cell(rel_meta, rel, ix_cols[first + j], row) != key[at + j]:
-                    same = False
-                    break
-            if same:
-                return s
+        if np.uint64(value) & FINGERPRINT == fingerprint and _row_has_key(
+                rel_meta, rel, ix_cols, first, width, _slot_row(ix_meta, ix, value), key, at):
+            return s
         s = (s + 1) & mask
 
 @njit(inline="always")
