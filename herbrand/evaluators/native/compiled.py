@@ -6,7 +6,7 @@ The module is built by ``build`` from the sources of ``kernels``, ``choice``, ``
 (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
 name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
 an edit to any of them builds a new one. The first process that needs it builds it (about
-20 s, said on stderr; ``make`` builds it at install), under a lock so that concurrent processes
+45 s, said on stderr; ``make`` builds it at install), under a lock so that concurrent processes
 build it once; later ones import it in under a millisecond.
 Only the ``KEEP`` most recently built versions are kept.
 Importing it loads neither numba nor LLVM, which is what a short run's start-up and memory floor
@@ -105,7 +105,7 @@ def _build(directory: Path, name: str, path: Path) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if path.exists():  # another process built it while this one waited
             return
-        print("herbrand: compiling the native kernels (once for this version, about 20 s)...",
+        print("herbrand: compiling the native kernels (once for this version, about 45 s)...",
               file=sys.stderr, flush=True)
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(dir=directory) as scratch:
