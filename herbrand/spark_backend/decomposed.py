@@ -55,6 +55,7 @@ from herbrand.framework.syntax import (
     Rule,
     Var,
 )
+from herbrand.spark_backend.executor_code import check_same_code, source_digest
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import frame_table, relation_table, table_relation
 from herbrand.translators.pivots import Pivot
@@ -94,6 +95,7 @@ class PartitionFixpoint:
     types: tuple[tuple[str, ...], ...]
     lower_types: tuple[tuple[str, tuple[str, ...]], ...]
     lower: object  # a Broadcast of {name: pa.Table}
+    code: str  # the driver's ``executor_code.source_digest``: the worker checks it runs the same
     sort: bool = False  # each relation's rows sorted by column (``ordered_by_pivot``)
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -101,6 +103,7 @@ class PartitionFixpoint:
         from herbrand.evaluators.local import LocalBackend
         from herbrand.evaluators.native.evaluator import NativeEvaluator
 
+        check_same_code(self.code)
         received = list(batches)
         if not received:
             return
@@ -194,7 +197,8 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
     tables = session.sparkContext.broadcast({name: frame_table(frames[name]) for name in lower})
     own = tuple(types[name] for name in stratum.relations)
     task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
-                             tuple((name, types[name]) for name in lower), tables, ordered)
+                             tuple((name, types[name]) for name in lower), tables,
+                             source_digest(), ordered)
     schema = _wide_schema(own)
     parts = []
     for k, name in enumerate(stratum.relations):

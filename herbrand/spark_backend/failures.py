@@ -1,4 +1,5 @@
-"""Spark's memory failures as one line naming the setting to raise.
+"""Spark's memory failures as one line naming the setting to raise (and executors running
+another herbrand than the driver's as one line too: ``executor_code``).
 
 A JVM that runs out of heap reports it as a Java stack trace inside a Py4J or PySpark
 exception (``java.lang.OutOfMemoryError``), as a lost executor, or, when the JVM died of it,
@@ -17,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from herbrand.framework.errors import BackendMemoryError, HerbrandError
+from herbrand.spark_backend.executor_code import code_failure
 
 _HEAP = re.compile(r"java\.lang\.OutOfMemoryError: ?([^\n\r]*)")
 _FLOOR = re.compile(r"System memory \d+ must be at least \d+")
@@ -76,15 +78,16 @@ def memory_failure(error: BaseException, master: str,
 
 
 @contextmanager
-def memory_failures_reported(master: str, settings: Mapping[str, str]) -> Iterator[None]:
-    """Run the body; a JVM memory failure in it is raised as ``memory_failure``'s one line
-    (chained to the original), every other exception unchanged."""
+def failures_reported(master: str, settings: Mapping[str, str]) -> Iterator[None]:
+    """Run the body; a JVM memory failure in it is raised as ``memory_failure``'s one line,
+    an executor's other herbrand as ``executor_code.code_failure``'s (chained to the
+    original), every other exception unchanged."""
     try:
         yield
     except HerbrandError:
         raise
     except Exception as error:
-        failure = memory_failure(error, master, settings)
+        failure = memory_failure(error, master, settings) or code_failure(_texts(error))
         if failure is None:
             raise
         raise failure from error

@@ -21,7 +21,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
-from herbrand.spark_backend.failures import memory_failures_reported
+from herbrand.spark_backend.failures import failures_reported
 from herbrand.spark_backend.masters import on_this_machine, session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
@@ -72,7 +72,7 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
-        with memory_failures_reported(master, settings):
+        with failures_reported(master, settings):
             return builder.getOrCreate()
     except BackendMemoryError:
         raise
@@ -103,10 +103,11 @@ def sql_settings(session: SparkSession, settings: Mapping[str, str]) -> Iterator
 def run_settings(session: SparkSession, settings: Mapping[str, str] = RUN_SETTINGS
                  ) -> Iterator[None]:
     """``sql_settings`` for a run: a JVM memory failure inside is raised as one
-    BackendMemoryError line naming the setting to raise (``failures``)."""
+    BackendMemoryError line naming the setting to raise, an executor running another herbrand
+    as one ExecutorCodeError line (``failures``)."""
     context = session.sparkContext
     # outside the restoring: after a JVM died of memory, restoring fails too, and that failure
     # (with the first as its context) is reported as the memory failure it is
-    with memory_failures_reported(context.master, dict(context.getConf().getAll())), \
+    with failures_reported(context.master, dict(context.getConf().getAll())), \
             sql_settings(session, settings):
         yield

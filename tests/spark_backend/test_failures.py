@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from herbrand.framework.errors import BackendMemoryError
-from herbrand.spark_backend.failures import memory_failure, memory_failures_reported
+from herbrand.spark_backend.failures import failures_reported, memory_failure
 from tests.spark_backend.conftest import requires_java
 
 HEAP_TRACE = ("An error occurred while calling o175.getResult.\n"
@@ -65,9 +65,9 @@ def test_other_failures_pass_unchanged():
     assert memory_failure(ValueError("AnalysisException: cannot resolve column"), "local", {}) \
         is None
     with pytest.raises(ValueError, match="cannot resolve"), \
-            memory_failures_reported("local", {}):
+            failures_reported("local", {}):
         raise ValueError("cannot resolve")
-    with pytest.raises(BackendMemoryError) as raised, memory_failures_reported("local", {}):
+    with pytest.raises(BackendMemoryError) as raised, failures_reported("local", {}):
         raise RuntimeError(HEAP_TRACE)
     assert isinstance(raised.value.__cause__, RuntimeError)
 
