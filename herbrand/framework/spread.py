@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Executor
 from contextlib import suppress
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -28,8 +29,7 @@ class Spread:
         must wake up first); returns when every part is done (raising the first error)."""
         first, *rest = pairwise(np.linspace(0, length, self.workers + 1).astype(np.int64)
                                 .tolist())
-        Spread.together(self.pool, [lambda start=start, stop=stop: work(start, stop)
-                                    for start, stop in rest], lambda: work(*first))
+        Spread.together(self.pool, [partial(work, *part) for part in rest], partial(work, *first))
 
     @staticmethod
     def together(pool: Executor, others: list[Callable[[], object]],

@@ -3,11 +3,6 @@ worker of a decomposed stratum, and a mismatch stops the run with one line."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import zipfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -21,20 +16,16 @@ from herbrand.spark_backend.executor_code import (
     code_failure,
     source_digest,
 )
+from tests.herbrand_zip import herbrand_zip, run_from_zip
 
 
 def test_the_digest_is_of_the_sources_wherever_they_are_imported_from(tmp_path):
-    package = Path(herbrand.__file__).parent
-    archive = tmp_path / "herbrand.zip"
-    with zipfile.ZipFile(archive, "w") as zipped:
-        for source in package.rglob("*.py"):
-            zipped.write(source, source.relative_to(package.parent))
-    script = ("import herbrand, sys; from herbrand.spark_backend.executor_code import "
-              "source_digest; assert herbrand.__file__.startswith(sys.argv[1]), "
-              "herbrand.__file__; print(source_digest())")
-    zipped_digest = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(archive)!r}); "
-         + script, str(archive)], capture_output=True, text=True, check=True).stdout.strip()
+    archive = herbrand_zip(tmp_path / "herbrand.zip")
+    run = run_from_zip(archive, "import herbrand; from herbrand.spark_backend.executor_code "
+                       f"import source_digest; assert herbrand.__file__.startswith("
+                       f"{str(archive)!r}), herbrand.__file__; print(source_digest())")
+    assert run.returncode == 0, run.stderr[-1000:]
+    zipped_digest = run.stdout.strip()
     assert len(source_digest()) == 16
     assert zipped_digest == source_digest()
 

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pyspark
@@ -29,21 +28,13 @@ import pyspark
 import herbrand
 from herbrand.evaluators.native.compiled import cache_directory, kernels
 from herbrand.workloads import dyre_edges, dyre_program, write_facts_dir
+from tests.herbrand_zip import herbrand_zip
 
 from .conftest import requires_java
 
 pytestmark = requires_java
 MASTER = "local-cluster[2,1,1024]"
 TC_GRAPH1000 = 11_532
-
-
-def _herbrand_zip(path: Path) -> Path:
-    """The herbrand package under test, zipped (what ``--py-files`` ships)."""
-    package = Path(herbrand.__file__).parent
-    with zipfile.ZipFile(path, "w") as archive:
-        for source in package.rglob("*.py"):
-            archive.write(source, source.relative_to(package.parent))
-    return path
 
 
 def _packed_environment(folder: Path) -> Path:
@@ -78,7 +69,7 @@ def test_decomposed_tc_with_herbrand_zipped_and_a_packed_environment(tmp_path):
     cli = Path(herbrand.__file__).with_name("cli.py")
     spark_home = Path(pyspark.__file__).parent
     command = [str(spark_home / "bin" / "spark-submit"), "--master", MASTER,
-               "--py-files", str(_herbrand_zip(tmp_path / "herbrand.zip")),
+               "--py-files", str(herbrand_zip(tmp_path / "herbrand.zip")),
                "--archives", f"{tmp_path / 'env.tar.gz'}#env",
                "--conf", f"spark.executorEnv.HERBRAND_CACHE_DIR={cache_directory()}",
                "--conf", "spark.ui.enabled=false",

@@ -328,9 +328,10 @@ class NativeStore(NativeArrays):
     def run_shared(self, program, rule: int, low: np.ndarray, high: np.ndarray,
                    first_level: tuple[int, int], pool, workers: int) -> int:
         """Rule ``rule`` of ``program`` once, as ``workers`` tasks at once (one in the calling
-        thread, the others on ``pool``: ``Spread.together``) that share out the rows ``first_level`` of its first level (a scan) in chunks
-        (``claims._claim``: each task takes the next chunk when done with its last) and insert
-        into the head relation together (``kernels.run_task``); the tuples added. Tasks run
+        thread, the others on ``pool``: ``Spread.together``) that share out the rows
+        ``first_level`` of its first level (a scan) in chunks (``claims._claim``: each task
+        takes the next chunk when done with its last) and insert into the head relation
+        together (``kernels.run_task``); the tuples added. Tasks run
         in rounds: a round ends when every task is done or has spent the rows the storage has
         room for, which then grows (doubling; the copy, the new table's first touch and the
         rehash cut among ``workers`` threads of ``pool``) before the tasks go on. The caller

@@ -7,13 +7,11 @@ import os
 import subprocess
 import sys
 import textwrap
-import zipfile
-from pathlib import Path
 
 import pytest
 
-import herbrand
 from herbrand.evaluators.native import compiled
+from tests.herbrand_zip import herbrand_zip, run_from_zip
 
 
 def _python(code: str, cwd=None, **env: str) -> subprocess.Popen:
@@ -85,16 +83,10 @@ def test_the_module_name_changes_with_the_sources(monkeypatch):
 
 
 def test_herbrand_imported_from_a_zip_finds_the_same_module_name(tmp_path):
-    package = Path(herbrand.__file__).parent
-    archive = tmp_path / "herbrand.zip"
-    with zipfile.ZipFile(archive, "w") as zipped:
-        for source in package.rglob("*.py"):
-            zipped.write(source, source.relative_to(package.parent))
-    code = (f"import sys; sys.path.insert(0, {str(archive)!r}); import herbrand; "
-            "from herbrand.evaluators.native.compiled import module_name; "
-            "print(herbrand.__file__, module_name())")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    archive = herbrand_zip(tmp_path / "herbrand.zip")
+    result = run_from_zip(archive, "import herbrand; "
+                          "from herbrand.evaluators.native.compiled import module_name; "
+                          "print(herbrand.__file__, module_name())")
     assert result.stdout.split() == [str(archive / "herbrand" / "__init__.py"),
                                      compiled.module_name()], result.stderr[-1000:]
 

@@ -56,6 +56,7 @@ from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
+from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Const, Literal
 from herbrand.indexes.kernels import searchsorted
 
@@ -194,6 +195,13 @@ class StratumCircuit:
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
 
+    def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
+                    deltas: Mapping[str, ZSet]) -> LiftedEvaluation:
+        """A ``LiftedEvaluation`` over ``old`` and ``deltas`` with this circuit's evaluator,
+        kept constant selections and semi-join reductions."""
+        return LiftedEvaluation(self.evaluator, symbols, old, deltas, self.selections,
+                                self.semijoins, self.reducible)
+
     def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for rule in self.rules:
@@ -204,8 +212,7 @@ class StratumCircuit:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
         relation the stratum reads). Returns the traces."""
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
-        start = LiftedEvaluation(self.evaluator, symbols, {**inputs, **empty}, {},
-                                 self.selections, self.semijoins, self.reducible)
+        start = self._evaluation(symbols, {**inputs, **empty}, {})
         x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for rule in self.rules:
             x[rule.head] = x[rule.head] + start.full(rule)
@@ -214,9 +221,9 @@ class StratumCircuit:
         found = {r: [new[r].columns] for r in self.relations}
         values = dict(empty)
         while any(len(n) for n in new.values()):
-            step = LiftedEvaluation(self.evaluator, symbols, {**inputs, **values},
+            step = self._evaluation(symbols, {**inputs, **values},
                                     {delta_name(r): ZSet.of_set(new[r].columns)
-                                     for r in self.relations}, self.selections, self.semijoins, self.reducible)
+                                     for r in self.relations})
             values = {r: values[r].extend(new[r]) for r in self.relations}
             change = self._changes(step)
             for r in self.relations:
@@ -263,9 +270,9 @@ class StratumCircuit:
         i = 0
         while True:
             values = {r: traces[r].value(i - 1) for r in self.relations}
-            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values},
+            step = self._evaluation(symbols, {**old, **values},
                                     {**deltas, **{delta_name(r): previous[r]
-                                                  for r in self.relations}}, self.selections, self.semijoins, self.reducible)
+                                                  for r in self.relations}})
             change = self._changes(step)
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
@@ -305,8 +312,7 @@ class StratumCircuit:
             values = {r: traces[r].value(i - 2) for r in self.relations}
             news = {delta_name(r): ZSet.of_set(_rows_at(traces[r], i - 1))
                     for r in self.relations}
-            step = LiftedEvaluation(self.evaluator, symbols, {**old, **values}, news,
-                                    self.selections, self.semijoins, self.reducible)
+            step = self._evaluation(symbols, {**old, **values}, news)
             out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
             for lifted, weight in rule_changes:
                 found = step.full(lifted) if i == 0 else step.change(lifted)
