@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from herbrand.framework.parallel_sort import sorted_on
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation
 
@@ -160,16 +161,15 @@ def sorted_blocks(values: list[np.ndarray], ranges: list[tuple[int, int]],
                   rows_per_block: int, spread: Spread | None = None) -> SortedBlocks:
     """The columns ``values`` (distinct rows, compared column by column as int64) sorted, in
     blocks of ``rows_per_block`` rows (``SortedBlocks``). The sort is done before this returns
-    (one numpy sort of one packed key per row, or a lexsort over a few; the keys packed on the
-    threads of ``spread`` when given); a block is unpacked only when it is asked for."""
+    (one sort of one packed key per row, or a lexsort over a few; the keys packed and one key
+    sorted on the threads of ``spread`` when given: ``parallel_sort``); a block is unpacked
+    only when it is asked for."""
     groups = key_groups(ranges)
     keys = [values[group[0]] if len(group) == 1 else packed_key(values, ranges, group, spread)
             for group in groups]
     if len(keys) == 1:
-        if len(groups[0]) == 1:
-            keys[0] = np.sort(keys[0])  # a copy: the key is a column of the relation
-        else:
-            keys[0].sort()
+        # a column of the relation is copied; a packed key is sorted in place
+        keys[0] = sorted_on(keys[0], spread, overwrite=len(groups[0]) > 1)
         order = None
     else:
         order = np.lexsort(keys[::-1])
