@@ -4,8 +4,13 @@ of a large relation's keys, which would otherwise stay serial on a run that has 
 
 The array is cut into one part per thread, the parts sorted at once; the sorted parts are then
 cut again by value (pivots read off the sorted parts), so that output segment j holds every
-part's values between pivots j-1 and j, and each thread merges its segment's runs in place
-(numpy's stable sort is a timsort, which merges sorted runs in about one linear pass).
+part's values between pivots j-1 and j, and each thread merges its segment's runs in place.
+
+Every sort here is numpy's stable one, a timsort for int64: it finds the sorted runs already in
+its input and merges them, so it merges the parts in about one linear pass, and it sorts the
+rows of a materialized relation, appended iteration by iteration in runs, about twice as fast as
+numpy's default sort (TC over Gnutella08's 13.1M packed keys: 0.44 s against 0.91 s; on
+random keys it is about 15% slower).
 """
 
 from __future__ import annotations
@@ -31,18 +36,18 @@ def sorted_on(key: np.ndarray, spread: Spread | None, *, overwrite: bool = False
     values (two without ``overwrite``). Otherwise one numpy sort here."""
     if spread is None or spread.workers < 2 or len(key) < PARALLEL_SORT_MIN:
         if overwrite:
-            key.sort()
+            key.sort(kind="stable")
             return key
-        return np.sort(key)
+        return np.sort(key, kind="stable")
     bounds = np.linspace(0, len(key), spread.workers + 1).astype(np.int64).tolist()
     parts = [key[start:stop] if overwrite else None
              for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def sort_part(index: int) -> None:
         if overwrite:
-            parts[index].sort()
+            parts[index].sort(kind="stable")
         else:
-            parts[index] = np.sort(key[bounds[index]:bounds[index + 1]])
+            parts[index] = np.sort(key[bounds[index]:bounds[index + 1]], kind="stable")
 
     _on_threads(spread, sort_part)
     samples = np.sort(np.concatenate([
