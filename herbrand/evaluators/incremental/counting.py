@@ -22,13 +22,16 @@ changed relation, or whose negated literal with a wildcard or an expression read
 differenced whole in each iteration (evaluated over both states; its change of D_k is the
 difference of two such changes of C_k): a documented fallback.
 
-Cost per update: per iteration, the rule evaluator's work on the instances joining a change
-with the last iteration's new tuples (those per-iteration relations reduced by the change
+Cost per update: per iteration, only the variants whose first literal (a change) has rows run
+(an iteration without one evaluates nothing, ``VariantGroup``), and only the relations they
+read are built (the new state's prefixes only once a first iteration changed, ``Walk``); the
+rule evaluator's work on the instances joining a change with the last iteration's new tuples (those per-iteration relations reduced by the change
 first, ``counting_semijoins``, so that no index of them is built again), k + 1 galloping
 searches of the t touched tuples (among the iteration's e count entries and the old runs of
-iterations 1..k: O(t log(e / t) + t) each) and one merge of the change into the counts (O(e),
-a copy: the state is immutable; block copies for a small change; ``counting_merge``), never a
-sort of the whole state. The
+iterations 1..k: O(t log(e / t) + t) each) and, when D_k changes, one merge of the change into
+the counts (O(e), a copy: the state is immutable; block copies for a small change;
+``counting_merge``), never a sort of the whole state. A relation none of whose tuples changes
+its first iteration is kept as it was (no copy). The
 inputs' changes come from hash tables kept across updates (``RelationSets``), O(m) expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the
 per-iteration runs and the updated inputs' hash tables, about the size of the
@@ -38,7 +41,8 @@ end, so a failure leaves the engine as it was.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -80,6 +84,27 @@ from herbrand.framework.syntax import Program
 from herbrand.indexes.runs import SortedRun
 
 
+@dataclass(frozen=True)
+class VariantGroup:
+    """The signed variants whose first literal reads ``delta`` (they derive nothing while it
+    is empty), and every relation they read."""
+
+    delta: str
+    variants: tuple[SignedRule, ...]
+    reads: frozenset[str]
+
+    @classmethod
+    def grouped(cls, variants: list[SignedRule]) -> tuple[VariantGroup, ...]:
+        """``variants`` in groups by their first literal's relation, in order of first
+        occurrence. O(variants · body)."""
+        groups: dict[str, list[SignedRule]] = {}
+        for signed in variants:
+            groups.setdefault(signed.delta, []).append(signed)
+        return tuple(cls(delta, tuple(group), frozenset(
+            lit.atom.relation for signed in group for lit, _ in rule_literals(signed.rule)))
+            for delta, group in groups.items())
+
+
 class CountingEngine(StoredEngine):
     """Per-iteration derivation counts. ``index``: the relational evaluator's index backing."""
 
@@ -92,7 +117,8 @@ class CountingEngine(StoredEngine):
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
         self._selections = GrowingSelections(())
-        self._semijoins = Semijoins()
+        # the reducible relations (deltas) have no kept selections: constants reduced too
+        self._semijoins = Semijoins(constants=True)
         # per stratum of the bootstrapped program (by index) and set of changed lower
         # relations: the update's variants (``_plan``); per stratum, the relations it reads
         self._plans: dict[tuple[int, frozenset[str]], tuple] = {}
@@ -198,7 +224,7 @@ class CountingEngine(StoredEngine):
         if not lower:
             return new
         relations = stratum.relations
-        first, twofold, whole, needed = self._plan(stratum, lower)
+        first, twofold, whole, whole_reads = self._plan(stratum, lower)
         fixed = {}
         for name in lower:
             fixed.update({OLD + name: old[name], PLUS + name: added[name],
@@ -209,10 +235,17 @@ class CountingEngine(StoredEngine):
                               for prefix in (NEW_DELTA, OLD_DELTA))
         previous_whole: dict[str, weighted.Weighted] = {}
         while walk.more():
+            # the variants whose first literal (a change) has rows; the others derive nothing
+            active = [group for group in (first if walk.k == 1 else twofold)
+                      if self._rows(group.delta, fixed, walk, new)]
+            if not active and not whole and not previous_whole:
+                walk.step({})
+                continue
+            needed = set(whole_reads).union(*(group.reads for group in active))
             instance = new.with_relations({**fixed, **walk.reads(needed)})
-            parts = self._signed(first if walk.k == 1 else twofold, instance, reducible)
-            whole_change = self._whole(whole, instance, old.with_relations(
-                {name: instance[OLD + name] for name in relations}))
+            parts = self._signed([s for group in active for s in group.variants], instance,
+                                 reducible)
+            whole_change = self._whole(whole, instance, old, relations)
             deltas = {}
             for name in relations:
                 changes = list(parts.get(name, []))
@@ -228,6 +261,17 @@ class CountingEngine(StoredEngine):
             traces[name] = walk.trace(name)
         return new.with_relations({name: walk.relation(name) for name in relations})
 
+    @staticmethod
+    def _rows(name: str, fixed: Mapping[str, Relation], walk: Walk, new: Database) -> int:
+        """The size of the relation ``name`` an iteration's variant reads (a change of a
+        lower relation, a relation of the walk, or a lower relation), without building a
+        delta of the walk."""
+        if name in fixed:
+            return len(fixed[name])
+        if name.rpartition(":")[2] in walk.old:
+            return walk.size(name)
+        return len(new[name])
+
     def _reads(self, stratum: Stratum) -> frozenset[str]:
         """The relations the stratum's rules read, computed once per stratum of the
         bootstrapped program."""
@@ -237,13 +281,15 @@ class CountingEngine(StoredEngine):
         return self._reads_of[stratum.index]
 
     def _plan(self, stratum: Stratum, lower: frozenset[str]
-              ) -> tuple[list[SignedRule], list[SignedRule], list, set[str]]:
-        """``(first, twofold, whole, needed)`` for an update of ``stratum`` whose changed
+              ) -> tuple[tuple[VariantGroup, ...], tuple[VariantGroup, ...], list,
+                         frozenset[str]]:
+        """``(first, twofold, whole, whole_reads)`` for an update of ``stratum`` whose changed
         lower relations are ``lower``: the signed variants of iteration 1 and of the later
-        iterations, the rules differenced whole, and the relations the variants read. Built
-        once per stratum and set of changed relations (O(rules · variants)), then reused, so
-        an update does not translate its variants again (and the evaluator's and the
-        selections' caches keyed by those rules keep hitting)."""
+        iterations in groups by their first literal's relation, the rules differenced whole,
+        and the relations those read in both states. Built once per stratum and set of
+        changed relations (O(rules · variants)), then reused, so an update does not translate
+        its variants again (and the evaluator's and the selections' caches keyed by those
+        rules keep hitting)."""
         key = (stratum.index, lower)
         if key not in self._plans:
             relations = stratum.relations
@@ -255,9 +301,11 @@ class CountingEngine(StoredEngine):
                     whole.append(rule)
                 else:
                     twofold.extend(twofold_variants(rule, lower, relations))
-            needed = {lit.atom.relation for signed in (*first, *twofold)
-                      for lit, _ in rule_literals(signed.rule)}
-            self._plans[key] = (first, twofold, whole, needed)
+            whole_reads = frozenset(
+                {lit.atom.relation for rule in whole for lit, _ in rule_literals(rule)}
+                | ({OLD + name for name in relations} if whole else set()))
+            self._plans[key] = (VariantGroup.grouped(first), VariantGroup.grouped(twofold),
+                                whole, whole_reads)
         return self._plans[key]
 
     def _plan_first_updates(self, program: IncrementalProgram, state: Database) -> None:
@@ -275,8 +323,10 @@ class CountingEngine(StoredEngine):
                 lower_relations.update(stratum.relations)
                 if not lower:
                     continue
-                first, twofold, _, needed = self._plan(stratum, lower)
-                rules = [signed.rule for signed in (*first, *twofold)]
+                first, twofold, _, _ = self._plan(stratum, lower)
+                rules = [signed.rule for group in (*first, *twofold)
+                         for signed in group.variants]
+                needed = set().union(*(group.reads for group in (*first, *twofold)))
                 arities = {lit.atom.relation: lit.atom.arity for rule in rules
                            for lit, _ in rule_literals(rule)}
                 reads = {}  # the states as they are (the plans see their sizes), no changes
@@ -291,13 +341,13 @@ class CountingEngine(StoredEngine):
 
     def _signed(self, signed: list[SignedRule], instance: Database,
                 reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
-        """The derivations of the signed rules whose first literal has rows, weighted; their
-        atoms over the ``reducible`` relations (those replaced in each iteration) read
-        semi-join reductions by the change (``counting_semijoins``), their constant atoms over
-        the large relations kept selections (``counting_selections``)."""
+        """The derivations of the signed rules, weighted; their atoms over the ``reducible``
+        relations (those replaced in each iteration) read semi-join reductions by the change
+        (``counting_semijoins``), their constant atoms over the large relations kept
+        selections (``counting_selections``)."""
         groups = []
         for sign in (1, -1):
-            rules = [s.rule for s in signed if s.sign == sign and len(instance[s.delta])]
+            rules = [s.rule for s in signed if s.sign == sign]
             if rules:
                 groups.extend((sign, group, reduced) for group, reduced
                               in self._semijoins.groups(rules, instance, reducible))
@@ -311,16 +361,16 @@ class CountingEngine(StoredEngine):
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts
 
-    def _whole(self, rules: list, new: Database, old: Database) -> dict[str, weighted.Weighted]:
-        """ΔC_k of the rules differenced whole: derivations over the new state minus those
-        over the old state, consolidated."""
+    def _whole(self, rules: list, new: Database, old: Database,
+               relations: Collection[str]) -> dict[str, weighted.Weighted]:
+        """ΔC_k of the rules differenced whole: derivations over the new state (``new``)
+        minus those over the old state (``old`` with the stratum's ``relations`` as ``new``
+        holds their ``OLD`` versions), consolidated."""
         if not rules:
             return {}
+        old = old.with_relations({name: new[OLD + name] for name in relations})
         parts: dict[str, list[weighted.Weighted]] = {}
         for state, sign in ((new, 1), (old, -1)):
             for name, rows in self._evaluator.derive(rules, state).items():
                 parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return {name: weighted.combine(new[name].arity, *p) for name, p in parts.items()}
-
-
-

@@ -10,18 +10,21 @@ in every iteration of every update however small the change (on TC over graph100
 third of an update that inserts one fresh fact).
 
 ``Semijoins.groups(rules, instance, reducible)`` finds, for each rule, its smallest positive
-literal (the seed) and the positive literals without constants over a relation of
-``reducible`` at least ``ratio`` times larger that share variables with it and are the rule's
-only reads of that relation; each such relation is replaced, for that rule alone, by its
-rows whose values in the shared columns occur in the seed's columns of those variables (a
-table of the seed's values when their range is narrow, else a binary search of each value
-among them: O(n + range) or O(n log m), nothing of the relation sorted). A row filtered out
-joins no seed row, so every rule derives what it derived before, with the same
-multiplicities; the join then indexes the few rows left. The rules are returned in groups,
-each with its instance (the rules without reductions together), and read the relations
-under their own names, so the evaluator's plans made before (at bootstrap) keep hitting.
-Literals with constants are left to the kept constant selections (``counting_selections``),
-relations not in ``reducible`` (fixed during the update) to the evaluator's kept indexes.
+literal (the seed) and the positive literals of variables over a relation of ``reducible`` at
+least ``ratio`` times larger that share variables with it and are the rule's only reads of
+that relation; each such relation is replaced, for that rule alone, by its rows whose values
+in the shared columns occur in the seed's columns of those variables (a table of the seed's
+values when their range is narrow, else a binary search of each value among them:
+O(n + range) or O(n log m), nothing of the relation sorted). A row filtered out joins no seed
+row, so every rule derives what it derived before, with the same multiplicities; the join
+then indexes the few rows left. With ``constants``, literals with constants are reduced too,
+and the rule selects the constants from the reduced rows (selecting them from a whole delta
+is a scan of it per rule: on RDFS LUBM(1), most of an update that inserts one fresh triple);
+else they are left to the kept constant selections (``counting_selections``). The rules are
+returned in groups, each with its instance (the rules without reductions together), and read
+the relations under their own names, so the evaluator's plans made before (at bootstrap)
+keep hitting. Relations not in ``reducible`` (fixed during the update) are left to the
+evaluator's kept indexes.
 Each rule is analysed once (kept by identity for the engine's lifetime: its variants are
 planned once).
 """
@@ -35,7 +38,7 @@ import numpy as np
 
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
-from herbrand.framework.syntax import Literal, Rule, Var, Wildcard
+from herbrand.framework.syntax import Const, Literal, Rule, Var, Wildcard
 
 # (the filtered relation, its (column, seed column) pairs per shared variable)
 Filter = tuple[str, tuple[tuple[int, int], ...]]
@@ -63,11 +66,15 @@ def _members(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
 
 class Semijoins:
     """Semi-join reductions (see the module doc), a filtered relation taken when it is
-    ``ratio`` times larger than the seed."""
+    ``ratio`` times larger than the seed; its literals with constants too when
+    ``constants`` (for an engine whose kept constant selections do not read the reducible
+    relations: a reduction would take their place)."""
 
-    def __init__(self, ratio: int = 16):
+    def __init__(self, ratio: int = 16, constants: bool = False):
         self.ratio = ratio
-        # id(rule) -> (rule, its positive literals: (relation, constant-free, first column
+        self.constants = constants
+        self._reducible_terms = (Var, Wildcard, Const) if constants else (Var, Wildcard)
+        # id(rule) -> (rule, its positive literals: (relation, reducible (variables and constants only), first column
         # of each variable), or () when no relation may be replaced), analysed once per rule
         self._rules: dict[int, tuple[Rule, tuple]] = {}
 
@@ -81,7 +88,8 @@ class Semijoins:
                     for column, term in enumerate(element.atom.terms):
                         if isinstance(term, Var):
                             columns.setdefault(term, column)
-                    plain = all(isinstance(t, Var | Wildcard) for t in element.atom.terms)
+                    plain = all(isinstance(t, self._reducible_terms)
+                                for t in element.atom.terms)
                     literals.append((element.atom.relation, plain, columns))
             reads = Counter(literal.atom.relation for literal, _ in rule_literals(rule))
             # a relation read once in the rule can be replaced under its own name

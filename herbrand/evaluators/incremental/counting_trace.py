@@ -5,7 +5,8 @@ packed into one int64 each where they fit, counts as narrow integers, in lexicog
 relation itself is stored in iteration order, so X_k is a prefix of it.
 
 ``Walk``: one update's pass over the iterations of one stratum. It keeps the new trace being
-built, X'_{k-1} (the new state's relation so far) and the tuples of X' and X that differ
+built, X'_{k-1} (the new state's relation so far: the old X_{k-1} itself until some Δ'_j
+differs from Δ_j, then built on first read) and the tuples of X' and X that differ
 (``plus``: only new, ``minus``: only old), hands the rule evaluation the relations of
 ``counting_rules``' names (``reads``), and turns each iteration's change of D_k into D'_k and
 Δ'_k, touching only the tuples the change touches (``step``). See ``counting`` for the method.
@@ -207,9 +208,8 @@ class Walk:
         self._prefixes: dict[tuple[str, int], Relation] = {}  # X_k, read at k + 1 and k + 2
         self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
         self.k = 1
-        arity = {name: old[name].arity for name in self.relations}
         self.empty = {name: SortedRun.from_batch(self.codecs[name],
-                                                 np.zeros((arity[name], 0), dtype=np.int64))
+                                                 np.zeros((old[name].arity, 0), dtype=np.int64))
                       for name in self.relations}
         self.plus = dict(self.empty)
         self.minus = dict(self.empty)
@@ -220,11 +220,12 @@ class Walk:
         self.minus_before = dict(self.empty)
         self.counts = {name: [] for name in self.relations}
         self.firsts = {name: [] for name in self.relations}
-        self.current = {name: Relation.empty(arity[name]) for name in self.relations}
-        self.current_before = dict(self.current)
-        # Δ'_{k-1} as a Relation (the rows ``step`` appended last); where X_k ends in the
-        # old relation, stored in iteration order
-        self.new_delta = dict(self.current)
+        # the first iteration whose Δ'_k is not the old Δ_k (the run itself), None while
+        # there is none: X'_m is then the old X_m, a prefix of the old relation, not a copy
+        self.diverged: dict[str, int | None] = dict.fromkeys(self.relations)
+        self._news: dict[tuple[str, int], Relation] = {}  # X'_m built, read at k and k + 1
+        self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
+        self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
                                          dtype=np.int64) for name in self.relations}
 
@@ -259,42 +260,97 @@ class Walk:
         ends = self.old_ends[name]
         return 0 if k <= 0 else int(ends[min(k, len(ends)) - 1]) if len(ends) else 0
 
-    def _old_delta(self, name: str) -> Relation:
-        """Δ_{k-1} of the old state: the rows of the old relation between X_{k-2} and X_{k-1}
-        (a slice copied, not a run decoded)."""
-        start, stop = self._old_end(name, self.k - 2), self._old_end(name, self.k - 1)
-        return Relation(self.old_rows[name].columns[:, start:stop], unique=True)
+    def _new_prefix(self, name: str, m: int) -> Relation:
+        """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, no
+        copy once m covers the old relation), else X'_{m-1} (or the old prefix before the
+        divergence) followed by Δ'_m: O(|X'_m|) once, kept for two iterations."""
+        start = self.diverged[name]
+        if start is None or m < start:
+            return self._old_prefix(name, m)
+        built = self._news.get((name, m))
+        if built is None:
+            before = self._news.get((name, m - 1))
+            if before is None:
+                parts = [self.old_rows[name].columns[:, :self._old_end(name, start - 1)]]
+                parts += [self._delta_columns(name, i) for i in range(start, m + 1)]
+                built = Relation(np.concatenate(parts, axis=1), unique=True)
+            else:
+                built = before.extend(Relation(self._delta_columns(name, m), unique=True))
+            self._news = {key: value for key, value in self._news.items()
+                          if key[1] >= m - 1}
+            self._news[(name, m)] = built
+        return built
 
-    def reads(self, needed: Collection[str]) -> dict[str, Relation]:
-        """The relations iteration k reads (``counting_rules``' names): X'_{k-1}, X_{k-1},
-        X'_{k-2}, X_{k-2}, and of their differences and of the tuples first derived in
-        iteration k - 1 in both states and their differences those named in ``needed``: the
-        differences decoded from their runs (O(their size)), Δ'_{k-1} as ``step`` built it and
-        Δ_{k-1} as a slice of the old relation (no decoding)."""
-        reads = {}
-        for name in self.relations:
-            runs = {PLUS: self.plus[name], MINUS: self.minus[name],
-                    PLUS_PREV: self.plus_before[name], MINUS_PREV: self.minus_before[name],
-                    GAINED: self.gained[name], DROPPED: self.dropped[name]}
-            reads.update({prefix + name: Relation(run.rows(), unique=True)
-                          for prefix, run in runs.items() if prefix + name in needed})
-            if NEW_DELTA + name in needed:
-                reads[NEW_DELTA + name] = self.new_delta[name]
-            if OLD_DELTA + name in needed:
-                reads[OLD_DELTA + name] = self._old_delta(name)
-            reads[name] = self.current[name]
-            reads[NEW_PREV + name] = self.current_before[name]
-            reads[OLD + name] = self._old_prefix(name, self.k - 1)
-            reads[OLD_PREV + name] = self._old_prefix(name, max(self.k - 2, 0))
-        return reads
+    def _delta_columns(self, name: str, m: int) -> np.ndarray:
+        """The rows of Δ'_m (in the run's order): a view of the old relation's Δ_m when the
+        run is the old one, else the run decoded (once)."""
+        run = self.firsts[name][m - 1]
+        if run is self._old_first(name, m):
+            return self.old_rows[name].columns[:, self._old_end(name, m - 1):
+                                               self._old_end(name, m)]
+        rows = self._decoded.get((name, m))
+        if rows is None:
+            rows = self._decoded[(name, m)] = run.rows()
+        return rows
+
+    def size(self, read: str) -> int:
+        """The number of rows of the relation named ``read`` (``counting_rules``' names of a
+        relation of the stratum) in iteration k, without building it when it is a delta."""
+        prefix, _, name = read.rpartition(":")
+        if prefix + ":" == NEW_DELTA and read not in self._reads:
+            return len(self.firsts[name][self.k - 2]) if self.k >= 2 else 0
+        if prefix + ":" == OLD_DELTA:
+            return self._old_end(name, self.k - 1) - self._old_end(name, self.k - 2)
+        return len(self.read(read))
+
+    def read(self, read: str) -> Relation:
+        """The relation named ``read`` in iteration k (see ``reads``), built on its first
+        read in the iteration."""
+        built = self._reads.get(read)
+        if built is None:
+            prefix, _, name = read.rpartition(":")
+            prefix = prefix + ":" if prefix else ""
+            runs = {PLUS: self.plus, MINUS: self.minus, PLUS_PREV: self.plus_before,
+                    MINUS_PREV: self.minus_before, GAINED: self.gained,
+                    DROPPED: self.dropped}
+            if prefix in runs:
+                built = Relation(runs[prefix][name].rows(), unique=True)
+            elif prefix == NEW_DELTA:
+                built = Relation(self._delta_columns(name, self.k - 1) if self.k >= 2
+                                 else self.empty[name].rows(), unique=True)
+            elif prefix == OLD_DELTA:
+                built = Relation(self.old_rows[name].columns[
+                    :, self._old_end(name, self.k - 2):self._old_end(name, self.k - 1)],
+                    unique=True)
+            elif prefix == OLD:
+                built = self._old_prefix(name, self.k - 1)
+            elif prefix == OLD_PREV:
+                built = self._old_prefix(name, max(self.k - 2, 0))
+            elif prefix == NEW_PREV:
+                built = self._new_prefix(name, max(self.k - 2, 0))
+            else:
+                built = self._new_prefix(name, self.k - 1)
+            self._reads[read] = built
+        return built
+
+    def reads(self, names: Collection[str]) -> dict[str, Relation]:
+        """The relations named in ``names`` that iteration k reads (``counting_rules``'
+        names): X'_{k-1}, X_{k-1}, X'_{k-2}, X_{k-2}, their differences and the tuples first
+        derived in iteration k - 1 in both states and their differences; the differences
+        decoded from their runs (O(their size)), Δ'_{k-1} and Δ_{k-1} slices of the old
+        relation while they are the same, the prefixes of the new state built only after
+        the walk diverges (``_new_prefix``). Names of other relations are left out."""
+        return {name: self.read(name) for name in names
+                if name.rpartition(":")[2] in self.old}
 
     def _old_counts(self, name: str) -> PackedCounts | None:
         counts = self.old[name].counts
         return counts[self.k - 1] if self.k <= len(counts) else None
 
-    def _old_first(self, name: str) -> SortedRun:
+    def _old_first(self, name: str, k: int) -> SortedRun:
+        """Δ_k of the old state, as a run."""
         firsts = self.old[name].firsts
-        return firsts[self.k - 1] if self.k <= len(firsts) else self.empty[name]
+        return firsts[k - 1] if k <= len(firsts) else self.empty[name]
 
     def step(self, deltas: Mapping[str, weighted.Weighted]) -> None:
         """Finish iteration k from the change of D_k between the states, then move to k + 1.
@@ -304,24 +360,25 @@ class Walk:
         them in the iteration's counts and in the old runs of iterations 1..k, plus O(n)
         copies, never a sort of D_k."""
         for name in self.relations:
-            delta = deltas[name]
+            delta = deltas.get(name)
             self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
-            self.current_before[name] = self.current[name]
             codec = self.codecs[name]
-            counts, first = self._old_counts(name), self._old_first(name)
+            counts, old_first = self._old_counts(name), self._old_first(name, self.k)
             if counts is None:
-                counts = PackedCounts.of(codec, weighted.empty(self.current[name].arity))
+                counts = PackedCounts.of(codec, weighted.empty(codec.arity))
             self.gained[name] = self.dropped[name] = self.empty[name]
-            touched = run_union(run_union(SortedRun.from_batch(codec, delta[0]),
-                                          self.plus[name]), self.minus[name])
-            if len(touched):
+            changed = delta is not None and delta[0].shape[1] > 0
+            touched = run_union(self.plus[name], self.minus[name])
+            if changed:
+                touched = run_union(SortedRun.from_batch(codec, delta[0]), touched)
                 counts = counts.plus(codec, delta)
                 assert (counts.counts > 0).all(), f"negative derivation count in {name}"
-                first = self._refresh(name, counts, first, touched)
+            first = self._refresh(name, counts, old_first, touched) if len(touched) else old_first
             self.counts[name].append(counts)
             self.firsts[name].append(first)
-            self.new_delta[name] = Relation(first.rows(), unique=True)
-            self.current[name] = self.current[name].extend(self.new_delta[name])
+            if first is not old_first and self.diverged[name] is None:
+                self.diverged[name] = self.k
+        self._reads = {}
         self.k += 1
 
     def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
@@ -364,7 +421,8 @@ class Walk:
         return trimmed(self.counts[name], self.firsts[name])
 
     def relation(self, name: str) -> Relation:
-        return self.current[name]
+        """X' once the walk is over: the old relation itself when no Δ_k changed."""
+        return self._new_prefix(name, self.k - 1)
 
 
 def trimmed(counts: list[PackedCounts], firsts: list) -> Trace:

@@ -38,6 +38,21 @@ def test_updates_run_only_variants_reading_changes(monkeypatch):
     assert evaluated and all(reads_a_delta(rule) for rule in evaluated), evaluated
 
 
+def test_an_update_that_moves_no_tuple_keeps_the_relation_and_skips_empty_iterations(
+        monkeypatch):
+    program = TC + ".decl f(x: number, y: number)\ntc(x, y) :- f(x, y).\n"
+    session = IncrementalSession(CountingEngine, program,
+                                 {"e": [(i, i + 1) for i in range(6)], "f": [(7, 8)]})
+    before = session.engine._state["tc"]
+    evaluated = record_rules(monkeypatch, session.engine)
+    session.update(insert={"f": [(0, 1)]})  # tc(0, 1) gains a derivation, no tuple moves
+    assert session.engine._state["tc"] is before  # not copied, iteration by iteration
+    # only iteration 1 evaluates (the rule over f's change): in later ones no tuple's
+    # count or iteration changed, so no variant has a change to start from
+    assert evaluated == [rule for rule in evaluated if "@plus:f" in str(rule)], evaluated
+    assert session.engine.counts("tc")[(0, 1)] == {1: 2}
+
+
 def test_a_changed_aggregate_input_differences_the_rule_whole(monkeypatch):
     program = TC + ".decl size(n: number)\nsize(n) :- n = count : { tc(_, _) }.\n"
     session = IncrementalSession(CountingEngine, program, {"e": [(1, 2)]})

@@ -1,6 +1,6 @@
 """Semi-join reductions: the rules' groups derive the same bags over their reduced instances,
-only relations read once, positively and without constants, large and reducible, are
-reduced, and membership is np.isin's."""
+only relations read once, positively and without constants (with them too when asked), large
+and reducible, are reduced, and membership is np.isin's."""
 
 from __future__ import annotations
 
@@ -73,3 +73,20 @@ def test_members_by_table_or_search_is_isin(values, seed, spread):
     values, seed = np.array(values, dtype=np.int64) * spread, np.array(seed, dtype=np.int64)
     seed = seed * spread
     assert _members(values, seed).tolist() == np.isin(values, seed).tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows)
+def test_reduced_groups_with_constants_derive_the_same_bags(t_rows, d_rows, s_rows):
+    instance = _instance(t_rows, d_rows, s_rows)
+    evaluator = RelationalEvaluator()
+    groups = Semijoins(ratio=2, constants=True).groups(_PROGRAM.rules, instance, {"t", "s"})
+    assert _derived(evaluator, groups) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+
+
+def test_with_constants_a_literal_with_a_constant_is_reduced_too():
+    instance = _instance([(i, 3 * (i % 2)) for i in range(40)], [(5, 6)], [])
+    groups = Semijoins(ratio=16, constants=True).groups(_PROGRAM.rules[1:], instance, {"t"})
+    (rules, reduced), = groups
+    assert rules == [_PROGRAM.rules[1]]
+    assert reduced["t"].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3
