@@ -58,7 +58,6 @@ from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Const, Literal
-from herbrand.indexes.kernels import searchsorted
 
 
 @dataclass(frozen=True)
@@ -87,25 +86,23 @@ class Trace:
         return Trace(self.relation, self.offsets, counts)
 
     def find(self, rows: np.ndarray) -> np.ndarray:
-        """Positions of ``rows`` in the relation (ABSENT where missing): one O(n) encoding,
-        then a binary search per iteration. O(n + depth · m log n)."""
+        """Positions of ``rows`` in the relation (ABSENT where missing): a binary search of
+        each row in each iteration's sorted rows, in place (``segment_positions``: nothing
+        encoded or copied). O(depth · m log n)."""
         found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
         columns = self.relation.columns
         if not rows.shape[1] or not columns.shape[1]:
             return found
         if not rows.shape[0]:
             return np.zeros(rows.shape[1], dtype=np.int64)
-        codec = identity_codec(rows.shape[0])
-        (data, packed), (probe, probe_packed) = codec.encode(columns), codec.encode(rows)
-        if packed != probe_packed:
-            data, probe = columns, rows
-        start = 0
-        for stop in self.offsets:
-            if stop > start:
-                at = np.minimum(searchsorted(data[:, start:stop], probe, "left"), stop - start - 1)
-                hit = (found == ABSENT) & np.all(data[:, start + at] == probe, axis=0)
-                found[hit] = start + at[hit]
-            start = stop
+        starts = np.concatenate([[0], self.offsets[:-1]])
+        nonempty = np.flatnonzero(self.offsets > starts)
+        m = rows.shape[1]
+        probes, stops = np.tile(rows, len(nonempty)), np.repeat(self.offsets[nonempty], m)
+        at = segment_positions(columns, np.repeat(starts[nonempty], m), stops, probes)
+        hits = np.flatnonzero((at < stops) & np.all(
+            columns[:, np.minimum(at, columns.shape[1] - 1)] == probes, axis=0))
+        found[hits % m] = at[hits]  # a row is in one iteration at most
         return found
 
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
