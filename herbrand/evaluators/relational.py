@@ -249,6 +249,9 @@ class RelationalEvaluator(RuleEvaluator):
         self.index = index
         self._index_class = INDEXES.get(index)
         self._plans: dict[Rule, ir.Plan] = {}
+        # the plans of the rule objects seen last, by identity: hashing a rule walks its
+        # terms, on every application (bounded: engines make fresh equal rules per update)
+        self._by_identity: dict[int, tuple[Rule, ir.Plan]] = {}
         self._symbols = None
         self._indexes: dict[tuple[str, tuple[int, ...]], _IndexEntry] = {}
 
@@ -276,27 +279,38 @@ class RelationalEvaluator(RuleEvaluator):
         """
         if instance.symbols is not self._symbols:
             self._plans.clear()
+            self._by_identity.clear()
             self._symbols = instance.symbols
         derived: dict[str, list[np.ndarray]] = {}
         arities: dict[str, int] = {}
-        sizes = None
         for rule in rules:
             name = rule.head.relation
             if arities.setdefault(name, rule.head.arity) != rule.head.arity:
                 raise ArityError(f"rule {rule}: head arity differs from another rule's for {name}")
-            plan = self._plans.get(rule)
-            if plan is None:
-                if sizes is None:
-                    sizes = instance.sizes()
-                plan = encode_symbols(translate_rule(rule, sizes=sizes), instance.symbols)
-                self._plans[rule] = plan
+            plan = self._plan(rule, instance)
             derived.setdefault(name, []).append(_Run(self, instance, rule).rows(plan))
         return {name: np.concatenate(batches, axis=1) if len(batches) > 1 else batches[0]
                 for name, batches in derived.items()}
 
+    def _plan(self, rule: Rule, instance: Database) -> ir.Plan:
+        """The rule's plan: kept by identity, else by equality, else translated (with the
+        instance's relation sizes as the join-ordering hint) and kept."""
+        kept = self._by_identity.get(id(rule))
+        if kept is not None and kept[0] is rule:
+            return kept[1]
+        plan = self._plans.get(rule)
+        if plan is None:
+            plan = encode_symbols(translate_rule(rule, sizes=instance.sizes()), instance.symbols)
+            self._plans[rule] = plan
+        if len(self._by_identity) > 4 * len(self._plans) + 64:
+            self._by_identity.clear()
+        self._by_identity[id(rule)] = (rule, plan)
+        return plan
+
     def clear(self) -> None:
         """Drop the cached plans and indexes."""
         self._plans.clear()
+        self._by_identity.clear()
         self._indexes.clear()
         self._symbols = None
 

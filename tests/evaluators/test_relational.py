@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from herbrand.evaluators import relational
 from herbrand.evaluators.arithmetic import OPERATORS
 from herbrand.evaluators.fixpoint import NaiveFixpoint, SemiNaiveFixpoint
 from herbrand.evaluators.relational import RelationalEvaluator, vector_operation
@@ -104,6 +105,22 @@ def test_indexes_grow_by_the_appended_tail():
     other = Relation.from_rows([(2, 9)])
     third = evaluator.evaluate([rule], instance.with_relations({"e": other}))["p"].to_set()
     assert third == {(0, 9)}
+
+
+def test_equal_rules_are_translated_once_and_the_identity_cache_stays_bounded(monkeypatch):
+    translated = []
+    original = relational.translate_rule
+    monkeypatch.setattr(relational, "translate_rule",
+                        lambda rule, **kw: translated.append(rule) or original(rule, **kw))
+    evaluator = RelationalEvaluator()
+    text = "p(x, z) :- q(x, y), q(y, z)."
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({"q": Relation.from_rows([(1, 2), (2, 3)])})
+    for _ in range(300):  # a fresh, equal rule object each time, as an engine's rewrites
+        derived = evaluator.evaluate(parse(text).rules, instance)
+        assert derived["p"].to_set() == {(1, 3)}
+    assert len(translated) == 1
+    assert len(evaluator._by_identity) <= 4 * len(evaluator._plans) + 65
 
 
 @pytest.mark.parametrize("index", ["sorted_vector", "spine", "hash"])
