@@ -64,12 +64,13 @@ import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation, row_keys
-from herbrand.framework.syntax import Atom, Literal, Rule, Var, Wildcard
+from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
 INSTANCE, PROVED = "@instance:", "@proved:"
 # the frontier, named as a delta so that join ordering starts every instance rule from it
@@ -80,12 +81,16 @@ FOCUS = delta_name("focus:")
 class InstanceRule:
     """``rule`` head-restricted to ``@focus:<head>``, deriving one row per instance: the head's
     terms, then the terms of each body atom over a relation of the stratum (``atoms``:
-    relation, arity; wildcards become fresh variables)."""
+    relation, arity; wildcards become fresh variables). ``members``: the positions in
+    ``atoms`` of the atoms left out of ``rule``'s body because the focus and the literals over
+    lower relations bind all their terms: their rows are kept when the old relation holds
+    them (a hash probe each, not a join)."""
 
     rule: Rule
     head: str
     head_arity: int
     atoms: tuple[tuple[str, int], ...]
+    members: tuple[int, ...] = ()
 
     def atom_columns(self, rows: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """Each stratum atom of each row: (relation, its columns of ``rows``)."""
@@ -98,7 +103,8 @@ class InstanceRule:
 
 def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
     """The InstanceRule of the stratum's ``number``-th rule. O(body length)."""
-    body, atoms, terms = [], [], list(rule.head.terms)
+    body, atoms, members, terms = [], [], [], list(rule.head.terms)
+    bound = _bound_by_lower(rule, relations)
     for element in rule.body:
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation in relations):
@@ -107,11 +113,32 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
             element = Literal(Atom(element.atom.relation, named, element.atom.location))
             atoms.append((element.atom.relation, len(named)))
             terms.extend(named)
+            if bound is not None and all(isinstance(t, Const) or t in bound for t in named):
+                members.append(len(atoms) - 1)
+                continue
         body.append(element)
     focus = Literal(Atom(FOCUS + rule.head.relation, rule.head.terms))
     head = Atom(f"{INSTANCE}{number}", tuple(terms))
     return InstanceRule(Rule(head, (focus, *body), rule.location), rule.head.relation,
-                        rule.head.arity, tuple(atoms))
+                        rule.head.arity, tuple(atoms), tuple(members))
+
+
+def _bound_by_lower(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
+    """The variables the head (the focus) and the positive literals over lower relations bind,
+    when those literals are connected to the focus through shared variables (so a join of the
+    focus and them is no product); else None. O(body length squared)."""
+    bound = {t for t in rule.head.terms if isinstance(t, Var)}
+    lower = [{t for t in e.atom.terms if isinstance(t, Var)} for e in rule.body
+             if isinstance(e, Literal) and not e.negated and e.atom.relation not in relations]
+    lower = [variables for variables in lower if variables]
+    while lower:
+        joined = [variables for variables in lower if variables & bound]
+        if not joined:
+            return None
+        for variables in joined:
+            bound |= variables
+        lower = [variables for variables in lower if not variables & bound]
+    return bound
 
 
 def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
@@ -125,12 +152,17 @@ def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
 class BackwardForward:
     """The deletion step of one stratum: ``deleted(seeds)``. ``old`` holds the state before
     the update, ``new`` the new lower strata (and the stratum's old facts); ``selections``:
-    the engine's kept constant selections of them, if it keeps any."""
+    the engine's kept constant selections of them, if it keeps any; ``kept``: the engine's
+    hash sets of its relations, if it keeps them (read, never changed; a set missing there is
+    built when first probed)."""
 
     def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, old: Database,
-                 new: Database, selections: KeptSelections | None = None):
+                 new: Database, selections: KeptSelections | None = None,
+                 kept: RelationSets | None = None):
         self._evaluator, self._old, self._new = evaluator, old, new
         self._selections = selections
+        self._kept = kept
+        self._members: dict[str, RelationSet] = {}
         self._relations = stratum.relations
         self._instances = tuple(instance_rule(rule, number, stratum.relations)
                                 for number, rule in enumerate(stratum.rules))
@@ -238,7 +270,30 @@ class BackwardForward:
             {FOCUS + n: Relation(frontier.get(n, self._empty[n]), unique=True)
              for n in self._relations})
         derived = self._evaluator.derive([i.rule for i in active], reads)
-        return [(i, derived[i.rule.head.relation]) for i in active]
+        return [(i, self._held(i, derived[i.rule.head.relation])) for i in active]
+
+    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
+        """The ``rows`` whose ``members`` atoms the old relations hold. O(rows) expected."""
+        if not instance.members or not rows.shape[1]:
+            return rows
+        atoms = instance.atom_columns(rows)
+        mask = np.ones(rows.shape[1], dtype=bool)
+        for position in instance.members:
+            relation, columns = atoms[position]
+            mask &= self._member_set(relation).contains(columns)
+        return rows[:, mask]
+
+    def _member_set(self, name: str) -> RelationSet:
+        """The hash set of the old relation ``name``: the engine's kept one (taken and put
+        back: only read here), else built. O(1), or O(n) once."""
+        members = self._members.get(name)
+        if members is None:
+            relation = self._old[name]
+            members = self._members[name] = (RelationSet(relation) if self._kept is None
+                                             else self._kept.take(name, relation))
+            if self._kept is not None:
+                self._kept.put(name, members)
+        return members
 
     def _all_in(self, sets: Mapping[str, RowSet], instance: InstanceRule,
                 rows: np.ndarray) -> np.ndarray:

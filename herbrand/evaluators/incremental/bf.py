@@ -45,7 +45,7 @@ class BFEngine(DRedEngine):
                                                          dict[str, Relation], dict]:
         """The facts without a proof after the change (no seeds: what is proved stays)."""
         seeds = self._derive(deletion_rules, old, True) if deletion_rules else {}
-        gone = BackwardForward(self._evaluator, stratum, old, new,
-                               self._selections).deleted(seeds)
+        gone = BackwardForward(self._evaluator, stratum, old, new, self._selections,
+                               self._sets).deleted(seeds)
         return gone, {name: self._without(name, old[name], gone[name])
                       for name in stratum.relations}, {}

@@ -108,9 +108,16 @@ def test_a_fact_is_first_expanded_through_one_instance(checks):
 def test_rewrites():
     program = parse(TC + ".decl p(x: number)\np(x) :- tc(x, _), tc(_, x).\n")
     relations = ("tc", "p")
-    assert str(instance_rule(program.rules[1], 1, relations).rule) == (
-        "@instance:1(x, z, x, y) :- @delta:focus:tc(x, z), tc(x, y), e(y, z).")
-    assert str(instance_rule(program.rules[2], 2, relations).rule) == (
+    # tc(x, y): the focus and e(y, z) bind it, so it is probed in the old tc, not joined
+    recursive = instance_rule(program.rules[1], 1, relations)
+    assert str(recursive.rule) == "@instance:1(x, z, x, y) :- @delta:focus:tc(x, z), e(y, z)."
+    assert recursive.atoms == (("tc", 2),) and recursive.members == (0,)
+    both = instance_rule(program.rules[2], 2, relations)
+    assert str(both.rule) == (
         "@instance:2(x, x, @w2, @w3, x) :- @delta:focus:p(x), tc(x, @w2), tc(@w3, x).")
+    assert both.members == ()
+    # a lower literal not joined to the focus would make a product: nothing is left out
+    apart = parse(TC + ".decl q(x: number)\nq(x) :- tc(x, y), e(z, y), e(y, w).\n").rules[2]
+    assert instance_rule(apart, 2, relations + ("q",)).members == ()
     assert str(reading_proved(program.rules[1], relations)) == (
         "tc(x, z) :- @proved:tc(x, y), e(y, z).")
