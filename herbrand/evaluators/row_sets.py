@@ -95,6 +95,16 @@ def _absent(slots, stored, block, hashes):
 
 
 @njit(nogil=True, cache=True)
+def _positions(slots, stored, block, hashes):
+    """The position (insertion number) of each row of ``block`` in the set, -1 where absent
+    (reads only)."""
+    out = np.empty(block.shape[1], dtype=np.int64)
+    for i in range(block.shape[1]):
+        out[i] = slots[_find(slots, stored, block, i, hashes[i])]
+    return out
+
+
+@njit(nogil=True, cache=True)
 def _rehash(slots, stored, count):
     """Fill an empty table with the first ``count`` stored rows (all distinct)."""
     mask = np.uint64(len(slots) - 1)
@@ -179,6 +189,21 @@ class RowSet:
         if not rows.shape[1] or not self._count:
             return np.zeros(rows.shape[1], dtype=bool)
         return ~self._absent(self._block(rows))
+
+    def positions(self, rows: np.ndarray) -> np.ndarray:
+        """The position of each row of an (arity, m) batch in ``rows()`` (positions never
+        change: the set only grows), -1 where absent. O(m) expected; reads only, as
+        ``unseen``."""
+        if rows.shape[0] == 0:
+            return np.full(rows.shape[1], 0 if self._count else _EMPTY, dtype=np.int64)
+        if not rows.shape[1] or not self._count:
+            return np.full(rows.shape[1], _EMPTY, dtype=np.int64)
+        block = self._block(rows)
+        return np.concatenate([
+            _positions(self._slots, self._stored, block[:, i:i + CHUNK],
+                       _hashes(block[:, i:i + CHUNK]))
+            for i in range(0, block.shape[1], CHUNK)
+        ])
 
     def _absent(self, block: np.ndarray) -> np.ndarray:
         return np.concatenate([

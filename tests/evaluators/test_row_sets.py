@@ -23,6 +23,9 @@ def test_insert_keeps_first_occurrences_of_unknown_rows(arity, data):
         expected = list(dict.fromkeys(r for r in batch if r not in known))
         unseen = row_set.unseen(_batch(batch, arity))
         assert row_set.contains(_batch(batch, arity)).tolist() == [r in known for r in batch]
+        stored = [tuple(r) for r in row_set.rows().T.tolist()]
+        assert row_set.positions(_batch(batch, arity)).tolist() == [
+            stored.index(r) if r in known else -1 for r in batch]
         # repeats may be kept (all of them for arity > 0; rows of arity 0 are one row)
         assert {tuple(r) for r in unseen.T.tolist()} == {r for r in batch if r not in known}
         new = row_set.insert(_batch(batch, arity))

@@ -52,7 +52,8 @@ state like any other.
 
 Cost per update: per checked fact, its instances are computed at most twice (one evaluator call
 per round for the whole frontier) plus ``saturate``'s forward derivations from the proved facts;
-O(1) expected per row for the sets C and P (``RowSet``). Reads only immutable Relations.
+O(1) expected per row for the sets C and P (one hash probe: ``CheckedFacts``). Reads only
+immutable Relations.
 """
 
 from __future__ import annotations
@@ -63,11 +64,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
+from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation, row_keys
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
@@ -172,8 +173,7 @@ class BackwardForward:
         self._saturation = tuple(reading_proved(v, stratum.relations)
                                  for v in self._consequences)
         self._empty = {n: old[n].columns[:, :0] for n in stratum.relations}
-        self._checked = {n: RowSet(self._empty[n]) for n in stratum.relations}
-        self._proved = {n: RowSet(self._empty[n]) for n in stratum.relations}
+        self._facts = {n: CheckedFacts(old[n].arity) for n in stratum.relations}
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -183,7 +183,7 @@ class BackwardForward:
             self._select_constants()
         queue = seeds
         while True:
-            fresh = {n: self._checked[n].insert(rows) for n, rows in queue.items()}
+            fresh = {n: self._facts[n].check(rows) for n, rows in queue.items()}
             if not any(rows.shape[1] for rows in fresh.values()):
                 break
             gone = self._check(fresh)
@@ -249,7 +249,7 @@ class BackwardForward:
             expansion, partial = self._expansion(instances, full)
             for name, parts in partial.items():
                 lazy[name].extend(parts)
-            frontier = {n: self._checked[n].insert(rows) for n, rows in expansion.items()}
+            frontier = {n: self._facts[n].check(rows) for n, rows in expansion.items()}
             for name, rows in frontier.items():
                 checked.setdefault(name, []).append(rows)
             full = False
@@ -257,7 +257,7 @@ class BackwardForward:
                 for n, parts in checked.items()}
 
     def _unproved(self, name: str, rows: np.ndarray) -> np.ndarray:
-        return rows[:, ~self._proved[name].contains(rows)]
+        return rows[:, ~self._facts[name].proved(rows)]
 
     def _instances_of(self, frontier: Mapping[str, np.ndarray],
                       rules: Sequence[InstanceRule]) -> list[tuple[InstanceRule, np.ndarray]]:
@@ -295,19 +295,19 @@ class BackwardForward:
                 self._kept.put(name, members)
         return members
 
-    def _all_in(self, sets: Mapping[str, RowSet], instance: InstanceRule,
-                rows: np.ndarray) -> np.ndarray:
-        """Whether each row's stratum atoms are all in ``sets``."""
+    def _all_in(self, instance: InstanceRule, rows: np.ndarray, proved: bool) -> np.ndarray:
+        """Whether each row's stratum atoms are all proved (``proved``), or all checked."""
         mask = np.ones(rows.shape[1], dtype=bool)
         for relation, columns in instance.atom_columns(rows):
-            mask &= sets[relation].contains(columns)
+            facts = self._facts[relation]
+            mask &= facts.proved(columns) if proved else facts.checked(columns)
         return mask
 
     def _proving(self, instances) -> dict[str, list[np.ndarray]]:
         """The heads of instances whose stratum atoms are all proved."""
         heads: dict[str, list[np.ndarray]] = {}
         for instance, rows in instances:
-            proving = rows[:instance.head_arity, self._all_in(self._proved, instance, rows)]
+            proving = rows[:instance.head_arity, self._all_in(instance, rows, True)]
             heads.setdefault(instance.head, []).append(proving)
         return heads
 
@@ -318,11 +318,11 @@ class BackwardForward:
             new = {}
             for name, parts in derived.items():
                 rows = _concat(parts, self._empty[name])
-                new[name] = self._proved[name].insert(rows[:, self._checked[name].contains(rows)])
+                new[name] = self._facts[name].prove(rows)
             if not self._saturation or not any(rows.shape[1] for rows in new.values()):
                 return
             reads = self._new.with_relations({
-                **{PROVED + n: Relation(self._proved[n].rows(), unique=True)
+                **{PROVED + n: Relation(self._facts[n].proved_rows(), unique=True)
                    for n in self._relations},
                 **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
                    for n in self._relations}})
@@ -337,7 +337,7 @@ class BackwardForward:
         instances has its atoms all checked already (the fact waits for them)."""
         out: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         partial: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        kept = [(instance, rows[:, ~self._proved[instance.head].contains(
+        kept = [(instance, rows[:, ~self._facts[instance.head].proved(
             rows[:instance.head_arity])]) for instance, rows in instances]
         if not full:
             kept = self._one_per_fact(kept, partial)
@@ -354,7 +354,7 @@ class BackwardForward:
             group = [(i, rows) for i, rows in instances if i.head == head]
             heads = np.concatenate([rows[:i.head_arity] for i, rows in group], axis=1)
             keys, = row_keys(heads)
-            ready = np.concatenate([self._all_in(self._checked, i, rows) for i, rows in group])
+            ready = np.concatenate([self._all_in(i, rows, False) for i, rows in group])
             candidates = np.flatnonzero(~np.isin(keys, keys[ready]))
             _, first = np.unique(keys[candidates], return_index=True)
             take = np.zeros(len(keys), dtype=bool)

@@ -41,8 +41,8 @@ def checks(monkeypatch) -> list[BackwardForward]:
     return made
 
 
-def _rows(row_set) -> set:
-    return set(map(tuple, row_set.rows().T.tolist()))
+def _rows(rows) -> set:
+    return set(map(tuple, rows.T.tolist()))
 
 
 def test_a_fact_with_another_proof_is_checked_and_kept(checks):
@@ -51,8 +51,9 @@ def test_a_fact_with_another_proof_is_checked_and_kept(checks):
     assert session.engine.last_strategy == "bf"
     assert set(changes) == {"e"}
     check, = checks
-    assert (1, 3) in _rows(check._checked["tc"]) and (1, 3) in _rows(check._proved["tc"])
-    assert (2, 3) not in _rows(check._checked["tc"])  # it lost no derivation
+    facts = check._facts["tc"]
+    assert (1, 3) in _rows(facts.checked_rows()) and (1, 3) in _rows(facts.proved_rows())
+    assert (2, 3) not in _rows(facts.checked_rows())  # it lost no derivation
 
 
 def test_a_cycle_that_only_supports_itself_is_deleted(checks):
@@ -61,7 +62,8 @@ def test_a_cycle_that_only_supports_itself_is_deleted(checks):
     added, removed = changes["reach"]
     assert not added.size and sorted(removed[0].tolist()) == [A, B]
     check, = checks
-    assert _rows(check._checked["reach"]) == {(A,), (B,)} and not len(check._proved["reach"])
+    facts = check._facts["reach"]
+    assert _rows(facts.checked_rows()) == {(A,), (B,)} and not facts.proved_count
     session.update(insert={"e": [(C, A)]})
     assert len(session.engine.database["reach"]) == 3
 
@@ -101,8 +103,9 @@ def test_a_fact_is_first_expanded_through_one_instance(checks):
     # the eight facts tc(x, 1) lost the derivation through e(0, 1); each has six or seven
     # instances tc(x, y), e(y, 1), whose atoms a full expansion would check (most of the 64
     # facts); the lazy round checks the atoms of one instance per fact, at most eight more
-    assert 8 < len(check._checked["tc"]) <= 16
-    assert len(check._proved["tc"]) == len(check._checked["tc"])
+    facts = check._facts["tc"]
+    assert 8 < facts.checked_count <= 16
+    assert facts.proved_count == facts.checked_count
 
 
 def test_rewrites():

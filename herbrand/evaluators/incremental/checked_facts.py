@@ -1,0 +1,102 @@
+"""``CheckedFacts``: the facts of one relation that a backward/forward deletion step has checked
+(the paper's C) and which of them it has proved (P), in one structure.
+
+C is a ``RowSet`` (a hash table of row positions over the rows in the order they were checked);
+P is a mask over those positions plus the list of proved positions in the order they were
+proved. Every question the step asks ("checked?", "proved?", "prove the checked ones of these")
+is then one hash probe per row, where two sets would take one probe each, and proving a bag of
+derived rows marks and collects them in one pass (``_mark``), not a filter, a second hash
+insert and a copy.
+
+    >>> import numpy as np
+    >>> facts = CheckedFacts(2)
+    >>> facts.check(np.array([[1, 2, 1], [5, 6, 5]])).tolist()   # (1, 5) twice, (2, 6)
+    [[1, 2], [5, 6]]
+    >>> facts.prove(np.array([[2, 2, 3], [6, 6, 7]])).tolist()   # (3, 7) is not checked
+    [[2], [6]]
+    >>> facts.proved(np.array([[1, 2], [5, 6]])).tolist(), facts.proved_count
+    ([False, True], 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from herbrand.evaluators.row_sets import RowSet
+
+
+@njit(nogil=True, cache=True)
+def _mark(positions, proved, out):
+    """Mark the checked, unproved ``positions`` (-1: not checked) as proved, each once,
+    writing them to ``out``; returns how many."""
+    k = 0
+    for p in positions:
+        if p >= 0 and not proved[p]:
+            proved[p] = True
+            out[k] = p
+            k += 1
+    return k
+
+
+class CheckedFacts:
+    """C and P of one relation of ``arity`` (see the module doc). Memory: the checked rows,
+    their table (two slots per row), a byte and a position per checked row."""
+
+    __slots__ = ("_checked", "_order", "_proved", "_proved_count")
+
+    def __init__(self, arity: int):
+        self._checked = RowSet(np.zeros((arity, 0), dtype=np.int64))
+        self._proved = np.zeros(16, dtype=np.bool_)  # by position in C
+        self._order = np.zeros(16, dtype=np.int64)  # proved positions, in proving order
+        self._proved_count = 0
+
+    @property
+    def checked_count(self) -> int:
+        return len(self._checked)
+
+    @property
+    def proved_count(self) -> int:
+        return self._proved_count
+
+    def check(self, rows: np.ndarray) -> np.ndarray:
+        """Put an (arity, m) batch into C; the rows that were not in it, each once, in the
+        batch's order. O(m) expected (amortised growth)."""
+        fresh = self._checked.insert(rows)
+        if len(self._checked) > len(self._proved):
+            grown = np.zeros(2 * len(self._checked), dtype=np.bool_)
+            grown[:len(self._proved)] = self._proved
+            self._proved = grown
+        return fresh
+
+    def checked(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each row of an (arity, m) batch is in C. O(m) expected."""
+        return self._checked.contains(rows)
+
+    def proved(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each row of an (arity, m) batch is in P. O(m) expected."""
+        positions = self._checked.positions(rows)
+        return (positions >= 0) & self._proved[np.maximum(positions, 0)]
+
+    def prove(self, rows: np.ndarray) -> np.ndarray:
+        """Put the checked rows of an (arity, m) bag into P; those that were not in it, each
+        once. O(m) expected."""
+        positions = self._checked.positions(rows)
+        out = np.empty(len(positions), dtype=np.int64)
+        k = _mark(positions, self._proved, out)
+        if self._proved_count + k > len(self._order):
+            grown = np.empty(2 * (self._proved_count + k), dtype=np.int64)
+            grown[:self._proved_count] = self._order[:self._proved_count]
+            self._order = grown
+        self._order[self._proved_count:self._proved_count + k] = out[:k]
+        self._proved_count += k
+        return self._checked.rows()[:, out[:k]]
+
+    def checked_rows(self) -> np.ndarray:
+        """The rows of C in the order they were checked (a view). O(1)."""
+        return self._checked.rows()
+
+    def proved_rows(self) -> np.ndarray:
+        """The rows of P in the order they were proved (a copy: earlier calls' rows are a
+        prefix of later ones'). O(|P|)."""
+        return self._checked.rows()[:, self._order[:self._proved_count]]
