@@ -62,6 +62,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from numba import njit
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
@@ -70,7 +71,7 @@ from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationS
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
-from herbrand.framework.storage import Database, Relation, row_keys
+from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
 INSTANCE, PROVED = "@instance:", "@proved:"
@@ -334,39 +335,58 @@ class BackwardForward:
         """``(atoms, partial)``: the stratum atoms to check next, and (lazy) the unproved facts
         that may have instances with atoms left unchecked. ``full``: the atoms of every instance
         of an unproved fact. Lazy: of one instance per unproved fact, none if one of its
-        instances has its atoms all checked already (the fact waits for them)."""
+        instances has its atoms all checked already (the fact waits for them). A fact is
+        told by its position in C (its instances' heads are checked facts): one hash probe
+        per instance, masks over the positions instead of sorts of the heads."""
         out: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         partial: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        kept = [(instance, rows[:, ~self._facts[instance.head].proved(
-            rows[:instance.head_arity])]) for instance, rows in instances]
-        if not full:
-            kept = self._one_per_fact(kept, partial)
-        for instance, rows in kept:
-            for relation, columns in instance.atom_columns(rows):
-                out[relation].append(columns)
+        for head in {i.head for i, _ in instances}:
+            facts = self._facts[head]
+            group = []
+            for instance, rows in instances:
+                if instance.head == head:
+                    positions = facts.positions(rows[:instance.head_arity])
+                    unproved = ~facts.proved_at(positions)
+                    group.append((instance, rows[:, unproved], positions[unproved]))
+            if full:
+                chosen = [(instance, rows) for instance, rows, _ in group]
+            else:
+                chosen = self._one_per_fact(facts, group, partial[head])
+            for instance, rows in chosen:
+                for relation, columns in instance.atom_columns(rows):
+                    out[relation].append(columns)
         return {n: _concat(parts, self._empty[n]) for n, parts in out.items()}, partial
 
-    def _one_per_fact(self, instances, partial: dict[str, list[np.ndarray]]):
-        """The instances to expand lazily (one per fact, or none when one has its atoms all
-        checked); records in ``partial`` the facts with an instance not all checked."""
-        chosen = []
-        for head in {i.head for i, _ in instances}:
-            group = [(i, rows) for i, rows in instances if i.head == head]
-            heads = np.concatenate([rows[:i.head_arity] for i, rows in group], axis=1)
-            keys, = row_keys(heads)
-            ready = np.concatenate([self._all_in(i, rows, False) for i, rows in group])
-            candidates = np.flatnonzero(~np.isin(keys, keys[ready]))
-            _, first = np.unique(keys[candidates], return_index=True)
-            take = np.zeros(len(keys), dtype=bool)
-            take[candidates[first]] = True
-            start = 0
-            for instance, rows in group:
-                chosen.append((instance, rows[:, take[start:start + rows.shape[1]]]))
-                start += rows.shape[1]
-            unready = np.flatnonzero(~ready)
-            _, first = np.unique(keys[unready], return_index=True)
-            partial[head].append(heads[:, unready[first]])
+    def _one_per_fact(self, facts: CheckedFacts, group, partial: list[np.ndarray]):
+        """The instances of one head relation (``group``: instance rule, rows, their heads'
+        positions in C) to expand lazily: one per fact, or none when one has its atoms all
+        checked; appends to ``partial`` the facts with an instance not all checked."""
+        keys = np.concatenate([positions for _, _, positions in group])
+        ready = np.concatenate([self._all_in(i, rows, False) for i, rows, _ in group])
+        waiting = np.zeros(facts.checked_count, dtype=bool)
+        waiting[keys[ready]] = True
+        take = _first_per_key(keys, ~waiting[keys], facts.checked_count)
+        unready = np.zeros(facts.checked_count, dtype=bool)
+        unready[keys[~ready]] = True
+        partial.append(facts.checked_rows()[:, np.flatnonzero(unready)])
+        chosen, start = [], 0
+        for instance, rows, _ in group:
+            chosen.append((instance, rows[:, take[start:start + rows.shape[1]]]))
+            start += rows.shape[1]
         return chosen
+
+
+@njit(nogil=True, cache=True)
+def _first_per_key(keys, candidate, count):
+    """Mask of the first ``candidate`` entry of each key (keys in ``0 .. count - 1``).
+    O(len(keys) + count)."""
+    taken = np.zeros(count, dtype=np.bool_)
+    take = np.zeros(len(keys), dtype=np.bool_)
+    for i in range(len(keys)):
+        if candidate[i] and not taken[keys[i]]:
+            taken[keys[i]] = True
+            take[i] = True
+    return take
 
 
 def _concat(parts: list[np.ndarray], empty: np.ndarray) -> np.ndarray:

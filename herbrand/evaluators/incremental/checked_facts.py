@@ -73,9 +73,17 @@ class CheckedFacts:
         """Whether each row of an (arity, m) batch is in C. O(m) expected."""
         return self._checked.contains(rows)
 
+    def positions(self, rows: np.ndarray) -> np.ndarray:
+        """The position of each row of an (arity, m) batch in ``checked_rows()``, -1 where not
+        checked. O(m) expected."""
+        return self._checked.positions(rows)
+
     def proved(self, rows: np.ndarray) -> np.ndarray:
         """Whether each row of an (arity, m) batch is in P. O(m) expected."""
-        positions = self._checked.positions(rows)
+        return self.proved_at(self._checked.positions(rows))
+
+    def proved_at(self, positions: np.ndarray) -> np.ndarray:
+        """Whether the checked fact at each of ``positions`` (-1: none) is in P. O(m)."""
         return (positions >= 0) & self._proved[np.maximum(positions, 0)]
 
     def prove(self, rows: np.ndarray) -> np.ndarray:
