@@ -70,7 +70,7 @@ from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.framework.analysis import Stratum
+from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
@@ -173,6 +173,8 @@ class BackwardForward:
                               if stratum.recursive else ())
         self._saturation = tuple(reading_proved(v, stratum.relations)
                                  for v in self._consequences)
+        self._proved_read = {literal.atom.relation for rule in self._saturation
+                             for literal, _ in rule_literals(rule)}
         self._empty = {n: old[n].columns[:, :0] for n in stratum.relations}
         self._facts = {n: CheckedFacts(old[n].arity) for n in stratum.relations}
 
@@ -324,7 +326,7 @@ class BackwardForward:
                 return
             reads = self._new.with_relations({
                 **{PROVED + n: Relation(self._facts[n].proved_rows(), unique=True)
-                   for n in self._relations},
+                   for n in self._relations if PROVED + n in self._proved_read},
                 **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
                    for n in self._relations}})
             derived = {n: [rows] for n, rows in

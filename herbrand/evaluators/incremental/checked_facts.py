@@ -2,8 +2,8 @@
 (the paper's C) and which of them it has proved (P), in one structure.
 
 C is a ``RowSet`` (a hash table of row positions over the rows in the order they were checked);
-P is a mask over those positions plus the list of proved positions in the order they were
-proved. Every question the step asks ("checked?", "proved?", "prove the checked ones of these")
+P is a mask over those positions plus a copy of the proved rows in the order they were proved
+(grown by doubling, so that a reader of P as a relation gets a view). Every question the step asks ("checked?", "proved?", "prove the checked ones of these")
 is then one hash probe per row, where two sets would take one probe each, and proving a bag of
 derived rows marks and collects them in one pass (``_mark``), not a filter, a second hash
 insert and a copy.
@@ -41,14 +41,14 @@ def _mark(positions, proved, out):
 
 class CheckedFacts:
     """C and P of one relation of ``arity`` (see the module doc). Memory: the checked rows,
-    their table (two slots per row), a byte and a position per checked row."""
+    their table (two slots per row), a byte per checked row and a copy of the proved rows."""
 
-    __slots__ = ("_checked", "_order", "_proved", "_proved_count")
+    __slots__ = ("_checked", "_proved", "_proved_count", "_proved_rows")
 
     def __init__(self, arity: int):
         self._checked = RowSet(np.zeros((arity, 0), dtype=np.int64))
         self._proved = np.zeros(16, dtype=np.bool_)  # by position in C
-        self._order = np.zeros(16, dtype=np.int64)  # proved positions, in proving order
+        self._proved_rows = np.zeros((arity, 16), dtype=np.int64)  # in proving order
         self._proved_count = 0
 
     @property
@@ -92,19 +92,21 @@ class CheckedFacts:
         positions = self._checked.positions(rows)
         out = np.empty(len(positions), dtype=np.int64)
         k = _mark(positions, self._proved, out)
-        if self._proved_count + k > len(self._order):
-            grown = np.empty(2 * (self._proved_count + k), dtype=np.int64)
-            grown[:self._proved_count] = self._order[:self._proved_count]
-            self._order = grown
-        self._order[self._proved_count:self._proved_count + k] = out[:k]
+        fresh = self._checked.rows()[:, out[:k]]
+        count = self._proved_count
+        if count + k > self._proved_rows.shape[1]:
+            grown = np.empty((fresh.shape[0], 2 * (count + k)), dtype=np.int64)
+            grown[:, :count] = self._proved_rows[:, :count]
+            self._proved_rows = grown
+        self._proved_rows[:, count:count + k] = fresh
         self._proved_count += k
-        return self._checked.rows()[:, out[:k]]
+        return fresh
 
     def checked_rows(self) -> np.ndarray:
         """The rows of C in the order they were checked (a view). O(1)."""
         return self._checked.rows()
 
     def proved_rows(self) -> np.ndarray:
-        """The rows of P in the order they were proved (a copy: earlier calls' rows are a
-        prefix of later ones'). O(|P|)."""
-        return self._checked.rows()[:, self._order[:self._proved_count]]
+        """The rows of P in the order they were proved (a view: earlier calls' rows are a
+        prefix of later ones'). O(1)."""
+        return self._proved_rows[:, :self._proved_count]
