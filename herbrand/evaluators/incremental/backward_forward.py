@@ -84,9 +84,9 @@ class InstanceRule:
     """``rule`` head-restricted to ``@focus:<head>``, deriving one row per instance: the head's
     terms, then the terms of each body atom over a relation of the stratum (``atoms``:
     relation, arity; wildcards become fresh variables). ``members``: the positions in
-    ``atoms`` of the atoms left out of ``rule``'s body because the focus and the literals over
-    lower relations bind all their terms: their rows are kept when the old relation holds
-    them (a hash probe each, not a join)."""
+    ``atoms`` of the atoms without constants left out of ``rule``'s body because the focus and
+    the literals joined (over lower relations, or with a constant) bind all their variables:
+    their rows are kept when the old relation holds them (a hash probe each, not a join)."""
 
     rule: Rule
     head: str
@@ -106,7 +106,7 @@ class InstanceRule:
 def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
     """The InstanceRule of the stratum's ``number``-th rule. O(body length)."""
     body, atoms, members, terms = [], [], [], list(rule.head.terms)
-    bound = _bound_by_lower(rule, relations)
+    bound = _bound_by_joined(rule, relations)
     for element in rule.body:
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation in relations):
@@ -115,7 +115,7 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
             element = Literal(Atom(element.atom.relation, named, element.atom.location))
             atoms.append((element.atom.relation, len(named)))
             terms.extend(named)
-            if bound is not None and all(isinstance(t, Const) or t in bound for t in named):
+            if bound is not None and all(isinstance(t, Var) and t in bound for t in named):
                 members.append(len(atoms) - 1)
                 continue
         body.append(element)
@@ -125,13 +125,17 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
                         rule.head.arity, tuple(atoms), tuple(members))
 
 
-def _bound_by_lower(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
-    """The variables the head (the focus) and the positive literals over lower relations bind,
-    when those literals are connected to the focus through shared variables (so a join of the
-    focus and them is no product); else None. O(body length squared)."""
+def _bound_by_joined(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
+    """The variables that the head (the focus) and the literals that stay joined bind: the
+    positive literals over lower relations and those over ``relations`` with a constant
+    (selections, usually small), when they are connected to the focus through shared
+    variables (so a join of the focus and them is no product); else None. O(body length
+    squared)."""
     bound = {t for t in rule.head.terms if isinstance(t, Var)}
     lower = [{t for t in e.atom.terms if isinstance(t, Var)} for e in rule.body
-             if isinstance(e, Literal) and not e.negated and e.atom.relation not in relations]
+             if isinstance(e, Literal) and not e.negated
+             and (e.atom.relation not in relations
+                  or any(isinstance(t, Const) for t in e.atom.terms))]
     lower = [variables for variables in lower if variables]
     while lower:
         joined = [variables for variables in lower if variables & bound]

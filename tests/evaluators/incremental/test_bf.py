@@ -119,6 +119,13 @@ def test_rewrites():
     assert str(both.rule) == (
         "@instance:2(x, x, @w2, @w3, x) :- @delta:focus:p(x), tc(x, @w2), tc(@w3, x).")
     assert both.members == ()
+    # a literal with a constant stays joined (a small selection) and binds the other's
+    rdfs = parse(".decl m(s: number, p: number, o: number)\n"
+                 "m(x, b, y) :- m(a, 1, b), m(x, a, y).\n").rules[0]
+    sub_property = instance_rule(rdfs, 0, ("m",))
+    assert str(sub_property.rule) == (
+        "@instance:0(x, b, y, a, 1, b, x, a, y) :- @delta:focus:m(x, b, y), m(a, 1, b).")
+    assert sub_property.members == (1,)
     # a lower literal not joined to the focus would make a product: nothing is left out
     apart = parse(TC + ".decl q(x: number)\nq(x) :- tc(x, y), e(z, y), e(y, w).\n").rules[2]
     assert instance_rule(apart, 2, relations + ("q",)).members == ()
