@@ -3,10 +3,10 @@
 
 C is a ``RowSet`` (a hash table of row positions over the rows in the order they were checked);
 P is a mask over those positions plus a copy of the proved rows in the order they were proved
-(grown by doubling, so that a reader of P as a relation gets a view). Every question the step asks ("checked?", "proved?", "prove the checked ones of these")
-is then one hash probe per row, where two sets would take one probe each, and proving a bag of
-derived rows marks and collects them in one pass (``_mark``), not a filter, a second hash
-insert and a copy.
+(grown by doubling, so that a reader of P as a relation gets a view). Every question the step
+asks ("checked?", "proved?", "prove the checked ones of these") is then one hash probe per row,
+where two sets would take one probe each, and proving a bag of derived rows marks and collects
+them in one pass (``_mark``), not a filter, a second hash insert and a copy.
 
     >>> import numpy as np
     >>> facts = CheckedFacts(2)
