@@ -3,11 +3,14 @@ negation and aggregates over a changing relation, and the lazy expansion of the 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from herbrand.evaluators.incremental import bf
 from herbrand.evaluators.incremental.backward_forward import (
+    FOCUS,
     BackwardForward,
+    _driven,
     instance_rule,
     reading_proved,
 )
@@ -131,3 +134,12 @@ def test_rewrites():
     assert instance_rule(apart, 2, relations + ("q",)).members == ()
     assert str(reading_proved(program.rules[1], relations)) == (
         "tc(x, z) :- @proved:tc(x, y), e(y, z).")
+
+
+def test_a_rule_whose_constants_match_no_focus_row_is_not_run():
+    rule = parse(".decl m(s: number, p: number, o: number)\n"
+                 "m(x, 0, z) :- m(x, 0, y), m(y, 0, z).\n").rules[0]
+    instance = instance_rule(rule, 0, ("m",)).rule
+    assert not _driven(instance, {FOCUS + "m": np.array([[1], [4], [2]])})
+    assert _driven(instance, {FOCUS + "m": np.array([[1, 1], [4, 0], [2, 3]])})
+    assert not _driven(instance, {FOCUS + "m": np.zeros((3, 0), dtype=np.int64)})
