@@ -92,13 +92,17 @@ class InstanceRule:
     relation, arity; wildcards become fresh variables). ``members``: the positions in
     ``atoms`` of the atoms without constants left out of ``rule``'s body because the focus and
     the literals joined (over lower relations, or with a constant) bind all their variables:
-    their rows are kept when the old relation holds them (a hash probe each, not a join)."""
+    their rows are kept when the old relation holds them (a hash probe each, not a join).
+    ``lower_members``: likewise the literals over lower relations whose terms are all
+    variables of the head (as ``m(s, p, o) :- t(s, p, o)``): relation, and the head columns
+    of its terms, probed in the new lower relation."""
 
     rule: Rule
     head: str
     head_arity: int
     atoms: tuple[tuple[str, int], ...]
     members: tuple[int, ...] = ()
+    lower_members: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def atom_columns(self, rows: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """Each stratum atom of each row: (relation, its columns of ``rows``)."""
@@ -111,9 +115,17 @@ class InstanceRule:
 
 def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
     """The InstanceRule of the stratum's ``number``-th rule. O(body length)."""
-    body, atoms, members, terms = [], [], [], list(rule.head.terms)
+    body, atoms, members, lower, terms = [], [], [], [], list(rule.head.terms)
     bound = _bound_by_joined(rule, relations)
+    columns = {}
+    for column, term in enumerate(rule.head.terms):
+        columns.setdefault(term, column)
     for element in rule.body:
+        if (isinstance(element, Literal) and not element.negated
+                and element.atom.relation not in relations
+                and all(isinstance(t, Var) and t in columns for t in element.atom.terms)):
+            lower.append((element.atom.relation, tuple(columns[t] for t in element.atom.terms)))
+            continue
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation in relations):
             named = tuple(Var(f"@w{len(terms) + i}") if isinstance(term, Wildcard) else term
@@ -128,7 +140,7 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
     focus = Literal(Atom(FOCUS + rule.head.relation, rule.head.terms))
     head = Atom(f"{INSTANCE}{number}", tuple(terms))
     return InstanceRule(Rule(head, (focus, *body), rule.location), rule.head.relation,
-                        rule.head.arity, tuple(atoms), tuple(members))
+                        rule.head.arity, tuple(atoms), tuple(members), tuple(lower))
 
 
 def _bound_by_joined(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
@@ -295,22 +307,26 @@ class BackwardForward:
         return self._evaluator.derive(driven, reads) if driven else {}
 
     def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """The ``rows`` whose ``members`` atoms the old relations hold. O(rows) expected."""
-        if not instance.members or not rows.shape[1]:
+        """The ``rows`` whose ``members`` atoms the old relations hold, and whose
+        ``lower_members`` atoms the new lower ones. O(rows) expected."""
+        if not (instance.members or instance.lower_members) or not rows.shape[1]:
             return rows
         atoms = instance.atom_columns(rows)
         mask = np.ones(rows.shape[1], dtype=bool)
         for position in instance.members:
             relation, columns = atoms[position]
             mask &= self._member_set(relation).contains(columns)
+        for relation, head_columns in instance.lower_members:
+            mask &= self._member_set(relation).contains(rows[list(head_columns)])
         return rows[:, mask]
 
     def _member_set(self, name: str) -> RelationSet:
-        """The hash set of the old relation ``name``: the engine's kept one (taken and put
-        back: only read here), else built. O(1), or O(n) once."""
+        """The hash set of relation ``name`` as the instances read it (old in the stratum, new
+        below): the engine's kept one (taken and put back: only read here), else built. O(1),
+        or O(n) once."""
         members = self._members.get(name)
         if members is None:
-            relation = self._old[name]
+            relation = self._old[name] if name in self._relations else self._new[name]
             members = self._members[name] = (RelationSet(relation) if self._kept is None
                                              else self._kept.take(name, relation))
             if self._kept is not None:

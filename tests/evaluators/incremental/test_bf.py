@@ -114,6 +114,10 @@ def test_a_fact_is_first_expanded_through_one_instance(checks):
 def test_rewrites():
     program = parse(TC + ".decl p(x: number)\np(x) :- tc(x, _), tc(_, x).\n")
     relations = ("tc", "p")
+    # e(x, y) has only head variables: probed in the new e, not joined
+    base = instance_rule(program.rules[0], 0, relations)
+    assert str(base.rule) == "@instance:0(x, y) :- @delta:focus:tc(x, y)."
+    assert base.lower_members == (("e", (0, 1)),)
     # tc(x, y): the focus and e(y, z) bind it, so it is probed in the old tc, not joined
     recursive = instance_rule(program.rules[1], 1, relations)
     assert str(recursive.rule) == "@instance:1(x, z, x, y) :- @delta:focus:tc(x, z), e(y, z)."
