@@ -16,9 +16,9 @@ deletes, or both) the engine bootstraps at once for a few updates of that kind (
 backoff, ``elastic_budget.SwitchBackoff``): on a small program an Update's fixed cost in
 Python exceeds a whole Bootstrap, and every attempt was wasted. ``last_switch`` records the
 budget, the work counted against it and how the update ended. The work an Update does for
-the native Bootstrap (the proof counts and row indexes it deferred) is that Bootstrap's: it
-does not count against the Update (up to the budget itself) and is added to the Bootstrap's
-time (``elastic_budget``).
+the native Bootstrap (the proof counts, row indexes and join indexes it deferred) is that
+Bootstrap's: it does not count against the Update and counts in the Bootstrap's time, which
+the budget is a share of (``elastic_budget``, ``elastic_setup``).
 
 Aggregates are not maintained incrementally: a stratum with an aggregate rule whose inputs
 changed is bootstrapped again on its own (Algorithm 2 over the new inputs) and diffed with its
@@ -52,10 +52,10 @@ from herbrand.evaluators.incremental.elastic_budget import (
 )
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
+from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
 from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
-from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
 from herbrand.framework.errors import EvaluationError
@@ -119,7 +119,7 @@ class ElasticEngine(IncrementalEvaluator):
         self.switch = switch
         self.index = index
         self.native_bootstrap = native_bootstrap
-        self._evaluator = RelationalEvaluator(index=index)
+        self._evaluator = SetUpEvaluator(index=index)
         self._snapshot: _Snapshot | None = None
         self._bootstrap_seconds = 0.0
         self._backoffs: dict[str, SwitchBackoff] = {}  # by kind of update (``_kind``)
@@ -142,7 +142,7 @@ class ElasticEngine(IncrementalEvaluator):
         switch fires (or without an attempt, after abandoned ones: ``SwitchBackoff``). Raises
         EvaluationError for a relation that is not an input."""
         snapshot = self._require()
-        budget = SwitchBudget(self.clock, self.switch * self._bootstrap_seconds)
+        budget = SwitchBudget(self.clock, self.switch, self._bootstrap_seconds)
         database, input_changes = self._updated_inputs(snapshot, insert, delete)
         size = sum(a.shape[1] + r.shape[1] for a, r in input_changes.values())
         backoff = self._backoffs.setdefault(_kind(input_changes), SwitchBackoff())
@@ -150,8 +150,9 @@ class ElasticEngine(IncrementalEvaluator):
             strategy = "skipped-to-bootstrap"
         else:
             try:
-                new_snapshot, changes = self._propagated(snapshot, database, dict(input_changes),
-                                                         budget)
+                with self._evaluator.deferring(budget):
+                    new_snapshot, changes = self._propagated(snapshot, database,
+                                                             dict(input_changes), budget)
                 strategy = "update"
             except Abandoned:
                 strategy = "switched-to-bootstrap"
@@ -203,6 +204,7 @@ class ElasticEngine(IncrementalEvaluator):
         return new_snapshot, changes
 
     def _bootstrapped(self, prepared: IncrementalProgram, instance: Database) -> _Snapshot:
+        self._evaluator.reset()  # the indexes the next Update builds first are set-up
         plans = tuple(_StratumPlan.of(s) for s in prepared.strata)
         states: dict[str, RelationState] = {}
         numbering = NativeNumbering()

@@ -1,4 +1,4 @@
-"""SwitchBudget: the work counted against an Update, the exempt work apart."""
+"""SwitchBudget: the work counted against an Update, the exempt work apart; SwitchBackoff."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class _Clock:
 
 def test_check_raises_once_counted_work_passes_the_limit():
     clock = _Clock()
-    budget = SwitchBudget(clock, 5.0)
+    budget = SwitchBudget(clock, 0.5, 10.0)
     clock.now = 5.0
     budget.check()  # exactly at the limit: still within it
     clock.now = 5.5
@@ -31,9 +31,9 @@ def test_check_raises_once_counted_work_passes_the_limit():
         budget.check()
 
 
-def test_exempt_work_is_not_counted_and_is_recorded():
+def test_exempt_work_is_not_counted_and_raises_the_limit():
     clock = _Clock()
-    budget = SwitchBudget(clock, 5.0)
+    budget = SwitchBudget(clock, 0.5, 10.0)
 
     def work() -> str:
         clock.now += 4.0
@@ -41,32 +41,49 @@ def test_exempt_work_is_not_counted_and_is_recorded():
         return "done"
 
     assert budget.exempt(work) == "done"
-    clock.now += 5.0
-    budget.check()  # 9 s passed, 4 of them exempt
-    assert budget.exempted == 4.0
+    assert budget.exempted == 4.0 and budget.limit == 7.0  # half of 10 + 4 s
+    clock.now += 7.0
+    budget.check()  # 11 s passed, 4 of them exempt: 7 counted
     clock.now += 0.5
     with pytest.raises(Abandoned):
         budget.check()
 
 
-def test_exempt_work_beyond_the_cap_counts():
+def test_exempt_work_however_long_is_not_counted():
     clock = _Clock()
-    budget = SwitchBudget(clock, 5.0)
+    budget = SwitchBudget(clock, 0.5, 10.0)
 
     def work() -> None:
-        clock.now += 8.0
-        budget.check()  # 8 s, at most 5 exempt: 3 counted
-        clock.now += 3.0
-        budget.check()  # 11 s, 6 counted
+        clock.now += 80.0
+        budget.check()
 
+    budget.exempt(work)
+    clock.now += 45.0  # the Bootstrap's 10 s and the 80 s it deferred: 45 s allowed
+    budget.check()
+    clock.now += 0.5
     with pytest.raises(Abandoned):
-        budget.exempt(work)
-    assert budget.exempted == 11.0
+        budget.check()
+
+
+def test_nested_exempt_work_is_timed_once():
+    clock = _Clock()
+    budget = SwitchBudget(clock, 0.5, 10.0)
+
+    def inner() -> int:
+        clock.now += 1.0
+        return 1
+
+    def outer() -> int:
+        clock.now += 2.0
+        return budget.exempt(inner) + 1
+
+    assert budget.exempt(outer) == 2
+    assert budget.exempted == 3.0 and budget.counted() == 0.0
 
 
 def test_exempt_work_that_fails_is_still_recorded():
     clock = _Clock()
-    budget = SwitchBudget(clock, 1.0)
+    budget = SwitchBudget(clock, 0.5, 2.0)
 
     def failing() -> None:
         clock.now += 0.5
@@ -84,9 +101,9 @@ def test_unlimited_never_runs_out():
     budget.check()
 
 
-def test_counted_leaves_out_exempt_work_up_to_the_cap():
+def test_counted_leaves_out_exempt_work():
     clock = _Clock()
-    budget = SwitchBudget(clock, 5.0)
+    budget = SwitchBudget(clock, 0.5, 10.0)
     assert budget.limit == 5.0
     clock.now = 1.0
     budget.exempt(lambda: setattr(clock, "now", 3.0))  # 2 s exempt
