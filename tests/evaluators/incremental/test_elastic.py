@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from herbrand.evaluators.incremental import elastic_stratum
 from herbrand.evaluators.incremental.elastic import ElasticEngine
+from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.parser import parse
@@ -243,6 +244,29 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     assert engine.last_strategy == "update" and calls == ["tc", "tc"]
     assert engine._bootstrap_seconds == pytest.approx(10.8)
     assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
+
+
+def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
+    engine = _tc_engine(0.05)
+    engine._bootstrap_seconds = 10.0  # a budget of 0.5 s
+    now = {"t": 0.0}
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    build = SetUpEvaluator._built
+    built = []
+
+    def slow(self, name, relation, key):  # each first build takes 1 s on the fake clock
+        built.append(name)
+        now["t"] += 1.0
+        return build(self, name, relation, key)
+
+    monkeypatch.setattr(SetUpEvaluator, "_built", slow)
+    engine.update(_edges([(30, 31)]), {})
+    assert engine.last_strategy == "update" and built
+    assert engine._bootstrap_seconds == pytest.approx(10.0 + len(built))
+    built.clear()
+    engine.update(_edges([(31, 32)]), {})  # the indexes are built: nothing is set-up again
+    assert engine.last_strategy == "update" and not built
+    assert (0, 32) in engine.database["tc"]
 
 
 def test_a_fault_mid_update_leaves_the_state_and_a_later_update_works(monkeypatch):
