@@ -99,7 +99,7 @@ class _Snapshot:
 
 class ElasticEngine(IncrementalEvaluator):
     """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
-    the last Bootstrap's time. ``index``: the relational evaluator's index backing.
+    the last Bootstrap's time (the set-up it deferred included). ``index``: the relational evaluator's index backing.
     ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
     semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
     Update when it must lower them; False runs Algorithm 2 with the relational evaluator,

@@ -41,10 +41,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class SwitchRecord:
-    """How one Update met its budget (``ElasticEngine.last_switch``): the seconds allowed, the
-    seconds counted against them and exempt when it ended (or was abandoned), and the
-    strategy it ended with ("update", "switched-to-bootstrap", or "skipped-to-bootstrap" when
-    ``SwitchBackoff`` did not attempt one)."""
+    """How one Update met its budget (``ElasticEngine.last_switch``): the seconds allowed (with
+    the exempt work done), the seconds counted against them and exempt when it ended (or was
+    abandoned), and the strategy it ended with ("update", "switched-to-bootstrap", or
+    "skipped-to-bootstrap" when ``SwitchBackoff`` did not attempt one)."""
 
     budget: float
     counted: float
