@@ -20,8 +20,7 @@ from pathlib import Path
 from herbrand import builtins
 from herbrand.api import incremental, materialize_with_stats, parse, program_to_run
 from herbrand.framework import io
-from herbrand.framework.contracts import Backend, Progress, StratumStats
-from herbrand.framework.csv_writer import ARROW_MIN_ROWS
+from herbrand.framework.contracts import Backend, StratumStats
 from herbrand.framework.errors import FactsError, OutputError, UsageError
 from herbrand.framework.registry import (
     BACKENDS,
@@ -148,7 +147,7 @@ def _run(args) -> int:
             program, facts_dir=args.facts,
             evaluator=args.evaluator,
             fixpoint=args.fixpoint or builtins.DEFAULT_FIXPOINT,
-            index=args.index, backend=backend, observer=_observer(progress, backend.threads, program),
+            index=args.index, backend=backend, observer=progress,
         )
         seconds = time.perf_counter() - start
         _write_outputs(program, database, args.output, progress, backend.threads)
@@ -162,24 +161,6 @@ def _run(args) -> int:
     if args.summary:
         _print_summary(program, database, seconds)
     return 0
-
-
-def _observer(progress: ProgressDisplay | None, threads: int, program: Program):
-    """What watches a local run: ``progress``; on several ``threads``, when ``program`` writes
-    an output, also the derived total, pyarrow's import started once it reaches
-    ``ARROW_MIN_ROWS`` tuples (``io.prefetch_arrow``): outputs that large are formatted by
-    pyarrow, and imported by the writer it would hold the GIL for about 0.05 s while the other
-    threads wait."""
-    if threads <= 1 or not any(d.kind == "output" for d in program.directives):
-        return progress
-
-    def observe(event: Progress) -> None:
-        if event.total >= ARROW_MIN_ROWS:
-            io.prefetch_arrow()
-        if progress is not None:
-            progress(event)
-
-    return observe
 
 
 def _write_outputs(program: Program, database: Database, output: str,

@@ -159,33 +159,6 @@ def test_parallel_backend_with_workers_writes_what_local_writes(tc_case, capsys,
     assert threads and set(threads) == {2}  # only the parallel run, on its 2 workers
 
 
-def test_a_parallel_run_starts_importing_pyarrow_once_it_has_derived_enough(tc_case,
-                                                                            monkeypatch):
-    """On several threads pyarrow's import starts while the run computes, once it has derived
-    ``ARROW_MIN_ROWS`` tuples (outputs that large are formatted by pyarrow); never below that,
-    nor on one thread, nor when the program writes no output."""
-    from herbrand import run_command
-    from herbrand.framework import io
-
-    started = []
-    monkeypatch.setattr(io, "prefetch_arrow", lambda: started.append(True))
-    parallel = ["--backend", "parallel", "--workers", "2"]
-    for threshold, extra, expected in [(1, [], False), (1, parallel, True),
-                                       (10**9, parallel, False)]:
-        monkeypatch.setattr(run_command, "ARROW_MIN_ROWS", threshold)
-        started.clear()
-        assert main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D",
-                     str(tc_case / "out"), "--no-progress", *extra]) == 0
-        assert bool(started) == expected, (threshold, extra)
-    sizes_only = tc_case / "sizes.dl"
-    sizes_only.write_text((tc_case / "tc.dl").read_text().replace(".output", ".printsize"))
-    monkeypatch.setattr(run_command, "ARROW_MIN_ROWS", 1)
-    started.clear()
-    assert main(["run", str(sizes_only), "-F", str(tc_case / "facts"), "--no-progress",
-                 *parallel]) == 0
-    assert not started
-
-
 def test_a_flag_the_backend_does_not_take_is_a_one_line_error(tc_case, capsys):
     status = main(["run", str(tc_case / "tc.dl"), "-F", str(tc_case / "facts"), "-D", "-",
                    "--workers", "2"])

@@ -58,7 +58,6 @@ messages and the same bytes (tests/framework/test_arrow_io.py checks them agains
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Iterable
 from os import PathLike
 from pathlib import Path
@@ -127,20 +126,6 @@ def arrow_io_module():
         _ARROW_MISSING = True
         return None
     return arrow_io
-
-
-_PREFETCH: list[threading.Thread] = []  # the import started by ``prefetch_arrow``, once
-
-
-def prefetch_arrow() -> None:
-    """Start importing pyarrow (``arrow_io_module``) on a daemon thread, once per process: a
-    run on several threads that will write large outputs loads it while its kernels compute
-    (they release the GIL), not after them with the other core idle. The writer's own import
-    then waits for this one. About 0.05 s of CPU and 30 MB resident, once."""
-    if not _PREFETCH and ARROW and not _ARROW_MISSING:
-        _PREFETCH.append(threading.Thread(target=arrow_io_module, name="herbrand-arrow",
-                                          daemon=True))
-        _PREFETCH[0].start()
 
 
 def read_facts(

@@ -468,19 +468,6 @@ def test_pyarrow_is_imported_only_to_read_or_write_files(tmp_path):
     assert (tmp_path / "f.csv").read_bytes() == b"1::b\n2::a\n"
 
 
-def test_prefetch_imports_pyarrow_on_a_thread_once():
-    output = _run("""
-        import sys
-        from herbrand.framework import io
-        io.prefetch_arrow()
-        io.prefetch_arrow()
-        for thread in io._PREFETCH:
-            thread.join()
-        print(len(io._PREFETCH), "herbrand.framework.arrow_io" in sys.modules)
-    """)
-    assert output.splitlines()[-1] == "1 True"
-
-
 @pytest.mark.parametrize("arrow", [True, False])
 def test_a_write_on_threads_imports_pyarrow_beside_the_sort(arrow):
     output = _run(f"""
