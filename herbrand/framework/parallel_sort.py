@@ -52,7 +52,7 @@ def sorted_on(key: np.ndarray, spread: Spread | None, *, overwrite: bool = False
     _on_threads(spread, sort_part)
     samples = np.sort(np.concatenate([
         part[np.linspace(0, len(part) - 1, _SAMPLES_PER_PART).astype(np.int64)]
-        for part in parts]))
+        for part in parts if len(part)]))
     pivots = samples[np.arange(1, spread.workers) * len(samples) // spread.workers]
     cuts = [np.concatenate([[0], np.searchsorted(part, pivots), [len(part)]]).tolist()
             for part in parts]

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from herbrand.framework import parallel_sort
@@ -18,6 +18,7 @@ from herbrand.framework.spread import Spread
 @settings(max_examples=40, deadline=None)
 @given(length=st.integers(0, 3_000), span=st.sampled_from([1, 7, 1_000, 1 << 62]),
        workers=st.integers(1, 4), overwrite=st.booleans(), seed=st.integers(0, 2**32 - 1))
+@example(length=1, span=1, workers=2, overwrite=False, seed=0)  # a part with no values
 def test_sorted_on_threads_equals_numpy(length, span, workers, overwrite, seed):
     rng = np.random.default_rng(seed)
     key = rng.integers(-span, span, length, dtype=np.int64)
