@@ -4,9 +4,9 @@ A fixpoint's inner step is "of the rows just derived, which are new?" followed b
 Answering with set operations over the whole relation (``Relation.difference``) costs
 O(n log n) in the relation's size every iteration, and even a sorted run costs a sort of the m
 derived rows. A RowSet is an open-addressing hash table of row numbers (linear probing, at most
-half full) over a growing (arity, capacity) copy of the rows (both double when full), probed by numba kernels that
-release the GIL: ``insert`` costs O(m) expected for m derived rows, whatever n is, with one
-hash of the row's columns and, on a hit, a comparison of the columns.
+half full) over a growing (arity, capacity) copy of the rows (both double when full), probed by
+numba kernels that release the GIL: ``insert`` costs O(m) expected for m derived rows, whatever
+n is, with one hash of the row's columns and, on a hit, a comparison of the columns.
 
 ``unseen`` only reads the table, so threads may call it concurrently on one RowSet (the parallel
 backend filters its tasks' rows this way); ``insert`` mutates and must not overlap other calls.

@@ -26,9 +26,9 @@ between passes. The workers import herbrand, numpy and its native kernels: on ``
 ``local-cluster`` masters they run the driver's Python (``masters.session_defaults`` sets
 ``spark.pyspark.python``); on a cluster, ship an environment (README, "Spark on a cluster").
 
-Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the native engine's work on its share of the derivations plus
-loading the broadcast relations (O(their rows) per partition) and converting its rows to and
-from Arrow (O(rows)). Memory per partition: the broadcast relations and its share of the result.
+Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the
+native engine's work on its share of the derivations plus loading the broadcast relations
+(O(their rows) per partition) and converting its rows to and from Arrow (O(rows)). Memory per partition: the broadcast relations and its share of the result.
 """
 
 from __future__ import annotations

@@ -25,14 +25,15 @@ difference of two such changes of C_k): a documented fallback.
 Cost per update: per iteration, only the variants whose first literal (a change) has rows run
 (an iteration without one evaluates nothing, ``VariantGroup``), and only the relations they
 read are built (the new state's prefixes only once a first iteration changed, ``Walk``); the
-rule evaluator's work on the instances joining a change with the last iteration's new tuples (those per-iteration relations reduced by the change
-first, ``counting_semijoins``, so that no index of them is built again), k + 1 galloping
-searches of the t touched tuples (among the iteration's e count entries and the old runs of
-iterations 1..k: O(t log(e / t) + t) each) and, when D_k changes, one merge of the change into
-the counts (O(e), a copy: the state is immutable; block copies for a small change;
-``counting_merge``), never a sort of the whole state. A relation none of whose tuples changes
-its first iteration is kept as it was (no copy). The
-inputs' changes come from hash tables kept across updates (``RelationSets``), O(m) expected.
+rule evaluator's work on the instances joining a change with the last iteration's new tuples
+(those per-iteration relations reduced by the change first, ``counting_semijoins``, so that no
+index of them is built again), k + 1 galloping searches of the t touched tuples (among the
+iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
+and, when D_k changes, one merge of the change into the counts (O(e), a copy: the state is
+immutable; block copies for a small change; ``counting_merge``), never a sort of the whole
+state. A relation none of whose tuples changes its first iteration is kept as it was (no
+copy). The inputs' changes come from hash tables kept across updates (``RelationSets``), O(m)
+expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the
 per-iteration runs and the updated inputs' hash tables, about the size of the
 materialization or a few times it. The new state is built functionally and committed at the

@@ -74,8 +74,9 @@ class Semijoins:
         self.ratio = ratio
         self.constants = constants
         self._reducible_terms = (Var, Wildcard, Const) if constants else (Var, Wildcard)
-        # id(rule) -> (rule, its positive literals: (relation, reducible (variables and constants only), first column
-        # of each variable), or () when no relation may be replaced), analysed once per rule
+        # id(rule) -> (rule, its positive literals: (relation, reducible (variables and
+        # constants only), first column of each variable), or () when no relation may be
+        # replaced), analysed once per rule
         self._rules: dict[int, tuple[Rule, tuple]] = {}
 
     def _analysed(self, rule: Rule) -> tuple:

@@ -1,8 +1,9 @@
 """The state of the counting engine and the walk of one update over it.
 
 ``Trace``: one derived relation's derivation counts per iteration (D_k, ``PackedCounts``: rows
-packed into one int64 each where they fit, counts as narrow integers, in lexicographic order) and the run of the tuples first derived in each iteration (Δ_k); the
-relation itself is stored in iteration order, so X_k is a prefix of it.
+packed into one int64 each where they fit, counts as narrow integers, in lexicographic order)
+and the run of the tuples first derived in each iteration (Δ_k); the relation itself is stored
+in iteration order, so X_k is a prefix of it.
 
 ``Walk``: one update's pass over the iterations of one stratum. It keeps the new trace being
 built, X'_{k-1} (the new state's relation so far: the old X_{k-1} itself until some Δ'_j

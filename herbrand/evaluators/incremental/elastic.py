@@ -99,7 +99,8 @@ class _Snapshot:
 
 class ElasticEngine(IncrementalEvaluator):
     """The elastic engine. ``switch``: abandon an Update that runs longer than this fraction of
-    the last Bootstrap's time (the set-up it deferred included). ``index``: the relational evaluator's index backing.
+    the last Bootstrap's time (the set-up it deferred included). ``index``: the relational
+    evaluator's index backing.
     ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
     semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
     Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
@@ -222,7 +223,8 @@ class ElasticEngine(IncrementalEvaluator):
             instance = instance.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(prepared, plans, instance, states)
 
-    def _bootstrap_stratum(self, plan: _StratumPlan, instance: Database) -> dict[str, RelationState]:
+    def _bootstrap_stratum(self, plan: _StratumPlan,
+                           instance: Database) -> dict[str, RelationState]:
         universes = {r: Universe.of_empty(instance[r].arity) for r in plan.stratum.relations}
         universes.update({r: Universe.of_current(instance[r])
                           for r in plan.positives if r not in universes})

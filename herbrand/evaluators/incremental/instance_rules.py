@@ -1,0 +1,127 @@
+"""The rules the backward/forward deletion step (``backward_forward``) evaluates, rewritten
+from a stratum's rules: *instance rules* (a rule head-restricted to the frontier, ``@focus:``,
+deriving one row per rule instance: its head, then its stratum atoms; atoms the rest of the body
+binds are left out of the join and probed), *saturation rules* (the delta variants reading the
+proved facts, ``@proved:``), and whether a rule's batches can drive it at all (``driven``).
+All are O(body length) per rule, made once per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.fixpoint import delta_name
+from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
+
+INSTANCE, PROVED = "@instance:", "@proved:"
+# the frontier, named as a delta so that join ordering starts every instance rule from it
+FOCUS = delta_name("focus:")
+
+
+@dataclass(frozen=True)
+class InstanceRule:
+    """``rule`` head-restricted to ``@focus:<head>``, deriving one row per instance: the head's
+    terms, then the terms of each body atom over a relation of the stratum (``atoms``:
+    relation, arity; wildcards become fresh variables). ``members``: the positions in
+    ``atoms`` of the atoms without constants left out of ``rule``'s body because the focus and
+    the literals joined (over lower relations, or with a constant) bind all their variables:
+    their rows are kept when the old relation holds them (a hash probe each, not a join).
+    ``lower_members``: likewise the literals over lower relations whose terms are all
+    variables of the head (as ``m(s, p, o) :- t(s, p, o)``): relation, and the head columns
+    of its terms, probed in the new lower relation."""
+
+    rule: Rule
+    head: str
+    head_arity: int
+    atoms: tuple[tuple[str, int], ...]
+    members: tuple[int, ...] = ()
+    lower_members: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def atom_columns(self, rows: np.ndarray) -> list[tuple[str, np.ndarray]]:
+        """Each stratum atom of each row: (relation, its columns of ``rows``)."""
+        out, start = [], self.head_arity
+        for relation, arity in self.atoms:
+            out.append((relation, rows[start:start + arity]))
+            start += arity
+        return out
+
+
+def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
+    """The InstanceRule of the stratum's ``number``-th rule. O(body length)."""
+    body, atoms, members, lower, terms = [], [], [], [], list(rule.head.terms)
+    bound = _bound_by_joined(rule, relations)
+    columns = {}
+    for column, term in enumerate(rule.head.terms):
+        columns.setdefault(term, column)
+    for element in rule.body:
+        if (isinstance(element, Literal) and not element.negated
+                and element.atom.relation not in relations
+                and all(isinstance(t, Var) and t in columns for t in element.atom.terms)):
+            lower.append((element.atom.relation, tuple(columns[t] for t in element.atom.terms)))
+            continue
+        if (isinstance(element, Literal) and not element.negated
+                and element.atom.relation in relations):
+            named = tuple(Var(f"@w{len(terms) + i}") if isinstance(term, Wildcard) else term
+                          for i, term in enumerate(element.atom.terms))
+            element = Literal(Atom(element.atom.relation, named, element.atom.location))
+            atoms.append((element.atom.relation, len(named)))
+            terms.extend(named)
+            if bound is not None and all(isinstance(t, Var) and t in bound for t in named):
+                members.append(len(atoms) - 1)
+                continue
+        body.append(element)
+    focus = Literal(Atom(FOCUS + rule.head.relation, rule.head.terms))
+    head = Atom(f"{INSTANCE}{number}", tuple(terms))
+    return InstanceRule(Rule(head, (focus, *body), rule.location), rule.head.relation,
+                        rule.head.arity, tuple(atoms), tuple(members), tuple(lower))
+
+
+def _bound_by_joined(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
+    """The variables that the head (the focus) and the literals that stay joined bind: the
+    positive literals over lower relations and those over ``relations`` with a constant
+    (selections, usually small), when they are connected to the focus through shared
+    variables (so a join of the focus and them is no product); else None. O(body length
+    squared)."""
+    bound = {t for t in rule.head.terms if isinstance(t, Var)}
+    lower = [{t for t in e.atom.terms if isinstance(t, Var)} for e in rule.body
+             if isinstance(e, Literal) and not e.negated
+             and (e.atom.relation not in relations
+                  or any(isinstance(t, Const) for t in e.atom.terms))]
+    lower = [variables for variables in lower if variables]
+    while lower:
+        joined = [variables for variables in lower if variables & bound]
+        if not joined:
+            return None
+        for variables in joined:
+            bound |= variables
+        lower = [variables for variables in lower if not variables & bound]
+    return bound
+
+
+def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
+    """``rule`` with its positive literals over ``relations`` reading ``@proved:`` instead."""
+    return with_body(rule, tuple(
+        renamed(e, PROVED + e.atom.relation)
+        if isinstance(e, Literal) and not e.negated and e.atom.relation in relations else e
+        for e in rule.body))
+
+
+def driven(rule: Rule, batches: Mapping[str, np.ndarray]) -> bool:
+    """Whether each literal of ``rule`` over a relation of ``batches`` (its delta or focus) has
+    a row of its batch with the literal's integer constants: else the rule derives nothing,
+    and skipping it saves a plan run (on RDFS, most rules read one predicate). O(batch rows)."""
+    return all(_matches(batches[e.atom.relation], e.atom) for e in rule.body
+               if isinstance(e, Literal) and not e.negated and e.atom.relation in batches)
+
+
+def _matches(rows: np.ndarray, atom: Atom) -> bool:
+    """Whether a row of ``rows`` has ``atom``'s integer constants in their columns."""
+    mask = np.ones(rows.shape[1], dtype=bool)
+    for column, term in enumerate(atom.terms):
+        if isinstance(term, Const) and isinstance(term.value, int):
+            mask &= rows[column] == term.value
+    return bool(mask.any())

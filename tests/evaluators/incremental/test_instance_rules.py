@@ -1,0 +1,54 @@
+"""The rules the backward/forward deletion step evaluates: instance rules (atoms the rest of
+the body binds probed, not joined), saturation rules reading the proved facts, and rules their
+batches cannot drive."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.instance_rules import (
+    FOCUS,
+    driven,
+    instance_rule,
+    reading_proved,
+)
+from herbrand.framework.parser import parse
+from tests.evaluators.incremental.engine_helpers import TC
+
+
+def test_rewrites():
+    program = parse(TC + ".decl p(x: number)\np(x) :- tc(x, _), tc(_, x).\n")
+    relations = ("tc", "p")
+    # e(x, y) has only head variables: probed in the new e, not joined
+    base = instance_rule(program.rules[0], 0, relations)
+    assert str(base.rule) == "@instance:0(x, y) :- @delta:focus:tc(x, y)."
+    assert base.lower_members == (("e", (0, 1)),)
+    # tc(x, y): the focus and e(y, z) bind it, so it is probed in the old tc, not joined
+    recursive = instance_rule(program.rules[1], 1, relations)
+    assert str(recursive.rule) == "@instance:1(x, z, x, y) :- @delta:focus:tc(x, z), e(y, z)."
+    assert recursive.atoms == (("tc", 2),) and recursive.members == (0,)
+    both = instance_rule(program.rules[2], 2, relations)
+    assert str(both.rule) == (
+        "@instance:2(x, x, @w2, @w3, x) :- @delta:focus:p(x), tc(x, @w2), tc(@w3, x).")
+    assert both.members == ()
+    # a literal with a constant stays joined (a small selection) and binds the other's
+    rdfs = parse(".decl m(s: number, p: number, o: number)\n"
+                 "m(x, b, y) :- m(a, 1, b), m(x, a, y).\n").rules[0]
+    sub_property = instance_rule(rdfs, 0, ("m",))
+    assert str(sub_property.rule) == (
+        "@instance:0(x, b, y, a, 1, b, x, a, y) :- @delta:focus:m(x, b, y), m(a, 1, b).")
+    assert sub_property.members == (1,)
+    # a lower literal not joined to the focus would make a product: nothing is left out
+    apart = parse(TC + ".decl q(x: number)\nq(x) :- tc(x, y), e(z, y), e(y, w).\n").rules[2]
+    assert instance_rule(apart, 2, relations + ("q",)).members == ()
+    assert str(reading_proved(program.rules[1], relations)) == (
+        "tc(x, z) :- @proved:tc(x, y), e(y, z).")
+
+
+def test_a_rule_whose_constants_match_no_focus_row_is_not_run():
+    rule = parse(".decl m(s: number, p: number, o: number)\n"
+                 "m(x, 0, z) :- m(x, 0, y), m(y, 0, z).\n").rules[0]
+    instance = instance_rule(rule, 0, ("m",)).rule
+    assert not driven(instance, {FOCUS + "m": np.array([[1], [4], [2]])})
+    assert driven(instance, {FOCUS + "m": np.array([[1, 1], [4, 0], [2, 3]])})
+    assert not driven(instance, {FOCUS + "m": np.zeros((3, 0), dtype=np.int64)})
