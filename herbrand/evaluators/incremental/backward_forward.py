@@ -16,16 +16,16 @@ bounded by the materialization.
 - A *round* checks a frontier of facts at once: one call of the rule evaluator runs every rule
   head-restricted to the frontier (``@focus:``) over the old facts of the stratum and the new
   facts of the lower strata, and returns each rule instance as a row (its head, then its body
-  atoms of this stratum: the ``@instance:`` rules). A stratum atom without constants whose
-  variables the focus and the literals that stay joined (over lower relations, or with a
-  constant) all bind is left out of the rule and probed in the old relation's hash set instead
-  (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a hash
-  probe per row where a join would probe, and first build, an index of the whole relation on
+  atoms of this stratum: the ``@instance:`` rules of ``instance_rules``). A stratum atom without
+  constants whose variables the focus and the literals that stay joined (over lower relations, or
+  with a constant) all bind is left out of the rule and probed in the old relation's hash set
+  instead (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a
+  hash probe per row where a join would probe, and first build, an index of the whole relation on
   all its columns (on TC, ``tc(x, y)`` in ``tc(x, z) :- tc(x, y), e(y, z)``: the 372k instance
-  rows of a 1% delete of graph10000 in 30 ms instead of 60). Instances whose stratum atoms
-  are all in P prove their heads; ``saturate`` then runs the semi-naive delta variants of the
-  stratum's rules over P (``@proved:``), keeping only checked heads. The unproved facts of the
-  frontier are expanded: their instances' stratum atoms not yet in C form the next frontier.
+  rows of a 1% delete of graph10000 in 30 ms instead of 60). Instances whose stratum atoms are all
+  in P prove their heads; ``saturate`` then runs the semi-naive delta variants of the stratum's
+  rules over P (``@proved:``), keeping only checked heads. The unproved facts of the frontier are
+  expanded: their instances' stratum atoms not yet in C form the next frontier.
 - Before a (lazy) round enumerates every instance of its frontier, it runs only the rules
   whose body has no atom of the stratum: such an instance proves its head outright, and
   ``saturate`` chains forwards from those facts. Only the frontier facts still unproved then
