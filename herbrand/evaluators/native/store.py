@@ -41,10 +41,12 @@ from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Relation, row_keys
 
 # chunks of a rule's first-level rows per thread (``NativeStore.run_shared``): enough that the
-# threads finish within a small share of the work of each other, and no chunk so small that
-# claiming it (an atomic on a shared cache line) or so large that waiting for it counts
+# threads finish within a small share of the work of each other, and no chunk so large that
+# waiting for it counts. A first level of few rows is claimed row by row: a small base relation
+# leading (Andersen's load and store, 250 rows) can hold most of a pass's work in one row, and
+# one atomic per row is nothing beside it
 CHUNKS_PER_WORKER = 64
-MIN_CHUNK, MAX_CHUNK = 16, 1024
+MIN_CHUNK, MAX_CHUNK = 1, 1024
 
 
 def claim_chunk(rows: int, workers: int) -> int:

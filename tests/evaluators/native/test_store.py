@@ -93,3 +93,14 @@ def test_threads_share_a_skewed_first_level_out_in_chunks_and_agree_with_the_ref
         assert tickets[L.CLAIM_NEXT] >= tickets[L.CLAIM_END]
         assert tickets[L.CLAIM_CHUNK] >= MIN_CHUNK
     assert claim_chunk(rows, 2) < rows // 100  # d's rows: over a hundred chunks
+
+
+def test_a_first_level_of_few_rows_is_claimed_row_by_row():
+    """A small base relation leading a rule may hold most of a pass's work in one of its rows:
+    its rows are claimed one at a time, a large first level's in chunks up to MAX_CHUNK."""
+    from herbrand.evaluators.native.store import MAX_CHUNK, claim_chunk
+
+    assert claim_chunk(250, 2) == 1
+    assert claim_chunk(0, 2) == 1
+    assert 1 < claim_chunk(100_000, 2) <= MAX_CHUNK
+    assert claim_chunk(10**9, 2) == MAX_CHUNK
