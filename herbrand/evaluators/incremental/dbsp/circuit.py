@@ -19,8 +19,9 @@ dR[i] the incremental distinct of X_{i-1} under dX[i].
 epoch's changes (inputs, and ΔR_{i-1} of this stratum) against the previous epoch's values
 (inputs, R_{i-1}), ΔR_i the incremental distinct of X_i under ΔX_i; the state then takes
 dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes differentiated along
-iterations). It stops once the previous epoch's streams have ended and ΔR_i = ΔR_{i-1}, i.e.
-both epochs have reached their fixpoint.
+iterations). It stops at the first iteration i where ΔR_i = ΔR_{i-1} and the previous
+epoch's streams no longer move iteration i + 1 (``Trace.settled_from``): ΔX_{i+1} would equal
+ΔX_i, so both epochs have reached their fixpoint.
 
 A rule change is an update too: the rules a stratum gains (or loses) add their derivations over
 the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
@@ -129,9 +130,12 @@ class Trace:
         return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts)
 
     @property
-    def depth(self) -> int:
-        """Iterations after which both inner streams are zero."""
-        return max(len(self.offsets), self.counts.depth)
+    def settled_from(self) -> int:
+        """The first iteration i from which the previous epoch's streams no longer move the
+        next iteration: R_{i-1} = R_i (i >= |offsets|) and X_i = X_{i+1} (i + 1 >= the
+        counts' depth). An update whose ΔR_i equals ΔR_{i-1} there has reached its
+        fixpoint: ΔX_{i+1}, read from the same values and changes, equals ΔX_i."""
+        return max(len(self.offsets), self.counts.depth - 1)
 
     def value(self, i: int) -> Relation:
         """R_i (empty for i < 0)."""
@@ -260,7 +264,7 @@ class StratumCircuit:
         if rule_stream is None:
             return None
         rule_x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-        depth = max(max(t.depth for t in traces.values()), len(rule_stream))
+        settled_from = max(max(t.settled_from for t in traces.values()), len(rule_stream) - 1)
         previous = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         dx_changes = {r: [] for r in self.relations}
         dr_changes = {r: [] for r in self.relations}
@@ -274,7 +278,7 @@ class StratumCircuit:
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
             change = {r: change[r] + rule_x[r] for r in self.relations}
-            settled = i >= depth
+            settled = i >= settled_from
             for r in self.relations:
                 before = traces[r].counts.at(change[r], i)
                 dr = incremental_distinct(before, change[r])
