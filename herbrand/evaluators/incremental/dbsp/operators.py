@@ -37,6 +37,7 @@ import numpy as np
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
+from herbrand.evaluators.incremental.instance_rules import driven
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -150,9 +151,11 @@ class LiftedEvaluation:
         self.semijoins, self.reducible = semijoins, reducible
         relations = dict(old)
         relations.update({old_name(name): value for name, value in old.items()})
-        relations.update({name: weighted_relation(d) for name, d in deltas.items() if len(d)})
+        weighted = {name: weighted_relation(d) for name, d in deltas.items() if len(d)}
+        relations.update(weighted)
         self.instance = Database(relations, symbols)
-        self.changed = frozenset(name for name, d in deltas.items() if len(d))
+        self.changed = frozenset(weighted)
+        self._batches = {name: relation.columns for name, relation in weighted.items()}
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
@@ -172,10 +175,13 @@ class LiftedEvaluation:
 
     def change(self, lifted: LiftedRule) -> ZSet:
         """The change of the rule's derivation Z-set (the sum of the incremental join's
-        terms). Terms with an unchanged delta factor are skipped."""
+        terms). Terms with an unchanged delta factor are skipped, and so are terms with a
+        delta literal whose integer constants no row of its delta holds (``driven``: on RDFS,
+        where most rules read one predicate, most terms of a small change)."""
         parts, weights = [], []
         for chosen, rule in lifted.terms:
-            if any(lifted.factors[j].delta not in self.changed for j in chosen):
+            if (any(lifted.factors[j].delta not in self.changed for j in chosen)
+                    or not driven(rule, self._batches)):
                 continue
             batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:

@@ -81,3 +81,30 @@ def test_differentiate_and_integrate_are_inverse(values):
     for i in range(len(stream)):
         assert integrate(diffs[:i + 1], 1) == stream[i]
         assert accumulated(diffs, stream[i], i).tolist() == [1] * len(stream[i])
+
+
+class _CountingEvaluator(RelationalEvaluator):
+    """A relational evaluator that counts the rules it runs."""
+
+    runs = 0
+
+    def derivations(self, rules, instance):
+        self.runs += len(rules)
+        return super().derivations(rules, instance)
+
+
+def test_terms_whose_delta_holds_no_row_with_their_constants_are_not_run():
+    rule = parse(".decl m(s: number, p: number, o: number)\n"
+                 "m(x, 0, z) :- m(x, 0, y), m(y, 0, z).\n").rules[0]
+    lifted = LiftedRule.of(rule)
+    old = {"m": Relation.from_rows([(1, 0, 2), (2, 0, 3)], 3)}
+    evaluator = _CountingEvaluator()
+    other = ZSet.of_set(np.array([[3], [1], [4]]))  # predicate 1: no term runs
+    assert not len(LiftedEvaluation(evaluator, SymbolTable(), old,
+                                    {delta_name("m"): other}).change(lifted))
+    assert evaluator.runs == 0
+    joined = ZSet.of_set(np.array([[3], [0], [4]]))  # m(3, 0, 4) extends m(1, 0, 2), m(2, 0, 3)
+    change = LiftedEvaluation(evaluator, SymbolTable(), old,
+                              {delta_name("m"): joined}).change(lifted)
+    assert sorted(map(tuple, change.rows.T.tolist())) == [(2, 0, 4)]
+    assert evaluator.runs == 3
