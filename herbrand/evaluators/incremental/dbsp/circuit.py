@@ -27,8 +27,10 @@ A rule change is an update too: the rules a stratum gains (or loses) add their d
 the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
-of the deltas' rows in the stored counts (one binary search each); then, per changed relation,
-O(n) to merge the moved rows into the trace and to add the dX changes to the counts.
+of the deltas' rows in the stored counts (one binary search each); the terms that only input
+changes drive are kept as running sums over the previous trace's slices (``input_terms``);
+then, per changed relation, O(n) to merge the moved rows into the trace and to add the dX
+changes to the counts.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from herbrand.evaluators.incremental.counting_merge import segment_positions
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.counts import Counts
+from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -195,6 +198,7 @@ class StratumCircuit:
                           and not any(isinstance(t, Const) for t in lit.atom.terms))
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
+        self.inputs = InputTerms(rules, self.relations)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
                     deltas: Mapping[str, ZSet]) -> LiftedEvaluation:
@@ -203,10 +207,14 @@ class StratumCircuit:
         return LiftedEvaluation(self.evaluator, symbols, old, deltas, self.selections,
                                 self.semijoins, self.reducible)
 
-    def _changes(self, lifted: LiftedEvaluation) -> dict[str, ZSet]:
+    def _changes(self, lifted: LiftedEvaluation,
+                 terms: Sequence[Sequence[Term]] | None = None) -> dict[str, ZSet]:
+        """Each relation's change from its rules' terms (of ``terms[k]`` alone for the k-th
+        rule when given)."""
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-        for rule in self.rules:
-            out[rule.head] = out[rule.head] + lifted.change(rule)
+        for at, rule in enumerate(self.rules):
+            out[rule.head] = out[rule.head] + lifted.change(
+                rule, None if terms is None else terms[at])
         return out
 
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
@@ -268,13 +276,24 @@ class StratumCircuit:
         previous = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         dx_changes = {r: [] for r in self.relations}
         dr_changes = {r: [] for r in self.relations}
+        sums = self.inputs.sums()
+
+        def slice_of(relation: str, j: int) -> Relation:
+            return Relation(_rows_at(traces[relation], j), unique=True)
+
+        def over_slices(slices: Mapping[str, Relation]) -> LiftedEvaluation:
+            return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, deltas,
+                                    self.selections, self.semijoins, frozenset(slices))
+
         i = 0
         while True:
             values = {r: traces[r].value(i - 1) for r in self.relations}
             step = self._evaluation(symbols, {**old, **values},
                                     {**deltas, **{delta_name(r): previous[r]
                                                   for r in self.relations}})
-            change = self._changes(step)
+            change = self._changes(step, self.inputs.others)
+            for r, value in sums.advance(i, slice_of, over_slices, self.rules).items():
+                change[r] = change[r] + value
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
             change = {r: change[r] + rule_x[r] for r in self.relations}

@@ -173,13 +173,15 @@ class LiftedEvaluation:
             return ZSet.empty(lifted.head_arity)
         return ZSet.of(rows, np.ones(rows.shape[1], dtype=np.int64))
 
-    def change(self, lifted: LiftedRule) -> ZSet:
+    def change(self, lifted: LiftedRule,
+               terms: Sequence[tuple[tuple[int, ...], Rule]] | None = None) -> ZSet:
         """The change of the rule's derivation Z-set (the sum of the incremental join's
-        terms). Terms with an unchanged delta factor are skipped, and so are terms with a
+        terms; of ``terms`` alone when given: some of ``lifted.terms``, possibly reading other
+        relations). Terms with an unchanged delta factor are skipped, and so are terms with a
         delta literal whose integer constants no row of its delta holds (``driven``: on RDFS,
         where most rules read one predicate, most terms of a small change)."""
         parts, weights = [], []
-        for chosen, rule in lifted.terms:
+        for chosen, rule in lifted.terms if terms is None else terms:
             if (any(lifted.factors[j].delta not in self.changed for j in chosen)
                     or not driven(rule, self._batches)):
                 continue

@@ -100,11 +100,11 @@ def test_a_fault_mid_propagation_leaves_the_state(monkeypatch, action):
     change = operators.LiftedEvaluation.change
     calls = {"n": 0}
 
-    def failing(self, lifted):
+    def failing(self, lifted, terms=None):
         calls["n"] += 1
         if calls["n"] == 4:
             raise RuntimeError("injected")
-        return change(self, lifted)
+        return change(self, lifted, terms)
 
     monkeypatch.setattr(operators.LiftedEvaluation, "change", failing)
     with pytest.raises(RuntimeError, match="injected"):
