@@ -287,7 +287,8 @@ class StratumCircuit:
 
         i = 0
         while True:
-            values = {r: traces[r].value(i - 1) for r in self.relations}
+            values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
+                      for r in self.relations}
             step = self._evaluation(symbols, {**old, **values},
                                     {**deltas, **{delta_name(r): previous[r]
                                                   for r in self.relations}})

@@ -76,6 +76,11 @@ class InputTerms:
         self.terms = tuple(found)
         # per rule, the terms left to the circuit's evaluation over R_{i-1} and ΔR_{i-1}
         self.others = tuple(tuple(rest) for rest in others)
+        # the stratum relations whose R_{i-1} those terms read (a prefix of the trace, copied
+        # into a Relation per iteration): TC's read none
+        self.read = frozenset(olds[e.atom.relation] for rest in others for _, rule in rest
+                              for e in rule.body
+                              if isinstance(e, Literal) and e.atom.relation in olds)
 
     def sums(self) -> InputSums:
         """The running sums of one update, all zero."""

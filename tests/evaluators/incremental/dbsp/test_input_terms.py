@@ -35,6 +35,7 @@ def test_tc_terms_driven_by_edges_alone_read_the_slice_of_tc():
     assert slice_name("tc") in _reads(sliced) and old_name("tc") not in _reads(sliced)
     # the terms driven by Δtc stay with the circuit's evaluation over R_{i-1}
     assert terms.others == ((), tuple(term for term in rules[1].terms if 0 in term[0]))
+    assert not terms.read  # those read e's old value and Δtc, not tc's old value
 
 
 def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
@@ -42,3 +43,4 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
     terms = InputTerms(rules, ["m"])
     assert not terms.terms
     assert terms.others == (rules[0].terms,)
+    assert terms.read == {"m"}
