@@ -10,9 +10,12 @@ one galloping pass, then scan them (``counts_kernels``). Bytes per entry: the en
 when packed), the count (8) and the iteration in the smallest unsigned type that holds the
 depth (1 for fewer than 256 iterations): 17 where the dX Z-sets took 16.
 
-Adding an update's changes copies every entry once (O(N), block copies between the changed
-rows), where adding to the dX Z-sets copied only the iterations that changed: on a shallow
-stratum with a tiny change that copy is the larger part of the cost.
+Adding an update's changes to the entries copies every entry once (O(N), block copies
+between the changed rows), which on a shallow stratum with a tiny change was the larger part of
+an update. So the changes go to a second, small ``Counts`` (pending; X is linear in dX, so a
+lookup sums the two), merged into the entries only once it holds more than 1/``PENDING_SHARE``
+of their number: an update copies the pending entries, and the O(N) merge is amortised over
+the updates that filled them.
 
 Rows are held in ``identity_codec``'s encoding, whose packed order is the rows'
 lexicographic order (so packed and unpacked runs sort alike).
@@ -39,9 +42,15 @@ from herbrand.evaluators.incremental.row_index import identity_codec
 
 
 class Counts:
-    """An immutable map (row, iteration) -> X_iteration(row), stored where dX is non-zero."""
+    """An immutable map (row, iteration) -> X_iteration(row), stored where dX is non-zero
+    (in the entries, plus in the pending Counts of recent changes). ``depth``: the iterations
+    after which dX is zero (an upper bound while pending changes cancel entries)."""
 
-    __slots__ = ("arity", "depth", "_data", "_packed", "_iterations", "_counts")
+    __slots__ = ("arity", "depth", "_data", "_packed", "_iterations", "_counts", "_pending",
+                 "_entries_depth")
+
+    # the pending changes are merged into the entries once they are more than this share
+    PENDING_SHARE = 16
 
     def __init__(self, arity: int, data: np.ndarray, iterations: np.ndarray,
                  counts: np.ndarray, packed: bool):
@@ -52,7 +61,18 @@ class Counts:
         self._packed = packed
         self._iterations = iterations
         self._counts = counts
-        self.depth = int(iterations.max()) + 1 if len(iterations) else 0
+        self._pending: Counts | None = None
+        self._entries_depth = int(iterations.max()) + 1 if len(iterations) else 0
+        self.depth = self._entries_depth
+
+    def _with_pending(self, pending: Counts) -> Counts:
+        """These entries with ``pending`` as the pending changes. O(1)."""
+        out = object.__new__(Counts)
+        out.arity, out._data, out._packed = self.arity, self._data, self._packed
+        out._iterations, out._counts, out._pending = self._iterations, self._counts, pending
+        out._entries_depth = self._entries_depth
+        out.depth = max(self._entries_depth, pending.depth)
+        return out
 
     @classmethod
     def of(cls, arity: int, stream: Sequence[ZSet]) -> Counts:
@@ -60,30 +80,67 @@ class Counts:
         data, packed = _keys(ZSet.empty(arity))
         empty = cls(arity, data, np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64),
                     packed)
-        return empty.plus(stream)
+        return empty._merged(stream)
 
     def __len__(self) -> int:
-        return len(self._counts)
+        """The entries stored (a (row, iteration) may have one in each of the entries and
+        the pending changes)."""
+        return len(self._counts) + (len(self._pending) if self._pending is not None else 0)
 
     @property
     def nbytes(self) -> int:
-        return self._data.nbytes + self._iterations.nbytes + self._counts.nbytes
+        own = self._data.nbytes + self._iterations.nbytes + self._counts.nbytes
+        return own + (self._pending.nbytes if self._pending is not None else 0)
 
     def at(self, rows: ZSet, i: int) -> np.ndarray:
         """X_i of each row of ``rows``, in its order (0 for a row never counted): the rows'
         runs found by galloping, then scanned (``counts_at``). O(m log(N / m) + m + the
         probed rows' runs) on packed rows; unpacked ones are ranked first (O(N log N))."""
-        if not len(rows) or not len(self):
-            return np.zeros(len(rows), dtype=np.int64)
+        pending = self._pending.at(rows, i) if self._pending is not None else 0
+        if not len(rows) or not len(self._counts):
+            return np.zeros(len(rows), dtype=np.int64) + pending
         keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
         return counts_at(keys, self._iterations, self._counts, probe,
-                         sorted_positions(keys, probe), i)
+                         sorted_positions(keys, probe), i) + pending
 
     def plus(self, changes: Sequence[ZSet]) -> Counts:
-        """The counts after dX[j] += ``changes[j]`` for every j: the changes, sorted by row and
-        then iteration (a stable sort of the iterations' rows in iteration order), merged
-        into the entries in one pass (``counts_plus``). O(N) block copies + O(c log c) for
-        c changed entries on packed rows."""
+        """The counts after dX[j] += ``changes[j]`` for every j, added to the pending changes
+        (``_merged``), which are merged into the entries once they pass 1/``PENDING_SHARE``
+        of them. O(P + c log c) for P pending and c changed entries on packed rows, plus,
+        amortised over the updates that fill the pending changes, O(N) for the merge."""
+        size = sum(len(z) for z in changes)
+        if not size:
+            return self
+        if self._pending is None:
+            if size * self.PENDING_SHARE > len(self._counts):
+                return self._merged(changes)
+            return self._with_pending(Counts.of(self.arity, changes))
+        if (len(self._pending) + size) * self.PENDING_SHARE > len(self._counts):
+            kept = self._pending._stream()
+            width = max(len(kept), len(changes))
+            empty = [ZSet.empty(self.arity)] * width
+            return self._merged([a + b for a, b in zip([*kept, *empty][:width],
+                                                       [*changes, *empty][:width],
+                                                       strict=True)])
+        return self._with_pending(self._pending._merged(changes))
+
+    def _stream(self) -> list[ZSet]:
+        """The dX stream of the entries (one Z-set per iteration; no pending changes)."""
+        dx = self._differences()
+        data = self._data if self.arity else self._data[:0]
+        return [ZSet(self.arity, data[:, self._iterations == j], self._packed,
+                     dx[self._iterations == j]) for j in range(self._entries_depth)]
+
+    def _differences(self) -> np.ndarray:
+        """dX of each entry: its running count less the one before it in its row's run."""
+        first = np.r_[True, np.any(self._data[:, 1:] != self._data[:, :-1], axis=0)]
+        return self._counts - np.where(first, 0, np.r_[0, self._counts[:-1]])
+
+    def _merged(self, changes: Sequence[ZSet]) -> Counts:
+        """The entries (not the pending changes) after dX[j] += ``changes[j]`` for every j:
+        the changes, sorted by row and then iteration (a stable sort of the iterations' rows
+        in iteration order), merged into the entries in one pass (``counts_plus``). O(N)
+        block copies + O(c log c) for c changed entries on packed rows."""
         parts = [(_keys(z), j, z.weights) for j, z in enumerate(changes) if len(z)]
         if not parts:
             return self
@@ -105,10 +162,15 @@ class Counts:
     def differences(self) -> dict[tuple[tuple[int, ...], int], int]:
         """{(row, iteration): dX[iteration](row)} for every non-zero entry (for tests)."""
         rows = _unpacked(self._data, self.arity) if self._packed else self._data[:self.arity]
-        first = np.r_[True, np.any(self._data[:, 1:] != self._data[:, :-1], axis=0)]
-        dx = self._counts - np.where(first, 0, np.r_[0, self._counts[:-1]])
-        return {(tuple(row), int(j)): int(w) for row, j, w in
-                zip(rows.T.tolist(), self._iterations.tolist(), dx.tolist(), strict=True)}
+        out = {(tuple(row), int(j)): int(w) for row, j, w in
+               zip(rows.T.tolist(), self._iterations.tolist(), self._differences().tolist(),
+                   strict=True)}
+        if self._pending is not None:
+            for entry, w in self._pending.differences().items():
+                out[entry] = out.get(entry, 0) + w
+                if not out[entry]:
+                    del out[entry]
+        return out
 
     def _aligned(self, probe: np.ndarray, packed: bool) -> tuple[np.ndarray, np.ndarray]:
         if packed == self._packed:
