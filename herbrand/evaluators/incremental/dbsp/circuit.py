@@ -285,31 +285,39 @@ class StratumCircuit:
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, deltas,
                                     self.selections, self.semijoins, frozenset(slices))
 
+        # the terms left to the evaluation at the last iteration, and whether their inputs
+        # repeat: the same ΔR, and R_{i-1} = R_{i-2} where they read it (the previous
+        # epoch's trace has no rows first derived at i - 1), so their value repeats too
+        others: dict[str, ZSet] | None = None
+        repeated = False
         i = 0
         while True:
-            values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
-                      for r in self.relations}
-            step = self._evaluation(symbols, {**old, **values},
-                                    {**deltas, **{delta_name(r): previous[r]
-                                                  for r in self.relations}})
-            change = self._changes(step, self.inputs.others)
+            if others is None or not repeated or any(
+                    _rows_at(traces[r], i - 1).shape[1] for r in self.inputs.read):
+                values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
+                          for r in self.relations}
+                step = self._evaluation(symbols, {**old, **values},
+                                        {**deltas, **{delta_name(r): previous[r]
+                                                      for r in self.relations}})
+                others = self._changes(step, self.inputs.others)
+            change = dict(others)
             for r, value in sums.advance(i, slice_of, over_slices, self.rules).items():
                 change[r] = change[r] + value
             if i < len(rule_stream):
                 rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
             change = {r: change[r] + rule_x[r] for r in self.relations}
-            settled = i >= settled_from
+            repeated = True
             for r in self.relations:
                 before = traces[r].counts.at(change[r], i)
                 dr = incremental_distinct(before, change[r])
                 dx_changes[r].append(change[r])
                 dr_changes[r].append(dr)
-                settled &= dr == previous[r]
+                repeated &= dr == previous[r]
                 previous[r] = dr
                 work += len(dr)
             if budget is not None and work > budget:
                 return None
-            if settled:
+            if repeated and i >= settled_from:
                 break
             i += 1
         result = {r: self._retraced(traces[r], dx_changes[r], dr_changes[r])

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from herbrand.evaluators.incremental.dbsp import operators
+from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
 from herbrand.framework.errors import EvaluationError, StratificationError, UnsafeRuleError
 from herbrand.framework.oracle import oracle_materialize
@@ -124,3 +125,22 @@ def test_rules_are_data_in_the_tags_and_state_size():
     session = IncrementalSession(lambda: engine, PROGRAM, {"e": CHAIN[:5]})
     tuples, size = session.engine.state_size()
     assert tuples > 0 and size > 0
+
+
+def test_iterations_whose_terms_read_repeated_inputs_reuse_their_value(monkeypatch):
+    """A fresh self-loop e(99, 99) makes ΔR_i = {tc(99, 99)} at every iteration: the terms
+    driven by Δtc read no old tc, so they are evaluated at iterations 0 and 1 only (the
+    chain's trace is 14 iterations deep), and the result is still the oracle's."""
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN})
+    evaluated = []
+    changes = StratumCircuit._changes
+
+    def counted(self, lifted, terms=None):
+        if terms is not None and "tc" in self.relations:
+            evaluated.append(terms)
+        return changes(self, lifted, terms)
+
+    monkeypatch.setattr(StratumCircuit, "_changes", counted)
+    session.update(insert={"e": [(99, 99)]})
+    assert len(evaluated) == 2
+    _check_against_oracle(session, PROGRAM)
