@@ -29,8 +29,10 @@ the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored counts (one binary search each); the terms that only input
 changes drive are kept as running sums over the previous trace's slices (``input_terms``);
-then, per changed relation, O(n) to merge the moved rows into the trace and to add the dX
-changes to the counts.
+then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
+added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
+pending entries). An iteration whose ΔR repeats the last one's, and whose terms read no
+R_{i-1} that grew, reuses their value.
 """
 
 from __future__ import annotations
