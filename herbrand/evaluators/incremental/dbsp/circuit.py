@@ -31,8 +31,9 @@ of the deltas' rows in the stored counts (one binary search each); the terms tha
 changes drive are kept as running sums over the previous trace's slices (``input_terms``);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
-pending entries). An iteration whose ΔR repeats the last one's, and whose terms read no
-R_{i-1} that grew, reuses their value.
+pending entries). At an iteration whose ΔR repeats the last one's, the other terms that read
+R_{i-1} of at most one relation once gain their value over its slice dR[i-1] in the same way
+(``InputTerms.sliced``), and the rest are evaluated again only when an R_{i-1} they read grew.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from herbrand.evaluators.incremental.counting_merge import segment_positions
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.counts import Counts
-from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term
+from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term, slice_name
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -287,22 +288,34 @@ class StratumCircuit:
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, deltas,
                                     self.selections, self.semijoins, frozenset(slices))
 
-        # the terms left to the evaluation at the last iteration, and whether their inputs
-        # repeat: the same ΔR, and R_{i-1} = R_{i-2} where they read it (the previous
-        # epoch's trace has no rows first derived at i - 1), so their value repeats too
-        others: dict[str, ZSet] | None = None
+        # the values of the terms left to the evaluation at the last iteration: those that
+        # read R_{i-1} of at most one relation once (single) and the others (multiple).
+        # When ΔR repeats the last iteration's, the single ones gain their value over the
+        # slices dR[i-1] (none where the previous epoch's trace derived nothing first at
+        # i - 1), and the multiple ones repeat unless an R_{i-1} they read grew
+        single: dict[str, ZSet] | None = None
+        multiple: dict[str, ZSet] = {}
         repeated = False
         i = 0
         while True:
-            if others is None or not repeated or any(
-                    _rows_at(traces[r], i - 1).shape[1] for r in self.inputs.read):
+            grown = {r for r in self.inputs.read if _rows_at(traces[r], i - 1).shape[1]}
+            changed = {**deltas, **{delta_name(r): previous[r] for r in self.relations}}
+            if single is None or not repeated or grown & self.inputs.multiple_read:
                 values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
                           for r in self.relations}
-                step = self._evaluation(symbols, {**old, **values},
-                                        {**deltas, **{delta_name(r): previous[r]
-                                                      for r in self.relations}})
-                others = self._changes(step, self.inputs.others)
-            change = dict(others)
+                step = self._evaluation(symbols, {**old, **values}, changed)
+                if single is None or not repeated:
+                    single = self._changes(step, self.inputs.single)
+                multiple = self._changes(step, self.inputs.multiple)
+            if repeated and grown:
+                step = LiftedEvaluation(
+                    self.evaluator, symbols,
+                    {**old, **{slice_name(r): slice_of(r, i - 1) for r in grown}}, changed,
+                    self.selections, self.semijoins, frozenset(map(slice_name, grown)))
+                added = self._changes(step, [[t for r, t in terms if r in grown]
+                                             for terms in self.inputs.sliced])
+                single = {r: single[r] + added[r] for r in self.relations}
+            change = {r: single[r] + multiple[r] for r in self.relations}
             for r, value in sums.advance(i, slice_of, over_slices, self.rules).items():
                 change[r] = change[r] + value
             if i < len(rule_stream):

@@ -11,6 +11,10 @@ or indexed the whole prefix and derived all its rows again at every iteration (o
 graph10000, ``tc(x, y), Δe(y, z)``: a scan of up to 262k rows and 45k derivations sorted per
 iteration of a 1% insert). Reading none of them, it is evaluated once per update.
 
+The same holds for the other terms (driven by ΔR_{i-1}) at an iteration whose ΔR_{i-1}
+equals ΔR_{i-2}: those reading R_{i-1} of at most one relation once (``single``) gain their
+value over the slice (``sliced``), those reading more (``multiple``) are evaluated again.
+
 A slice is read under its own name (``slice_name``): the evaluator's kept indexes and the
 circuit's kept selections of the growing prefix R_{i-1} are not replaced by it.
 
@@ -60,31 +64,51 @@ class InputTerms:
         for at, lifted in enumerate(rules):
             rest = []
             for chosen, rule in lifted.terms:
-                reads = [olds[e.atom.relation] for e in rule.body
-                         if isinstance(e, Literal) and e.atom.relation in olds]
+                reads = _reads(rule, olds)
                 if len(reads) > 1 or any(lifted.factors[j].relation in stratum for j in chosen):
                     rest.append((chosen, rule))
                     continue
                 read = reads[0] if reads else None
-                if read is not None:
-                    rule = with_body(rule, tuple(
-                        renamed(e, slice_name(read))
-                        if isinstance(e, Literal) and e.atom.relation == old_name(read) else e
-                        for e in rule.body))
-                found.append(InputTerm(at, read, (chosen, rule)))
+                found.append(InputTerm(at, read, (chosen, _sliced(rule, read))))
             others.append(rest)
         self.terms = tuple(found)
         # per rule, the terms left to the circuit's evaluation over R_{i-1} and ΔR_{i-1}
         self.others = tuple(tuple(rest) for rest in others)
         # the stratum relations whose R_{i-1} those terms read (a prefix of the trace, copied
         # into a Relation per iteration): TC's read none
-        self.read = frozenset(olds[e.atom.relation] for rest in others for _, rule in rest
-                              for e in rule.body
-                              if isinstance(e, Literal) and e.atom.relation in olds)
+        self.read = frozenset(r for rest in others for _, rule in rest for r in _reads(rule, olds))
+        # those terms split: the ones reading R_{i-1} of at most one relation once (linear in
+        # it: while ΔR repeats, an iteration adds their value over the slice dR[i-1], the
+        # ``sliced`` rules), and the others (evaluated over R_{i-1} again when it grew)
+        self.single = tuple(tuple(t for t in rest if len(_reads(t[1], olds)) <= 1)
+                            for rest in others)
+        self.sliced = tuple(tuple((r, (chosen, _sliced(rule, r))) for chosen, rule in single
+                                  for r in _reads(rule, olds)) for single in self.single)
+        self.multiple = tuple(tuple(t for t in rest if len(_reads(t[1], olds)) > 1)
+                              for rest in others)
+        self.multiple_read = frozenset(r for rest in self.multiple for _, rule in rest
+                                       for r in _reads(rule, olds))
 
     def sums(self) -> InputSums:
         """The running sums of one update, all zero."""
         return InputSums(self)
+
+
+def _reads(rule: Rule, olds: Mapping[str, str]) -> list[str]:
+    """The stratum relations whose old values (``olds``: old name -> relation) ``rule`` reads,
+    once per literal."""
+    return [olds[e.atom.relation] for e in rule.body
+            if isinstance(e, Literal) and e.atom.relation in olds]
+
+
+def _sliced(rule: Rule, relation: str | None) -> Rule:
+    """``rule`` reading the slice of ``relation`` in place of its old value (None: itself)."""
+    if relation is None:
+        return rule
+    return with_body(rule, tuple(
+        renamed(e, slice_name(relation))
+        if isinstance(e, Literal) and e.atom.relation == old_name(relation) else e
+        for e in rule.body))
 
 
 class InputSums:

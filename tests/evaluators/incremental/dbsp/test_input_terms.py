@@ -36,6 +36,7 @@ def test_tc_terms_driven_by_edges_alone_read_the_slice_of_tc():
     # the terms driven by Δtc stay with the circuit's evaluation over R_{i-1}
     assert terms.others == ((), tuple(term for term in rules[1].terms if 0 in term[0]))
     assert not terms.read  # those read e's old value and Δtc, not tc's old value
+    assert terms.single == terms.others and not any(terms.multiple)
 
 
 def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
@@ -44,3 +45,12 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
     assert not terms.terms
     assert terms.others == (rules[0].terms,)
     assert terms.read == {"m"}
+    # a term with one Δm reads m's old value once (linear in it: sliced); Δt alone reads it
+    # twice, both Δm not at all
+    single = {chosen for chosen, _ in terms.single[0]}
+    assert single == {(0,), (1,), (0, 1), (0, 2), (1, 2), (0, 1, 2)}
+    assert {chosen for _, (chosen, _) in terms.sliced[0]} == {(0,), (1,), (0, 2), (1, 2)}
+    assert all(slice_name("m") in _reads(rule) and old_name("m") not in _reads(rule)
+               for _, (_, rule) in terms.sliced[0])
+    assert {chosen for chosen, _ in terms.multiple[0]} == {(2,)}
+    assert terms.multiple_read == {"m"}
