@@ -32,7 +32,15 @@ import numpy as np
 from numba import njit
 
 from herbrand.evaluators.native.choice import _choose
-from herbrand.evaluators.native.claims import _claim
+from herbrand.evaluators.native.claims import (
+    _claim,
+    _claim_item,
+    _in_claim,
+    _join_or_wait,
+    _leave_item,
+    _offer_rest,
+    _release,
+)
 from herbrand.evaluators.native.concurrent import _add_pending_concurrently
 from herbrand.evaluators.native.layout import (
     DONE,
@@ -71,6 +79,7 @@ from herbrand.evaluators.native.layout import (
     PHASE_START,
     PROBE,
     PROBE_CHAIN,
+    PROBE_RUN,
     R_SIZE,
     ROW,
     RUN_ADDED,
@@ -79,7 +88,9 @@ from herbrand.evaluators.native.layout import (
     RUN_POSITION,
     RUN_RULE,
     S_ADDED,
+    S_CLAIM_LOW,
     S_DEPTH,
+    S_ITEM,
     S_PENDING,
     S_WAITING,
     SCAN,
@@ -252,6 +263,18 @@ def _interpreter(concurrent):
             if kind == PROBE:
                 row, position = _probe_next(ix_meta, level_index[level], depth, cursor, stop, part,
                                             ranged[level], low[rel], high[rel])
+                if concurrent and depth == 1 and row >= 0 and kinds[first_level] == SCAN:
+                    if state[S_ITEM] != 0:  # an item's task: only the rows of its claim
+                        where = _in_claim(state, row)
+                        if where == 0:
+                            continue
+                        if where < 0:
+                            part[1], cursor[1], stop[1] = PROBE_RUN, -1, 0  # the probe ends
+                            row = -1
+                    if row >= 0:  # a task waits: offer it the rows below this one
+                        _offer_rest(tickets, state, cursor[0] - 1,
+                                    max(low[rel] if ranged[level] == 1 else 0,
+                                        state[S_CLAIM_LOW] if state[S_ITEM] != 0 else 0), row)
             elif kind == VIEW_PROBE and cursor[depth] >= stop[depth]:  # a run's rows step below
                 row = _view_next(ix_meta, level_index[level], depth, cursor, stop, part, sources,
                                  constants, registers, key, level_keys[2 * level],
@@ -260,8 +283,21 @@ def _interpreter(concurrent):
                 row = cursor[depth]
                 cursor[depth] += 1
             if row < 0:
-                # a parallel task's first level done: on to the next chunk of its rows
-                if not (concurrent and depth == 0 and _claim(tickets, cursor, stop)):
+                if concurrent and depth == 1 and state[S_ITEM] != 0:
+                    if _claim_item(tickets, state):  # the item's next claim: the probe again
+                        cursor[1], stop[1] = _open(kind, rel, ranged[level], level_index[level],
+                                                   level_keys[2 * level],
+                                                   level_keys[2 * level + 1], sources, constants,
+                                                   registers, key, rel_meta, ix_meta, ix_cols,
+                                                   low, high, visible)
+                        part[1] = PROBE_CHAIN
+                        continue
+                    _leave_item(tickets, state)
+                # a parallel task's first level done: on to the next chunk of its rows, else
+                # to a heavy row's rest that another task shares out (``claims``)
+                if not (concurrent and depth == 0 and (_claim(tickets, cursor, stop)
+                                                       or _join_or_wait(tickets, state, cursor,
+                                                                        stop))):
                     depth -= 1
                 continue
             first_bind = level_binds[2 * level]
@@ -436,8 +472,11 @@ def run_task(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, regi
     tasks of the same rule and insert into the same head relation
     (``_add_concurrently``): DONE, or NEED_ROW when ``tickets`` are spent (the caller grows the
     head relation and its dedup table once every task of the round has returned, then calls
-    again). The rule's indexes are caught up beforehand; full scans read ``visible`` rows at
-    most. Cost: per derivation, as ``run``."""
-    return _resume_concurrently(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible,
-                                registers, values, cursor, stop, key, stack, part, state,
-                                tickets)
+    again). A task out of first-level rows waits for a share of another's heavy row
+    (``claims``) while any task of the round is active. The rule's indexes are caught up
+    beforehand; full scans read ``visible`` rows at most. Cost: per derivation, as ``run``."""
+    outcome = _resume_concurrently(program, rule, rel_meta, ix_meta, ix_cols, low, high,
+                                   visible, registers, values, cursor, stop, key, stack, part,
+                                   state, tickets)
+    _release(tickets, state)
+    return outcome

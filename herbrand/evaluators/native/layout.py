@@ -108,7 +108,17 @@ RESERVED = 0xFFFFFFFE
 # share out (``claims._claim``): the next row not yet claimed, the end, the rows a claim takes
 TICKETS_LEFT, NEXT_ROW = 0, 8
 CLAIM_NEXT, CLAIM_END, CLAIM_CHUNK = 16, 17, 18
-TICKET_FIELDS = 24
+# then the tasks still working in this round and those waiting for work; then the shared item
+# (``claims``: the rest of one first-level row's second level, shared out by row number): a
+# lock held by the task that offered it while it lasts, the last item's id, its first-level row,
+# its lowest row, the rows a claim takes, and its cursor (the item's id << ITEM_SHIFT | the next
+# row not yet claimed, claims stepping down)
+ACTIVE, IDLE = 24, 25
+ITEM_LOCK, ITEM_ID, ITEM_ROW0, ITEM_LOW, ITEM_CHUNK = 32, 33, 34, 35, 36
+ITEM_CURSOR = 40
+TICKET_FIELDS = 48
+ITEM_SHIFT = 40  # row numbers stay below 2**40
+ITEM_CHUNKS = 8  # claims an item is cut into
 TICKET_BATCH = 64  # tickets (and row numbers) a thread takes at a time
 # the interpreter's state for one rule between calls: depth, a head waiting for room, tuples
 # added so far, and a parallel task's tickets
@@ -116,7 +126,11 @@ S_DEPTH, S_WAITING, S_ADDED = range(3)
 S_TICKETS = 3  # a parallel task's tickets taken and not yet used
 S_PENDING = 4  # head tuples derived and not yet inserted (``kernels._resume``)
 S_ROW = 5  # a parallel task's next row number, of the block taken with its tickets
-STATE_FIELDS = 6
+# a parallel task's item (``claims``; 0: none), whether it offered it, its lowest row and claim
+# size, the rows of its claim (``[S_CLAIM_LOW, S_CLAIM_HIGH)``), and whether the task's share of
+# ``ACTIVE`` is given back in this round
+S_ITEM, S_OWNER, S_ITEM_LOW, S_ITEM_CHUNK, S_CLAIM_LOW, S_CLAIM_HIGH, S_RELEASED = range(6, 13)
+STATE_FIELDS = 13
 # head tuples a serial rule holds before inserting them together: each one's dedup slot is
 # prefetched when it is derived, so the slots' cache misses overlap instead of one at a time
 PENDING_MAX = 16

@@ -363,6 +363,9 @@ class NativeStore(NativeArrays):
                 len(self._buffers[head]) - size,
                 len(self._tables[dedup]) // 2 - int(self.ix_meta[dedup, L.IX_KEYS]))
             tickets[L.NEXT_ROW] = size
+            tickets[L.ACTIVE] = len(tasks)  # each task gives its share back once (``claims``)
+            for _, state in tasks:
+                state[L.S_RELEASED] = 0
             run = partial(self.kernels.run_task, arrays, rule, *self.arguments(), low, high,
                           visible)
             first, *others = [partial(run, *scratch, state, tickets) for scratch, state in tasks]
