@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import TextIO
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 
 from herbrand.evaluators.fixpoint import inline_facts
@@ -32,7 +31,7 @@ from herbrand.framework.errors import ArityError, UsageError
 from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
-from herbrand.spark_backend.files import read_inputs
+from herbrand.spark_backend.files import StoredRelation, read_inputs, stored, united
 from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
@@ -186,26 +185,35 @@ class SparkBackend(Backend):
         strata = analyse(program)
         session = self.spark()
         with run_settings(session):
-            frames = read_inputs(session, program, str(facts_dir))
-            symbols = SymbolTable()
-            for name, facts in inline_facts(program, Database({}, symbols)).items():
-                inline = relation_frame(session, facts, program.declaration_of[name].types,
-                                        symbols)
-                frames[name] = frames[name].union(inline).distinct() if name in frames else inline
-            for declaration in program.declarations:
-                if declaration.name not in frames:
-                    frames[declaration.name] = empty_frame(session, declaration.types)
-            frames = {name: frame.persist(StorageLevel.MEMORY_AND_DISK)
-                      for name, frame in frames.items()}
-            counts = {name: frame.count() for name, frame in frames.items()}
-            run = self._fixpoint(session, frames, counts, len(strata), observer)
+            relations = read_inputs(session, program, str(facts_dir))
             try:
-                for stratum in strata:
-                    run.run_stratum(stratum)
-                write_outputs(session, program, frames, str(output_dir), output_format, stdout,
-                              counts, run.ordered)
+                self._add_inline_facts(session, program, relations)
+                frames = {name: relation.rows for name, relation in relations.items()}
+                counts = {name: relation.count for name, relation in relations.items()}
+                for declaration in program.declarations:
+                    if declaration.name not in frames:
+                        frames[declaration.name] = empty_frame(session, declaration.types)
+                        counts[declaration.name] = 0
+                run = self._fixpoint(session, frames, counts, len(strata), observer)
+                try:
+                    for stratum in strata:
+                        run.run_stratum(stratum)
+                    write_outputs(session, program, frames, str(output_dir), output_format,
+                                  stdout, counts, run.ordered)
+                finally:
+                    run.release()
             finally:
-                run.release()
-                for frame in frames.values():
-                    frame.unpersist()
+                for relation in relations.values():
+                    relation.release()
         return list(run.stats)
+
+    @staticmethod
+    def _add_inline_facts(session: SparkSession, program: Program,
+                          relations: dict[str, StoredRelation]) -> None:
+        """Add the facts written in ``program`` to ``relations`` (name -> stored rows), each
+        relation holding some stored again with them (``files.united``: a job each)."""
+        symbols = SymbolTable()
+        for name, facts in inline_facts(program, Database({}, symbols)).items():
+            inline = relation_frame(session, facts, program.declaration_of[name].types, symbols)
+            relations[name] = (united(relations[name], inline) if name in relations
+                               else stored(inline))

@@ -26,12 +26,14 @@ files); glob characters in the path are escaped. Files with another compression 
 Line numbers: Spark's text source has none, so they are computed only when a line is wrong.
 ``monotonically_increasing_id`` grows with the file offset (a file's splits are partitions in
 offset order, each read in order), so the first malformed line is the one with the smallest id
-and its number is one plus the count of lines with a smaller id.
+and its number is the count of lines with an id up to its own.
 
 Cost: reading an input is three calls from the driver to the file system (about 3 ms
-locally) and one job that looks for a malformed line (``isEmpty``: Spark runs it on one
-partition, then on more, up to every one when there is none); the frame itself is lazy. A
-malformed file costs two more jobs.
+locally) and one job, run without adaptive execution (which would make a job of each
+exchange): it parses the lines, keeps the distinct rows in Spark's storage (memory, then
+disk) with the id of each malformed line (a null column on a well-formed file), and returns
+their count and the least malformed id. A malformed file costs one more job, which finds that
+line's number and fault.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import reduce
 from operator import or_
 
 from py4j.protocol import Py4JJavaError
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -51,12 +55,45 @@ from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
+from herbrand.spark_backend.session import sql_settings
 
 _BOM = b"\xef\xbb\xbf"
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NUMBER_PATTERN = rf"\A(?:{io.NUMBER_SYNTAX})\z"
 _LINE, _ID, _COUNT = "value", "line_id", "field_count"
 _GZIP_FAILURES = ("java.io.EOFException", "java.util.zip.ZipException")
+READ_SETTINGS = {"spark.sql.adaptive.enabled": "false"}
+"""Session SQL settings of reading a file: adaptive execution would run the distinct's and the
+count's exchanges as jobs of their own, and materialize the stored rows as another."""
+
+
+@dataclass(frozen=True)
+class StoredRelation:
+    """A relation's distinct ``rows``, their ``count``, and the frame kept in Spark's storage for
+    them (``stored``, of which ``rows`` is a view; ``release`` drops it)."""
+
+    rows: DataFrame
+    count: int
+    stored: DataFrame
+
+    def release(self) -> None:
+        """Drop the stored blocks (nothing when ``stored`` was never persisted). O(1) calls."""
+        self.stored.unpersist()
+
+
+def stored(frame: DataFrame) -> StoredRelation:
+    """``frame`` (distinct rows) persisted in memory and on disk, and counted: one job, which
+    also stores it."""
+    kept = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    return StoredRelation(kept, kept.count(), kept)
+
+
+def united(relation: StoredRelation, frame: DataFrame) -> StoredRelation:
+    """The distinct rows of ``relation`` and ``frame``, stored (``stored``: one job); then
+    ``relation`` is released."""
+    union = stored(relation.rows.union(frame).distinct())
+    relation.release()
+    return union
 
 
 def join_path(directory: str, filename: str) -> str:
@@ -178,60 +215,92 @@ def _is_number(field: Column) -> Column:
     return field.rlike(_NUMBER_PATTERN) & field.try_cast("long").isNotNull()
 
 
-def _raise_first_error(fields: DataFrame, path: str, name: str, types: tuple[str, ...],
-                       delimiter: str) -> None:
-    """The FactsError of the first malformed line of ``fields`` in file order, if any.
+def _malformed(types: tuple[str, ...]) -> Column:
+    """Whether a line of ``_fields`` is malformed: another field count than ``types``, or a
+    number column that is not a number."""
+    numbers = (_is_number(F.col(_field_name(i))) for i, type_ in enumerate(types)
+               if type_ != SYMBOL)
+    return reduce(or_, (~valid for valid in numbers), F.col(_COUNT) != len(types))
 
-    One job that looks for a malformed line (``isEmpty``: it stops at the first one found) when
-    every line is well formed; two more otherwise, to find the first malformed line (the least
-    ``monotonically_increasing_id``) and count the lines before it (see the module doc)."""
+
+def _raise_line_error(numbered: DataFrame, first: int, path: str, name: str,
+                      types: tuple[str, ...], delimiter: str) -> None:
+    """The FactsError of the malformed line of ``numbered`` (``_fields`` with their ids) whose
+    id is ``first`` (the least of them). One job: the count of lines with an id up to ``first``
+    (its line number) and that line's field count, validity of its number fields and their
+    bytes."""
     numbers = [i for i, type_ in enumerate(types) if type_ != SYMBOL]
-    valid = [_is_number(F.col(_field_name(i))) for i in numbers]
-    bad = reduce(or_, (~v for v in valid), F.col(_COUNT) != len(types))
-    if fields.where(bad).isEmpty():
-        return
-    numbered = fields.select("*", F.monotonically_increasing_id().alias(_ID))
-    raw = [F.col(_field_name(i)).cast("binary") for i in numbers]
-    detail = F.struct(F.col(_ID), F.col(_COUNT),
-                      *(F.struct(v, r) for v, r in zip(valid, raw, strict=True)))
-    first = numbered.where(bad).agg(F.min(detail)).first()[0]
-    line = numbered.where(F.col(_ID) < first[0]).count() + 1
-    if first[1] != len(types):
-        raise io.field_count_error(path, line, name, len(types), delimiter, first[1])
-    column, field = next((i, raw) for i, (ok, raw) in zip(numbers, first[2:], strict=True)
+    detail = F.struct(F.col(_COUNT), *(
+        F.struct(_is_number(F.col(_field_name(i))), F.col(_field_name(i)).cast("binary"))
+        for i in numbers))
+    line, found = numbered.where(F.col(_ID) <= first).agg(
+        F.count(F.lit(1)), F.max(F.when(F.col(_ID) == first, detail))).first()
+    if found[0] != len(types):
+        raise io.field_count_error(path, line, name, len(types), delimiter, found[0])
+    column, field = next((i, raw) for i, (ok, raw) in zip(numbers, found[1:], strict=True)
                          if not ok)
     raise io.number_error(path, line, name, column + 1, bytes(field).decode(*ENCODING))
 
 
 def read_relation(session: SparkSession, path: str, name: str, types: tuple[str, ...],
-                  delimiter: str) -> DataFrame:
-    """The distinct rows of one facts file as a frame typed by ``types`` (see the module doc).
+                  delimiter: str) -> StoredRelation:
+    """The distinct rows of one facts file as a frame typed by ``types``, stored, and their
+    count (see the module doc).
 
     Raises FactsError for an invalid delimiter, a missing, directory or unreadable path, or the
-    first malformed line. Cost: the file-system calls and the checking job of the module doc;
-    the frame returned is lazy."""
+    first malformed line (nothing stays stored then). Cost: the file-system calls and the one
+    job of the module doc; a nullary relation's is a job that looks for a line (``isEmpty``)."""
     io.check_delimiter(path, name, delimiter)
     lines = _lines(session, path, name)
-    with _reading(session, path, name):
+    with _reading(session, path, name), sql_settings(session, READ_SETTINGS):
         if not types:
-            return nullary_frame(session, not lines.isEmpty())
-        fields = _fields(lines, len(types), delimiter)
-        _raise_first_error(fields, path, name, types, delimiter)
-    values = [F.col(_field_name(i)) if type_ == SYMBOL else
-              F.col(_field_name(i)).try_cast("long") for i, type_ in enumerate(types)]
-    return fields.select(*(v.alias(column_name(i)) for i, v in enumerate(values))).distinct()
+            present = not lines.isEmpty()
+            frame = nullary_frame(session, present)
+            return StoredRelation(frame, int(present), frame)
+        # every line's id, then kept on the malformed ones only (an id computed under a
+        # condition counts only the lines that meet it)
+        numbered = _fields(lines, len(types), delimiter).select(
+            "*", F.monotonically_increasing_id().alias(_ID))
+        values = [F.col(_field_name(i)) if type_ == SYMBOL else
+                  F.col(_field_name(i)).try_cast("long") for i, type_ in enumerate(types)]
+        malformed = F.when(_malformed(types), F.col(_ID))
+        tagged = numbered.select(*(v.alias(column_name(i)) for i, v in enumerate(values)),
+                                 malformed.alias(_ID)).distinct()
+        kept = tagged.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            count, first = kept.agg(F.count(F.lit(1)), F.min(_ID)).first()
+            if first is not None:
+                _raise_line_error(numbered, first, path, name, types, delimiter)
+        except BaseException:
+            kept.unpersist()
+            raise
+    return StoredRelation(kept.drop(_ID), count, kept)
 
 
-def read_inputs(session: SparkSession, program: Program, facts_dir: str) -> dict[str, DataFrame]:
-    """Each ``.input`` relation of ``program`` read from ``facts_dir`` (see the module doc),
-    several directives of one relation united."""
-    frames: dict[str, DataFrame] = {}
-    for directive in program.directives:
-        if directive.kind != "input":
-            continue
-        _, filename, delimiter = io.io_parameters(directive, ".facts")
-        name = directive.relation
-        types = program.declaration_of[name].types
-        frame = read_relation(session, join_path(facts_dir, filename), name, types, delimiter)
-        frames[name] = frames[name].union(frame).distinct() if name in frames else frame
-    return frames
+def read_inputs(session: SparkSession, program: Program,
+                facts_dir: str) -> dict[str, StoredRelation]:
+    """Each ``.input`` relation of ``program`` read from ``facts_dir`` and stored (see the module
+    doc), several directives of one relation united (``united``: a job more). Raises as
+    ``read_relation``, with nothing left stored."""
+    relations: dict[str, StoredRelation] = {}
+    try:
+        for directive in program.directives:
+            if directive.kind != "input":
+                continue
+            _, filename, delimiter = io.io_parameters(directive, ".facts")
+            name = directive.relation
+            types = program.declaration_of[name].types
+            read = read_relation(session, join_path(facts_dir, filename), name, types,
+                                 delimiter)
+            if name not in relations:
+                relations[name] = read
+                continue
+            try:
+                relations[name] = united(relations[name], read.rows)
+            finally:
+                read.release()
+    except BaseException:
+        for relation in relations.values():
+            relation.release()
+        raise
+    return relations

@@ -38,6 +38,41 @@ def test_the_line_number_counts_lines_across_partitions(spark, tmp_path):
     assert str(error.value) == f"{path}:1701: relation r: column 2 expects a number, got 'x'"
 
 
+def _last_job(spark) -> int:
+    """The id of the session's latest job (-1 before any); ids grow by one per job."""
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1)
+
+
+def _stored_blocks(spark) -> int:
+    """How many RDDs the session keeps in storage."""
+    return len(spark.sparkContext._jsc.getPersistentRDDs())
+
+
+def test_reading_a_well_formed_file_is_one_job_and_keeps_its_rows(spark, tmp_path):
+    """The malformed-line check, the distinct and the count are one job, which also stores the
+    rows: reading them again does not read the file."""
+    path = tmp_path / "r.facts"
+    path.write_text("1\ta\n2\tb\n1\ta\n")
+    before = _last_job(spark)
+    relation = files.read_relation(spark, str(path), "r", ("number", "symbol"), "\t")
+    try:
+        assert _last_job(spark) - before == 1
+        assert relation.count == 2
+        path.unlink()  # the rows are read from storage, not from the file
+        assert sorted(relation.rows.collect()) == [(1, "a"), (2, "b")]
+    finally:
+        relation.release()
+
+
+def test_a_malformed_file_leaves_nothing_stored(spark, tmp_path):
+    path = tmp_path / "r.facts"
+    path.write_text("1\ta\n2\n")
+    before = _stored_blocks(spark)
+    with pytest.raises(FactsError, match="r.facts:2: relation r: "):
+        files.read_relation(spark, str(path), "r", ("number", "symbol"), "\t")
+    assert _stored_blocks(spark) == before
+
+
 ARITIES = """
 .decl zero()
 .decl one(x: symbol)

@@ -13,15 +13,22 @@ from tests.conformance.reader_cases import ReaderCase, case_params, local_outcom
 
 def spark_outcome(spark, case: ReaderCase, directory) -> object:
     """The case read by ``files.read_inputs`` from ``directory``, symbols collected as their
-    bytes (``cast("binary")`` is a raw copy)."""
+    bytes (``cast("binary")`` is a raw copy); the count the reader gives is checked against
+    the rows."""
     path = case.write(directory)
 
     def read() -> frozenset:
-        frame = files.read_inputs(spark, case.program(), str(directory))["r"]
-        columns = [F.col(name).cast("binary") if type_ == SYMBOL else F.col(name)
-                   for name, type_ in zip(frame.columns, case.types, strict=True)]
-        return frozenset(tuple(bytes(v) if isinstance(v, bytearray) else v for v in row)
-                         for row in frame.select(*columns).collect())
+        relation = files.read_inputs(spark, case.program(), str(directory))["r"]
+        try:
+            frame = relation.rows
+            columns = [F.col(name).cast("binary") if type_ == SYMBOL else F.col(name)
+                       for name, type_ in zip(frame.columns, case.types, strict=True)]
+            rows = [tuple(bytes(v) if isinstance(v, bytearray) else v for v in row)
+                    for row in frame.select(*columns).collect()]
+        finally:
+            relation.release()
+        assert relation.count == len(rows)
+        return frozenset(rows)
 
     return outcome(read, path)
 
