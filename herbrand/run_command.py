@@ -15,6 +15,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from herbrand import builtins
@@ -157,7 +158,9 @@ def _run(args) -> int:
             progress.close()
     if args.stats:
         _print_stats(stats, seconds)
-        _print_phases(started_at(), start, stats, seconds, written)
+        computed = sum(s.seconds for s in stats)
+        _print_phases(started_at(), start, (("read and set-up", seconds - computed),
+                                            ("strata", computed), ("write", written)))
     if args.summary:
         _print_summary(program, database, seconds)
     return 0
@@ -256,17 +259,18 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
-        stats = backend.materialize_files(program_to_run(program), args.facts, args.output,
-                                          output_format=args.output_format or "csv",
-                                          observer=progress)
+        run = backend.materialize_files(program_to_run(program), args.facts, args.output,
+                                        output_format=args.output_format or "csv",
+                                        observer=progress)
         if progress is not None:
-            progress.finish(f"done: {plural(sum(s.derived for s in stats), 'tuple')} derived, "
-                            f"outputs written")
+            progress.finish(f"done: {plural(sum(s.derived for s in run.stats), 'tuple')} "
+                            f"derived, outputs written")
     finally:
         if progress is not None:
             progress.close()
     if args.stats:
-        _print_stats(stats, time.perf_counter() - start)
+        _print_stats(run.stats, time.perf_counter() - start)
+        _print_phases(started_at(), start, run.phases)
     return 0
 
 
@@ -305,7 +309,7 @@ def _print_engine_stats(engine: str, materialization: Materialization) -> None:
           f"\t{stats.bytes / 2**20:.1f}", file=sys.stderr)
 
 
-def _print_stats(stats: list[StratumStats], seconds: float) -> None:
+def _print_stats(stats: Sequence[StratumStats], seconds: float) -> None:
     print("stratum\titerations\tderived\tseconds\trelations", file=sys.stderr)
     for s in stats:
         print(f"{s.stratum}\t{s.iterations}\t{s.derived}\t{s.seconds:.3f}\t{','.join(s.relations)}",
@@ -327,17 +331,17 @@ def started_at() -> float | None:
     return time.monotonic() - (since_boot - ticks / hertz)
 
 
-def _print_phases(process_start: float | None, run_start: float, stats: list[StratumStats],
-                  seconds: float, written: float) -> None:
-    """The run's serial phases around the strata (``--stats``): start-up (interpreter, imports
-    and parsing until the run began; ``-`` where the process start is unknown), reading the
-    facts and setting up the evaluator (the run's time outside its strata), the strata, and
-    writing the outputs (sorting, formatting and I/O)."""
-    computed = sum(s.seconds for s in stats)
+def _print_phases(process_start: float | None, run_start: float,
+                  phases: tuple[tuple[str, float], ...]) -> None:
+    """The run's serial phases (``--stats``): start-up (interpreter, imports and parsing until
+    the run began; ``-`` where the process start is unknown), then ``phases`` in order, (name,
+    seconds) pairs: locally, reading the facts and setting up the evaluator (the run's time
+    outside its strata), the strata, and writing the outputs (sorting, formatting and I/O); a
+    backend that reads and writes files itself says its own (``FilesRun``)."""
     startup = "-" if process_start is None else \
         f"{time.monotonic() - (time.perf_counter() - run_start) - process_start:.3f}"
-    print(f"phases\tstart-up\t{startup}\tread and set-up\t{seconds - computed:.3f}"
-          f"\tstrata\t{computed:.3f}\twrite\t{written:.3f}", file=sys.stderr)
+    fields = "".join(f"\t{name}\t{seconds:.3f}" for name, seconds in phases)
+    print(f"phases\tstart-up\t{startup}{fields}", file=sys.stderr)
 
 
 def _print_summary(program: Program, database: Database, seconds: float) -> None:

@@ -165,6 +165,16 @@ class StratumStats:
 
 
 @dataclass(frozen=True)
+class FilesRun:
+    """What ``Backend.materialize_files`` did: the per-stratum ``stats`` and the seconds of
+    the run's serial phases in order (``phases``: (name, seconds) pairs, ``strata`` among them,
+    as ``herbrand run --stats`` prints them)."""
+
+    stats: tuple[StratumStats, ...]
+    phases: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
 class Progress:
     """A progress event: sent after each fixpoint iteration."""
 
@@ -392,9 +402,9 @@ class Backend(Component, ABC):
         output_format: str = "csv",
         observer: ProgressObserver | None = None,
         stdout: TextIO | None = None,
-    ) -> list[StratumStats]:
+    ) -> FilesRun:
         """Run ``program`` with the backend itself reading the ``.input`` files of
         ``facts_dir`` and writing the ``.output`` relations to ``output_dir`` (``-``:
         ``stdout``) as ``output_format``, so no relation passes through this process; the
-        per-stratum stats. Only when tagged ``reads_files``."""
+        per-stratum stats and the phases' seconds. Only when tagged ``reads_files``."""
         raise NotImplementedError(f"{type(self).__name__} does not read files itself")

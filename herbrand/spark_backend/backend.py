@@ -11,6 +11,7 @@ components and are not used: the rules always run as DataFrame plans, semi-naive
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from os import PathLike
 from typing import TextIO
@@ -22,6 +23,7 @@ from herbrand.framework.analysis import analyse
 from herbrand.framework.contracts import (
     Backend,
     BackendTags,
+    FilesRun,
     FixpointEvaluator,
     ProgressObserver,
     RuleEvaluator,
@@ -176,14 +178,18 @@ class SparkBackend(Backend):
         output_format: str = "csv",
         observer: ProgressObserver | None = None,
         stdout: TextIO | None = None,
-    ) -> list[StratumStats]:
+    ) -> FilesRun:
         """Run ``program`` with Spark reading its ``.input`` files from ``facts_dir`` and
         writing its ``.output`` relations to ``output_dir`` (``-``: stdout) as ``csv`` or
-        ``parquet`` (see ``files``); returns the per-stratum stats. Raises the analysis errors,
-        FactsError for a missing or malformed file, BackendUnavailableError without Java.
-        Cost: the run's Spark jobs; only stdout output and inline facts pass the driver."""
+        ``parquet`` (see ``files``); returns the per-stratum stats and the seconds of the
+        phases ``session`` (starting it, or none when it runs already), ``read and set-up``,
+        ``strata`` and ``write``. Raises the analysis errors, FactsError for a missing or
+        malformed file, BackendUnavailableError without Java. Cost: the run's Spark jobs; only
+        stdout output and inline facts pass the driver."""
         strata = analyse(program)
+        started = time.perf_counter()
         session = self.spark()
+        read_from = time.perf_counter()
         with run_settings(session):
             relations = read_inputs(session, program, str(facts_dir))
             try:
@@ -198,14 +204,19 @@ class SparkBackend(Backend):
                 try:
                     for stratum in strata:
                         run.run_stratum(stratum)
+                    write_from = time.perf_counter()
                     write_outputs(session, program, frames, str(output_dir), output_format,
                                   stdout, counts, run.ordered)
+                    finished = time.perf_counter()
                 finally:
                     run.release()
             finally:
                 for relation in relations.values():
                     relation.release()
-        return list(run.stats)
+        computed = sum(s.seconds for s in run.stats)
+        return FilesRun(tuple(run.stats), (
+            ("session", read_from - started), ("read and set-up", write_from - read_from - computed),
+            ("strata", computed), ("write", finished - write_from)))
 
     @staticmethod
     def _add_inline_facts(session: SparkSession, program: Program,

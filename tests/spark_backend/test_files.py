@@ -123,6 +123,10 @@ def test_cli_runs_on_spark(spark, tmp_path, capsys):
     assert status == 0, captured.err
     assert captured.out == "path\t6\n"
     assert "total\t" in captured.err
+    phases = captured.err.splitlines()[-1].split("\t")
+    assert [phases[0], *phases[1::2]] == ["phases", "start-up", "session", "read and set-up",
+                                          "strata", "write"]
+    assert all(float(seconds) >= 0 for seconds in phases[2::2])
     assert len((tmp_path / "out" / "path.csv").read_text().splitlines()) == 6
 
 
