@@ -31,9 +31,9 @@ and its number is the count of lines with an id up to its own.
 Cost: reading an input is three calls from the driver to the file system (about 3 ms
 locally) and one job, run without adaptive execution (which would make a job of each
 exchange): it parses the lines, keeps the distinct rows in Spark's storage (memory, then
-disk) with the id of each malformed line (a null column on a well-formed file), and returns
-their count and the least malformed id. A malformed file costs one more job, which finds that
-line's number and fault.
+disk) with the id of each malformed line (one repeated value on a well-formed file, a few
+bytes once run-length encoded), and returns their count and the least malformed id. A
+malformed file costs one more job, which finds that line's number and fault.
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ _BOM = b"\xef\xbb\xbf"
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
 _NUMBER_PATTERN = rf"\A(?:{io.NUMBER_SYNTAX})\z"
 _LINE, _ID, _COUNT = "value", "line_id", "field_count"
+_WELL_FORMED = 2**63 - 1
+"""The line id kept on a well-formed line: one value (stored run-length encoded, where nulls
+cost four bytes a row), above every real id."""
 _GZIP_FAILURES = ("java.io.EOFException", "java.util.zip.ZipException")
 READ_SETTINGS = {"spark.sql.adaptive.enabled": "false"}
 """Session SQL settings of reading a file: adaptive execution would run the distinct's and the
@@ -257,19 +260,19 @@ def read_relation(session: SparkSession, path: str, name: str, types: tuple[str,
             present = not lines.isEmpty()
             frame = nullary_frame(session, present)
             return StoredRelation(frame, int(present), frame)
-        # every line's id, then kept on the malformed ones only (an id computed under a
-        # condition counts only the lines that meet it)
+        # every line's id, then kept on the malformed ones only, _WELL_FORMED on the others
+        # (an id computed under a condition counts only the lines that meet it)
         numbered = _fields(lines, len(types), delimiter).select(
             "*", F.monotonically_increasing_id().alias(_ID))
         values = [F.col(_field_name(i)) if type_ == SYMBOL else
                   F.col(_field_name(i)).try_cast("long") for i, type_ in enumerate(types)]
-        malformed = F.when(_malformed(types), F.col(_ID))
+        malformed = F.when(_malformed(types), F.col(_ID)).otherwise(F.lit(_WELL_FORMED))
         tagged = numbered.select(*(v.alias(column_name(i)) for i, v in enumerate(values)),
                                  malformed.alias(_ID)).distinct()
         kept = tagged.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             count, first = kept.agg(F.count(F.lit(1)), F.min(_ID)).first()
-            if first is not None:
+            if first not in (None, _WELL_FORMED):  # None: a file without lines
                 _raise_line_error(numbered, first, path, name, types, delimiter)
         except BaseException:
             kept.unpersist()
