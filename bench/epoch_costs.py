@@ -3,9 +3,9 @@
     .venv/bin/python -m bench.epoch_costs --workloads tc-graph1000,rdfs-lubm1 \\
         --engines recompute,elastic --rounds 3 --clock cpu
 
-Per workload (``bench.conftest``'s, one input relation; the epochs of
-``bench.bench_incremental._epochs``: the initial 90%, six small updates alternating delete and
-insert, one large insert, four small, one large delete): one warm-up run of every engine, then
+Per workload (``bench.incremental_workloads``'s, its changed facts in their fixed random order;
+the epochs of ``incremental_workloads.epochs``: the initial 90%, six small updates alternating
+delete and insert, one large insert, four small, one large delete): one warm-up run of every engine, then
 ``rounds`` rounds running each engine in turn (so a slow spell of a shared machine hits all of
 them); each engine's run with the least total is printed, one line per engine with its total,
 its ratio to the first engine's and each epoch's milliseconds tagged with the strategy's
@@ -19,11 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 import herbrand
-from bench.bench_incremental import _epochs
-from bench.conftest import Workload, _workloads
+from bench.incremental_workloads import IncrementalWorkload, epochs, incremental_workload
 from bench.update_costs import CLOCKS, engine_parser
 
 
@@ -40,26 +37,28 @@ class EpochRun:
         return sum(self.seconds)
 
 
-def run_epochs(workload: Workload, engine: str, clock: str = "wall",
+def run_epochs(workload: IncrementalWorkload, engine: str, clock: str = "wall",
                facts: int | None = None) -> EpochRun:
-    """The 13 epochs of ``workload`` (cut to its first ``facts`` facts when given) on
-    ``engine``, timed by ``clock`` (a name of ``update_costs.CLOCKS``)."""
+    """The 13 epochs of ``workload`` (cut to its first ``facts`` facts when given:
+    ``IncrementalWorkload.cut``) on ``engine``, timed by ``clock`` (a name of
+    ``update_costs.CLOCKS``)."""
     now = CLOCKS[clock]
-    program = herbrand.parse(workload.program)
-    (relation, rows), = workload.facts.items()
-    initial, updates = _epochs(np.asarray(rows)[:facts])
+    workload = workload.cut(facts)
+    initial, updates = epochs(workload.changed)
+    initial = workload.facts(initial)
+    updates = [(kind, batch.facts()) for kind, batch in updates]
     start = now()
-    materialization = herbrand.incremental(program, facts={relation: initial}, engine=engine)
+    materialization = herbrand.incremental(workload.program, facts=initial, engine=engine)
     seconds, strategies = [now() - start], [materialization.stats().strategy]
     for kind, batch in updates:
         start = now()
-        materialization.update(**{kind: {relation: batch}})
+        materialization.update(**{kind: batch})
         seconds.append(now() - start)
         strategies.append(materialization.stats().strategy)
     return EpochRun(engine, tuple(seconds), tuple(strategies))
 
 
-def measure(workload: Workload, engines: Sequence[str], rounds: int = 3, clock: str = "wall",
+def measure(workload: IncrementalWorkload, engines: Sequence[str], rounds: int = 3, clock: str = "wall",
             facts: int | None = None) -> list[EpochRun]:
     """Each engine's fastest run (least total) of ``rounds`` interleaved rounds, after one
     warm-up run each. Cost: (rounds + 1) runs of the epochs per engine."""
@@ -90,10 +89,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                            "tc-graph1000,tc-graph10000,rdfs-lubm1", "recompute,elastic")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    workloads = _workloads()
     for name in args.workloads.split(","):
-        runs = measure(workloads[name], args.engines.split(","), args.rounds, args.clock,
-                       args.facts)
+        runs = measure(incremental_workload(name), args.engines.split(","), args.rounds,
+                       args.clock, args.facts)
         print(render(name, runs), flush=True)
 
 

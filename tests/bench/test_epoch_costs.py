@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from bench import epoch_costs
-from bench.conftest import _workloads
+from bench.incremental_workloads import incremental_workload
 
 
 def test_each_engine_runs_thirteen_epochs_and_the_first_is_the_reference():
-    runs = epoch_costs.measure(_workloads()["tc-graph1000"], ["recompute", "elastic"],
+    runs = epoch_costs.measure(incremental_workload("tc-graph1000"), ["recompute", "elastic"],
                                rounds=1, facts=400)
     assert [r.engine for r in runs] == ["recompute", "elastic"]
     assert all(len(r.seconds) == len(r.strategies) == 13 for r in runs)

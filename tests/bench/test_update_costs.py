@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from bench import update_costs
-from bench.conftest import _workloads
+from bench.incremental_workloads import incremental_workload
 
 
 def test_every_engine_is_measured_on_a_cut_workload_and_rendered():
-    full, changed, results = update_costs.measure(_workloads()["tc-graph1000"],
+    full, changed, results = update_costs.measure(incremental_workload("tc-graph1000"),
                                                   ["recompute", "dred"], repeat=1, facts=400,
                                                   clock="wall")
     assert full > 0 and changed == 4  # 1% of 400 facts
