@@ -441,6 +441,13 @@ class _Run:
         """Whether a join runs as a probe of an index on its right relation."""
         return bool(node.right_keys) and isinstance(node.right, ir.Scan)
 
+    @staticmethod
+    def _probes_whole_rows(node: ir.Antijoin) -> bool:
+        """Whether an antijoin's keys are every column of a stored right relation (a probe
+        of its index then matches at most one row per left row)."""
+        return (isinstance(node.right, ir.Scan)
+                and sorted(node.right_keys) == list(range(node.right.arity)))
+
     def _index_join(self, node: ir.Join) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(left batch, its positions, matched right rows) of a join that ``_probes_index``."""
         left = self.rows(node.left)
@@ -471,6 +478,18 @@ class _Run:
         left = self.rows(node.left)
         if not left.shape[1]:
             return left
+        if self._probes_whole_rows(node):
+            # each left row matches at most one stored row: probe the relation's kept index,
+            # O(left · log right), instead of hashing all of the right's keys per call
+            relation = self.relation(node.right)
+            if not len(relation):
+                return left
+            index = self.evaluator.relation_index(node.right.relation, relation,
+                                                  tuple(node.right_keys))
+            positions, _ = index.join(left, tuple(node.left_keys))
+            keep = np.ones(left.shape[1], dtype=bool)
+            keep[positions] = False
+            return left[:, keep]
         right = self.rows(node.right)
         if not right.shape[1]:
             return left

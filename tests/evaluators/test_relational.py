@@ -141,3 +141,20 @@ def test_indexes_told_of_a_change_take_it_instead_of_a_rebuild(index):
     assert result == {(0, 3), (0, 7)}
     (entry,) = evaluator._indexes.values()
     assert entry.index is kept  # every built-in index supports delete
+
+
+@pytest.mark.parametrize("index", INDEX_NAMES)
+def test_a_negation_of_whole_rows_probes_the_kept_index_of_its_relation(index):
+    evaluator = RelationalEvaluator(index=index)
+    rule = parse("p(x, y) :- q(x, y), !r(y, x).").rules[0]
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    q = Relation.from_rows([(1, 2), (2, 1), (3, 4), (5, 5)])
+    r = Relation.from_rows([(2, 1), (5, 5), (9, 9)])
+    instance = instance.with_relations({"q": q, "r": r})
+    assert evaluator.evaluate([rule], instance)["p"].to_set() == {(2, 1), (3, 4)}
+    (slot,) = evaluator._indexes
+    assert slot[0] == "r" and sorted(slot[1]) == [0, 1]
+    empty = instance.with_relations({"r": Relation.from_rows([], arity=2)})
+    assert len(evaluator.evaluate([rule], empty)["p"]) == 4
+    partial = parse("p(x, y) :- q(x, y), !r(y, _).").rules[0]  # not whole rows: hashed
+    assert evaluator.evaluate([partial], instance)["p"].to_set() == {(2, 1), (3, 4)}
