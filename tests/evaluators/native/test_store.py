@@ -106,27 +106,18 @@ def test_a_first_level_of_few_rows_is_claimed_row_by_row():
     assert claim_chunk(10**9, 2) == MAX_CHUNK
 
 
-# one row of s (y = 0) leads to nearly every derivation, through big's 100,000 rows with y = 0
-HEAVY_ROW = """
-.decl s(x: number, y: number)
-.decl big(y: number, z: number)
-.decl g(z: number, w: number)
-.decl r(x: number, w: number)
-r(x, w) :- s(x, y), big(y, z), g(z, w).
-"""
-
-
 def test_a_heavy_first_level_row_is_shared_out_and_the_rows_agree(monkeypatch):
     """A task out of first-level rows waits; the task inside the heavy row offers it the rest
     of its second level (an item, ``claims``), and both threads derive that row's tuples; the
-    rows equal one thread's and the batch executor's."""
+    rows equal one thread's and the batch executor's. PATHS: one row of e (y = 0) leads to
+    nearly every derivation, through f's 100,000 rows with y = 0."""
     from herbrand.evaluators.native import layout as L
     from herbrand.evaluators.native.compiled import kernels
 
     heavy = 100_000
     z = np.arange(1, heavy + 1)
-    facts = {"s": np.array([[0, 0]] + [[x, heavy + x] for x in range(1, 8)]),
-             "big": np.concatenate([np.stack([np.zeros(heavy, dtype=np.int64), z], axis=1),
+    facts = {"e": np.array([[0, 0]] + [[x, heavy + x] for x in range(1, 8)]),
+             "f": np.concatenate([np.stack([np.zeros(heavy, dtype=np.int64), z], axis=1),
                                     [[heavy + x, x] for x in range(1, 8)]]),
              "g": np.concatenate([np.stack([z, 3 * z + k], axis=1) for k in range(3)])}
     rounds = {}  # id -> each round's tickets, as the kernels left them
@@ -139,7 +130,7 @@ def test_a_heavy_first_level_row_is_shared_out_and_the_rows_agree(monkeypatch):
     monkeypatch.setattr(kernels(), "run_task", recorded_task)
     shared = []
     for _ in range(5):  # a thread may start only once the other is done: then nothing waits
-        parallel = herbrand.materialize(HEAVY_ROW, facts, evaluator="native",
+        parallel = herbrand.materialize(PATHS, facts, evaluator="native",
                                         backend=ParallelBackend(workers=2, min_rows=0))
         shared = [t for t in rounds.values() if t[L.ITEM_ID] > 0]
         if shared:
@@ -147,6 +138,6 @@ def test_a_heavy_first_level_row_is_shared_out_and_the_rows_agree(monkeypatch):
     monkeypatch.undo()
     assert shared  # an item was offered and taken
     assert all(t[L.ACTIVE] == 0 and t[L.IDLE] == 0 and t[L.ITEM_LOCK] == 0 for t in shared)
-    assert parallel["r"] == herbrand.materialize(HEAVY_ROW, facts, evaluator="native")["r"]
-    batch = herbrand.materialize(HEAVY_ROW, facts, evaluator="relational")
-    assert parallel["r"] == batch["r"] and len(batch["r"]) == 3 * heavy + 21
+    assert parallel["path"] == herbrand.materialize(PATHS, facts, evaluator="native")["path"]
+    batch = herbrand.materialize(PATHS, facts, evaluator="relational")
+    assert parallel["path"] == batch["path"] and len(batch["path"]) == 3 * heavy + 21
