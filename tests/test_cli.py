@@ -145,6 +145,7 @@ def test_parallel_backend_with_workers_writes_what_local_writes(tc_case, capsys,
     from herbrand.framework import csv_writer
 
     monkeypatch.setattr(csv_writer, "WRITE_CHUNK_VALUES", 2)
+    monkeypatch.setattr(csv_writer, "ARROW_MIN_ROWS", 1)  # threads format with pyarrow only
     threads = []
     on_threads = csv_writer._formatted_on_threads
     monkeypatch.setattr(csv_writer, "_formatted_on_threads",
