@@ -166,7 +166,8 @@ def epochs(changed: ChangedFacts) -> tuple[ChangedFacts, list[tuple[str, Changed
     large = max(1, int(len(changed) * LARGE_UPDATE))
     pool_size = 5 * small + large  # facts kept back for the inserts
     initial, pool = changed[:-pool_size], changed[-pool_size:]
-    kinds = ["delete", "insert"] * 3 + ["insert-large"] + ["delete", "insert"] * 2 + ["delete-large"]
+    kinds = (["delete", "insert"] * 3 + ["insert-large"] + ["delete", "insert"] * 2
+             + ["delete-large"])
     updates, taken, deleted = [], 0, 0
     for kind in kinds:
         size = large if kind.endswith("large") else small

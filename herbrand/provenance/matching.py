@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.arithmetic import evaluate_ground_term
-from herbrand.evaluators.relational import VECTOR_COMPARATORS, vector_operation
+from herbrand.evaluators.vector_arithmetic import VECTOR_COMPARATORS, vector_operation
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.syntax import (
     Aggregate,

@@ -215,7 +215,8 @@ class SparkBackend(Backend):
                     relation.release()
         computed = sum(s.seconds for s in run.stats)
         return FilesRun(tuple(run.stats), (
-            ("session", read_from - started), ("read and set-up", write_from - read_from - computed),
+            ("session", read_from - started),
+            ("read and set-up", write_from - read_from - computed),
             ("strata", computed), ("write", finished - write_from)))
 
     @staticmethod

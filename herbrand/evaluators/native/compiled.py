@@ -34,8 +34,8 @@ from herbrand.framework.errors import EvaluationError
 
 _NATIVE = "herbrand.evaluators.native"
 _SOURCES = tuple((_NATIVE, name) for name in (
-    "kernels.py", "choice.py", "claims.py", "concurrent.py", "tables.py", "runs.py", "views.py",
-    "operators.py", "memory.py", "layout.py", "build.py")) + (
+    "kernels.py", "interpreter.py", "choice.py", "claims.py", "concurrent.py", "tables.py",
+    "runs.py", "views.py", "operators.py", "memory.py", "layout.py", "build.py")) + (
         ("herbrand.framework", "native_view.py"),)
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None

@@ -284,8 +284,10 @@ class StratumCircuit:
         def slice_of(relation: str, j: int) -> Relation:
             return Relation(_rows_at(traces[relation], j), unique=True)
 
-        def over_slices(slices: Mapping[str, Relation]) -> LiftedEvaluation:
-            return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, deltas,
+        def over_slices(slices: Mapping[str, Relation],
+                        changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
+            """The evaluation over ``slices`` (read under ``slice_name``) and ``changes``."""
+            return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
                                     self.selections, self.semijoins, frozenset(slices))
 
         # the values of the terms left to the evaluation at the last iteration: those that
@@ -308,10 +310,7 @@ class StratumCircuit:
                     single = self._changes(step, self.inputs.single)
                 multiple = self._changes(step, self.inputs.multiple)
             if repeated and grown:
-                step = LiftedEvaluation(
-                    self.evaluator, symbols,
-                    {**old, **{slice_name(r): slice_of(r, i - 1) for r in grown}}, changed,
-                    self.selections, self.semijoins, frozenset(map(slice_name, grown)))
+                step = over_slices({slice_name(r): slice_of(r, i - 1) for r in grown}, changed)
                 added = self._changes(step, [[t for r, t in terms if r in grown]
                                              for terms in self.inputs.sliced])
                 single = {r: single[r] + added[r] for r in self.relations}
