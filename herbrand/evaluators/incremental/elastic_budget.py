@@ -87,11 +87,17 @@ class SwitchBudget:
         now = self._clock()
         return now - self._start - self._exempt_so_far(now)
 
-    def check(self) -> None:
-        """Raise Abandoned once the work counted so far exceeds the limit."""
+    @property
+    def limited(self) -> bool:
+        """Whether the budget can run out (not ``unlimited``)."""
+        return math.isfinite(self._bootstrap)
+
+    def check(self, ahead: float = 0.0) -> None:
+        """Raise Abandoned once the work counted so far, plus ``ahead`` seconds of counted work
+        expected still to come (the rest of a join under way), exceeds the limit."""
         now = self._clock()
         exempt = self._exempt_so_far(now)
-        if now - self._start - exempt > self._share * (self._bootstrap + exempt):
+        if now - self._start - exempt + ahead > self._share * (self._bootstrap + exempt):
             raise Abandoned
 
     def exempt(self, work: Callable[[], T]) -> T:

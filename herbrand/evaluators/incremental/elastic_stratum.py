@@ -108,6 +108,9 @@ def _empty(arity: int) -> np.ndarray:
     return np.zeros((arity, 0), dtype=np.int64)
 
 
+MORSEL_ROWS = 1024  # a large join's first part, in seed rows (``StratumRun._derivations``)
+
+
 class StratumRun:
     """One Bootstrap or Update of one stratum over its universes (mutable working state)."""
 
@@ -140,9 +143,7 @@ class StratumRun:
     def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]):
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
-        rules, instance = self.selections.applied([rule], self._instance(seeds))
-        batch = self.evaluator.derivations(rules, instance).get("@probe")
-        self.budget.check()
+        batch = self._derivations(rule, seeds)
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -158,6 +159,34 @@ class StratumRun:
             old[j], new[j] = self.negated[slot].iterations(batch[column:column + width])
             column += width
         return batch[:probe.head_arity], old, new
+
+    def _derivations(self, rule, seeds: Mapping[str, Relation]) -> np.ndarray | None:
+        """The evaluator's derivations of ``rule`` (None: none), the budget checked after it.
+        Under a limited budget, a seed of more than ``MORSEL_ROWS`` rows is joined in two
+        parts, the first ``MORSEL_ROWS`` rows or an eighth of the seed, whichever is more,
+        and the budget checked between them with the work the rest is expected to take at
+        the first part's pace (linear in its rows): an Update that one large join would take
+        far past its budget is abandoned after that first part, not at the join's end
+        (Andersen 4000, a 2-fact insert: one join of 7,072 seed rows ran 2.7 s against a
+        budget of 0.45 s). One more evaluator call per large join; derivations unchanged."""
+        rules, instance = self.selections.applied([rule], self._instance(seeds))
+        large = [(name, seed) for name, seed in seeds.items() if len(seed) > MORSEL_ROWS]
+        if len(seeds) != 1 or not large or not self.budget.limited:
+            batch = self.evaluator.derivations(rules, instance).get("@probe")
+            self.budget.check()
+            return batch
+        [(name, seed)] = large
+        first, counted = max(MORSEL_ROWS, len(seed) // 8), self.budget.counted()
+        batches = []
+        for part in (seed.columns[:, :first], seed.columns[:, first:]):
+            if batches:
+                pace = (self.budget.counted() - counted) / first
+                self.budget.check(pace * part.shape[1])
+            batch = self.evaluator.derivations(
+                rules, instance.with_relations({name: Relation(part, unique=True)}))
+            batches.append(batch.get("@probe", np.zeros((rule.head.arity, 0), dtype=np.int64)))
+        self.budget.check()
+        return np.concatenate(batches, axis=1)
 
     def seeded(self, probe: ProbeRule, member: Callable[[np.ndarray, np.ndarray], np.ndarray],
                seeds: dict):

@@ -269,6 +269,47 @@ def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     assert (0, 32) in engine.database["tc"]
 
 
+def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
+    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    engine = _tc_engine(1e9)
+    derivations = SetUpEvaluator.derivations
+    calls = []
+
+    def counted(self, rules, instance):
+        calls.append(1)
+        return derivations(self, rules, instance)
+
+    monkeypatch.setattr(SetUpEvaluator, "derivations", counted)
+    inserted = [(30 + i, 40 + i) for i in range(9)] + [(5, 30), (40, 3)]
+    engine.update(_edges(inserted), {})
+    engine.update({}, _edges([(5, 30), (2, 3)]))
+    assert engine.last_strategy == "update" and len(calls) > 20
+    facts = {"e": [(i, i + 1) for i in range(30) if i != 2] + inserted[:-2] + [(40, 3)]}
+    _assert_agrees(_state(engine), _exact(parse(TC), facts), "two parts")
+
+
+def test_a_join_expected_to_pass_the_budget_is_abandoned_after_its_first_part(monkeypatch):
+    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    engine = _tc_engine(0.5)
+    engine._bootstrap_seconds = 10.0  # a budget of 5 s
+    now = {"t": 0.0}
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    derivations = SetUpEvaluator.derivations
+    calls = []
+
+    def slow(self, rules, instance):  # each join (or part of one) takes 1 s on the fake clock
+        calls.append(1)
+        now["t"] += 1.0
+        return derivations(self, rules, instance)
+
+    monkeypatch.setattr(SetUpEvaluator, "derivations", slow)
+    # the first join's seed: 20 new edges; after 2 of them in 1 s, 18 more would take 9 s
+    engine.update(_edges([(100 + 2 * i, 101 + 2 * i) for i in range(20)]), {})
+    assert engine.last_switch.strategy == "switched-to-bootstrap"
+    assert calls == [1] and engine.last_switch.counted == 1.0
+    assert (100, 101) in engine.database["tc"] and (0, 30) in engine.database["tc"]
+
+
 def test_a_fault_mid_update_leaves_the_state_and_a_later_update_works(monkeypatch):
     session = IncrementalSession(_engine(), TC, {"e": [(i, i + 1) for i in range(10)]})
     before = _state(session.engine)
