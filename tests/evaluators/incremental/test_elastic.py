@@ -130,6 +130,15 @@ def test_an_aggregate_stratum_is_recomputed_and_its_changes_propagate(monkeypatc
     session.update(delete={"e": [(1, 2)]})
 
 
+def _fake_clock(monkeypatch, engine, bootstrap_seconds: float) -> dict:
+    """The engine's last Bootstrap made to have taken ``bootstrap_seconds``, and its clock a
+    fake one: the returned dict's ``"t"``, which the test advances."""
+    engine._bootstrap_seconds = bootstrap_seconds
+    now = {"t": 0.0}
+    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    return now
+
+
 def _tc_engine(switch: float) -> ElasticEngine:
     engine = ElasticEngine(switch=switch)
     program = parse(TC)
@@ -226,9 +235,7 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     engine = ElasticEngine(switch=0.05)  # a budget of 0.5 s
     engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(
         [(0, 1), (0, 3), (1, 2), (3, 2), (2, 4)])}))
-    engine._bootstrap_seconds = 10.0
-    now = {"t": 0.0}
-    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    now = _fake_clock(monkeypatch, engine, 10.0)
     resolve = elastic_stratum.StratumRun._resolve_counts
     calls = []
 
@@ -248,9 +255,7 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
 
 def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     engine = _tc_engine(0.05)
-    engine._bootstrap_seconds = 10.0  # a budget of 0.5 s
-    now = {"t": 0.0}
-    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
     build = SetUpEvaluator._built
     built = []
 
@@ -291,9 +296,7 @@ def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
 def test_a_join_expected_to_pass_the_budget_is_abandoned_after_its_first_part(monkeypatch):
     monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
     engine = _tc_engine(0.5)
-    engine._bootstrap_seconds = 10.0  # a budget of 5 s
-    now = {"t": 0.0}
-    monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: now["t"]))
+    now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 5 s
     derivations = SetUpEvaluator.derivations
     calls = []
 
