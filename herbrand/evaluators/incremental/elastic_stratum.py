@@ -162,7 +162,7 @@ class StratumRun:
 
     def _derivations(self, rule, seeds: Mapping[str, Relation]) -> np.ndarray | None:
         """The evaluator's derivations of ``rule`` (None: none), the budget checked after it.
-        Under a limited budget, a seed of more than ``MORSEL_ROWS`` rows is joined in two
+        Under a limited budget, a join of one seed of more than ``MORSEL_ROWS`` rows runs in two
         parts, the first ``MORSEL_ROWS`` rows or an eighth of the seed, whichever is more,
         and the budget checked between them with the work the rest is expected to take at
         the first part's pace (linear in its rows): an Update that one large join would take
@@ -170,12 +170,12 @@ class StratumRun:
         (Andersen 4000, a 2-fact insert: one join of 7,072 seed rows ran 2.7 s against a
         budget of 0.45 s). One more evaluator call per large join; derivations unchanged."""
         rules, instance = self.selections.applied([rule], self._instance(seeds))
-        large = [(name, seed) for name, seed in seeds.items() if len(seed) > MORSEL_ROWS]
-        if len(seeds) != 1 or not large or not self.budget.limited:
+        if (len(seeds) != 1 or len(next(iter(seeds.values()))) <= MORSEL_ROWS
+                or not self.budget.limited):
             batch = self.evaluator.derivations(rules, instance).get("@probe")
             self.budget.check()
             return batch
-        [(name, seed)] = large
+        [(name, seed)] = seeds.items()
         first, counted = max(MORSEL_ROWS, len(seed) // 8), self.budget.counted()
         batches = []
         for part in (seed.columns[:, :first], seed.columns[:, first:]):
