@@ -198,7 +198,7 @@ def materialize_with_stats(
     if to_run is not program:
         program, strata = to_run, analyse(to_run)
     runner = _backend_for(backend, master, evaluator=evaluator, fixpoint=fixpoint, index=index)
-    if not strata:  # nothing to derive: no evaluator (nor numba) is loaded
+    if not strata:  # nothing to derive: no evaluator (nor the kernels) is loaded
         for registry, name in ((EVALUATORS, evaluator), (FIXPOINTS, fixpoint), (INDEXES, index)):
             if isinstance(name, str):
                 registry.check(name)
@@ -388,7 +388,7 @@ def explain(
     program = _program(program, "explain")
     analyse(program)  # report program errors before reading any data
     io.check_directives(program)
-    from herbrand.provenance.explain import Explainer  # loads the evaluators (numba)
+    from herbrand.provenance.explain import Explainer  # loads the evaluators
 
     explainer = Explainer(program, load_database(program, facts, facts_dir))
     return explainer.explain(goal, max_depth=max_depth)

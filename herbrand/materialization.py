@@ -157,7 +157,7 @@ class Materialization:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _set_program(self, program: Program) -> None:
-        # imported here: ``import herbrand`` loads no evaluator (they load numba)
+        # imported here: ``import herbrand`` loads no evaluator
         from herbrand.evaluators.fixpoint import inline_facts
 
         self._program = program

@@ -164,7 +164,7 @@ class _Run:
         known rows' hash table, and an O(n) copy to append the new rows to the relation.
         """
         if not self.known:  # the rows the stratum's relations already hold: O(n) expected
-            from herbrand.evaluators.row_sets import RowSet  # numba, loaded only when used
+            from herbrand.evaluators.row_sets import RowSet  # the kernels, loaded only when used
 
             self.known = {name: RowSet(instance[name].columns) for name in stratum.relations}
         derived = self.step(rules, reads, self.known) if rules else {}

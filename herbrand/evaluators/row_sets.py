@@ -22,7 +22,8 @@ backend filters its tasks' rows this way); ``insert`` mutates and must not overl
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from herbrand.evaluators.native.exported import exported, helper
 
 _EMPTY = -1
 CHUNK = 1 << 22  # rows hashed at a time: bounds the scratch memory of a huge derived bag
@@ -30,7 +31,7 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(nogil=True, cache=True)
+@exported("u8[::1](i8[:, ::1])")
 def _hashes(block):
     """One 64-bit hash per column of a (arity, m) block (a murmur-style finaliser per value)."""
     arity, m = block.shape
@@ -45,7 +46,7 @@ def _hashes(block):
     return out
 
 
-@njit(nogil=True, cache=True)
+@helper
 def _find(slots, stored, block, i, h):
     """The slot holding row i of ``block``, or the empty slot where it would go."""
     mask = np.uint64(len(slots) - 1)
@@ -65,7 +66,8 @@ def _find(slots, stored, block, i, h):
         s = (s + np.uint64(1)) & mask
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8, 3)(i8[::1], i8[:, ::1], i8, i8[:, ::1], u8[::1], i8, i8[::1], i8)",
+          writes=("slots", "stored", "new"))
 def _insert(slots, stored, count, block, hashes, start, new, k):
     """Insert rows ``start``, ... of ``block`` absent from the table, recording their
     positions in ``new[k:]``, until the block ends or the storage is full; returns (the next
@@ -85,7 +87,7 @@ def _insert(slots, stored, count, block, hashes, start, new, k):
     return i, count, k
 
 
-@njit(nogil=True, cache=True)
+@exported("b1[::1](i8[::1], i8[:, ::1], i8[:, ::1], u8[::1])")
 def _absent(slots, stored, block, hashes):
     """Mask of the rows of ``block`` absent from the table (reads only)."""
     out = np.empty(block.shape[1], dtype=np.bool_)
@@ -94,7 +96,7 @@ def _absent(slots, stored, block, hashes):
     return out
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[::1], i8[:, ::1], i8[:, ::1], u8[::1])")
 def _positions(slots, stored, block, hashes):
     """The position (insertion number) of each row of ``block`` in the set, -1 where absent
     (reads only)."""
@@ -104,7 +106,7 @@ def _positions(slots, stored, block, hashes):
     return out
 
 
-@njit(nogil=True, cache=True)
+@exported("void(i8[::1], i8[:, ::1], i8)", writes=("slots",))
 def _rehash(slots, stored, count):
     """Fill an empty table with the first ``count`` stored rows (all distinct)."""
     mask = np.uint64(len(slots) - 1)

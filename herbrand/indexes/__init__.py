@@ -13,8 +13,9 @@
 is what the native executor's kernels probe in place.
 
 ``runs`` holds the sorted run shared by sorted_vector and spine, ``kernels`` the numpy and numba
-routines shared by all. Each module's docstring states its costs. No implementation is imported
-here, so ``import herbrand.indexes`` does not load numba; ``INDEXES.get(name)`` imports on first
+routines shared by all. The numba kernels are compiled ahead of time with the native executor's
+(``herbrand.evaluators.native.exported``), so no index loads numba. Each module's docstring
+states its costs. No implementation is imported here; ``INDEXES.get(name)`` imports on first
 use.
 """
 

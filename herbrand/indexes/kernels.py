@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from numba import njit
 
+from herbrand.evaluators.native.exported import exported, helper
 from herbrand.framework.errors import ArityError
 from herbrand.framework.storage import row_keys
 
@@ -174,7 +174,7 @@ def join_by_groups(
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(nogil=True, cache=True)
+@helper
 def _compare(a, i, b, j):
     """-1, 0 or 1 as column i of block a is below, equal to or above column j of block b."""
     for r in range(a.shape[0]):
@@ -185,7 +185,7 @@ def _compare(a, i, b, j):
     return 0
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[:, ::1], i8[:, ::1], b1)")
 def _lex_searchsorted(haystack, needles, right):
     n = haystack.shape[1]
     out = np.empty(needles.shape[1], dtype=np.int64)
@@ -202,7 +202,7 @@ def _lex_searchsorted(haystack, needles, right):
     return out
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[:, ::1](i8[:, ::1], i8[:, ::1])")
 def _merge_unique(a, b):
     n, m = a.shape[1], b.shape[1]
     out = np.empty((a.shape[0], n + m), dtype=np.int64)
@@ -226,7 +226,7 @@ def _merge_unique(a, b):
     return out[:, :k].copy()
 
 
-@njit(nogil=True, cache=True)
+@exported("b1(i8[:, ::1])")
 def _strictly_sorted(block):
     i = 1
     while i < block.shape[1] and _compare(block, i - 1, block, i) < 0:

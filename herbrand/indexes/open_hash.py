@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
+from herbrand.evaluators.native.exported import exported, helper
 from herbrand.framework.contracts import IndexBacking, IndexTags
 from herbrand.framework.native_view import (
     EMPTY,
@@ -43,7 +43,7 @@ from herbrand.framework.native_view import (
 from herbrand.indexes.kernels import as_batch, probe_key_columns, validate_key
 
 
-@njit(inline="always")
+@helper(inline="always")
 def _hash(block, i, width):
     """The key hash (``native_view.key_hash``) of the first ``width`` fields of column i."""
     h = SEED
@@ -54,7 +54,7 @@ def _hash(block, i, width):
     return h
 
 
-@njit(inline="always")
+@helper(inline="always")
 def _shift(table):
     """64 - log2(len(table)): a hash's top bits give its first slot."""
     shift, length = 64, table.shape[0]
@@ -64,7 +64,7 @@ def _shift(table):
     return np.uint64(shift)
 
 
-@njit(inline="always")
+@helper(inline="always")
 def _find(table, shift, data, h, block, i, width):
     """The slot of table ``table`` (``_shift(table)``: ``shift``) holding the first ``width``
     fields of ``block``'s column i (hash ``h``), or the empty slot where they would go."""
@@ -86,7 +86,7 @@ def _find(table, shift, data, h, block, i, width):
         s = (s + 1) & mask
 
 
-@njit(inline="always")
+@helper(inline="always")
 def _index_row(data, row, keys, key_shift, chains, rows, row_shift, h, width):
     """Enter stored row ``row`` (its all-field hash ``h``) in the dedup table and its key's
     chain (the tables' ``_shift`` given); 1 when its key is new, else 0."""
@@ -100,7 +100,7 @@ def _index_row(data, row, keys, key_shift, chains, rows, row_shift, h, width):
     return 1 if new else 0
 
 
-@njit(nogil=True, cache=True)
+@exported("i8(i8[:, ::1], i8, i8[::1], i8[::1], i8[::1], i8)", writes=("keys", "chains", "rows"))
 def _index(data, n, keys, chains, rows, width):
     """Index the (distinct) rows ``[0, n)`` of ``data`` into empty tables; the distinct keys."""
     distinct = 0
@@ -111,7 +111,8 @@ def _index(data, n, keys, chains, rows, width):
     return distinct
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8, 2)(i8[:, ::1], i8, i8[::1], i8[::1], i8[::1], i8[:, ::1], i8)",
+          writes=("data", "keys", "chains", "rows"))
 def _append(data, n, keys, chains, rows, block, width):
     """Append the columns of ``block`` (fields) that are not stored (the block and tables have
     room for all); (rows stored, keys added)."""
@@ -127,7 +128,7 @@ def _append(data, n, keys, chains, rows, block, width):
     return n, added
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[:, ::1], i8[::1], i8[:, ::1])")
 def _stored(data, rows, block):
     """The stored row number of each column of ``block`` (fields), -1 where absent."""
     found = np.empty(block.shape[1], dtype=np.int64)
@@ -139,7 +140,7 @@ def _stored(data, rows, block):
     return found
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8[::1], 2)(i8[:, ::1], i8[::1], i8[::1], i8[:, ::1])")
 def _probe(data, keys, chains, probe):
     """(probe positions, stored rows) of every match of the (width, m) key block ``probe``."""
     m, width = probe.shape[1], probe.shape[0]

@@ -13,7 +13,7 @@
 - ``proofs``: the values returned, ``Proof`` and ``NotDerived`` (``to_dict``, ``str``).
 - ``explain``: ``Explainer``, which holds one recorded model and explains goals over it.
 
-Only ``proofs`` is imported here: the others load the evaluators (and numba) when used.
+Only ``proofs`` is imported here: the others load the evaluators when used.
 """
 
 from herbrand.provenance.proofs import AggregateValue, NotDerived, Proof, RuleFailure

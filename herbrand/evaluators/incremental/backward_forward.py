@@ -68,10 +68,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from numba import njit
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
-from herbrand.evaluators.incremental.checked_facts import CheckedFacts
+from herbrand.evaluators.incremental.checked_facts import CheckedFacts, first_per_key
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
     PROVED,
@@ -318,7 +317,7 @@ class BackwardForward:
         ready = np.concatenate([self._all_in(i, rows, False) for i, rows, _ in group])
         waiting = np.zeros(facts.checked_count, dtype=bool)
         waiting[keys[ready]] = True
-        take = _first_per_key(keys, ~waiting[keys], facts.checked_count)
+        take = first_per_key(keys, ~waiting[keys], facts.checked_count)
         unready = np.zeros(facts.checked_count, dtype=bool)
         unready[keys[~ready]] = True
         partial.append(facts.checked_rows()[:, np.flatnonzero(unready)])
@@ -327,19 +326,6 @@ class BackwardForward:
             chosen.append((instance, rows[:, take[start:start + rows.shape[1]]]))
             start += rows.shape[1]
         return chosen
-
-
-@njit(nogil=True, cache=True)
-def _first_per_key(keys, candidate, count):
-    """Mask of the first ``candidate`` entry of each key (keys in ``0 .. count - 1``).
-    O(len(keys) + count)."""
-    taken = np.zeros(count, dtype=np.bool_)
-    take = np.zeros(len(keys), dtype=np.bool_)
-    for i in range(len(keys)):
-        if candidate[i] and not taken[keys[i]]:
-            taken[keys[i]] = True
-            take[i] = True
-    return take
 
 
 def _concat(parts: list[np.ndarray], empty: np.ndarray) -> np.ndarray:

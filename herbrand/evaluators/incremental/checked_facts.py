@@ -21,12 +21,12 @@ them in one pass (``_mark``), not a filter, a second hash insert and a copy.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from herbrand.evaluators.native.exported import exported
 from herbrand.evaluators.row_sets import RowSet
 
 
-@njit(nogil=True, cache=True)
+@exported("i8(i8[::1], b1[::1], i8[::1])", writes=("proved", "out"))
 def _mark(positions, proved, out):
     """Mark the checked, unproved ``positions`` (-1: not checked) as proved, each once,
     writing them to ``out``; returns how many."""
@@ -37,6 +37,19 @@ def _mark(positions, proved, out):
             out[k] = p
             k += 1
     return k
+
+
+@exported("b1[::1](i8[::1], b1[::1], i8)")
+def first_per_key(keys, candidate, count):
+    """Mask of the first ``candidate`` entry of each key (keys in ``0 .. count - 1``, such as
+    positions in C). O(len(keys) + count)."""
+    taken = np.zeros(count, dtype=np.bool_)
+    take = np.zeros(len(keys), dtype=np.bool_)
+    for i in range(len(keys)):
+        if candidate[i] and not taken[keys[i]]:
+            taken[keys[i]] = True
+            take[i] = True
+    return take
 
 
 class CheckedFacts:

@@ -30,10 +30,11 @@ sorted inputs once.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from herbrand.evaluators.native.exported import exported
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[::1], i8[::1])")
 def _sorted_positions(haystack, needles):
     n = haystack.shape[0]
     out = np.empty(needles.shape[0], dtype=np.int64)
@@ -56,7 +57,7 @@ def _sorted_positions(haystack, needles):
     return out
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8[::1], 2)(i8[::1], i8[::1], i8[::1], i8[::1])")
 def _merge_added(keys, counts, delta_keys, delta_counts):
     n, m = keys.shape[0], delta_keys.shape[0]
     out_keys = np.empty(n + m, dtype=np.int64)
@@ -80,7 +81,7 @@ def _merge_added(keys, counts, delta_keys, delta_counts):
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8[::1], 2)(i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])")
 def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     """``_merge_added`` for a few delta keys whose insertion positions ``at`` are known: the
     stretches of ``keys`` between them are block copies."""
@@ -109,7 +110,7 @@ def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[::1], i8[::1])")
 def _union(a, b):
     n, m = a.shape[0], b.shape[0]
     out = np.empty(n + m, dtype=np.int64)
@@ -129,7 +130,7 @@ def _union(a, b):
     return out[:k].copy()
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[:, ::1], i8[::1], i8[::1], i8[:, ::1])")
 def _segment_positions(columns, starts, stops, needles):
     arity = columns.shape[0]
     out = np.empty(needles.shape[1], dtype=np.int64)

@@ -32,15 +32,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from numba import njit
 
+from herbrand.evaluators.native.exported import exported, helper
 from herbrand.evaluators.row_sets import _MIX, _SEED, _hashes
 from herbrand.framework.storage import Relation
 
 _EMPTY = -1
 
 
-@njit(nogil=True, cache=True)
+@exported("void(i8[::1], i8[:, ::1], i8, i8)", writes=("slots",))
 def _add_positions(slots, columns, start, stop):
     """Put positions ``start`` ... ``stop - 1`` of ``columns`` (distinct rows, none in the
     table) into the table."""
@@ -53,7 +53,7 @@ def _add_positions(slots, columns, start, stop):
         slots[s] = start + j
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[::1], i8[:, ::1], i8[:, ::1], u8[::1])")
 def _positions(slots, columns, block, hashes):
     """The position of each row of ``block`` in ``columns``, -1 where absent (reads only)."""
     mask = np.uint64(len(slots) - 1)
@@ -77,7 +77,7 @@ def _positions(slots, columns, block, hashes):
     return out
 
 
-@njit(nogil=True, cache=True)
+@helper
 def _home(columns, at, mask):
     """The slot the row at position ``at`` hashes to (the hash of ``row_sets._hashes``)."""
     h = _SEED
@@ -88,7 +88,7 @@ def _home(columns, at, mask):
     return h & mask
 
 
-@njit(nogil=True, cache=True)
+@exported("void(i8[::1], i8[:, ::1], i8[::1])", writes=("slots",))
 def _delete_positions(slots, columns, positions):
     """Take ``positions`` (present in the table) out of it by backward-shift deletion: each
     entry after a freed slot in its probe run moves back unless its home lies between the
@@ -112,7 +112,7 @@ def _delete_positions(slots, columns, positions):
         slots[i] = _EMPTY
 
 
-@njit(nogil=True, cache=True)
+@exported("void(i8[::1], i8[:, ::1], i8[::1], i8[::1])", writes=("slots",))
 def _relink(slots, columns, sources, targets):
     """Renumber positions ``sources`` (present in the table) as ``targets``: the rows moved
     to other positions of a relation with the same rows. O(len(sources)) expected."""
@@ -124,7 +124,8 @@ def _relink(slots, columns, sources, targets):
         slots[i] = targets[j]
 
 
-@njit(nogil=True, cache=True)
+@exported("UniTuple(i8, 2)(i8[::1], i8[:, ::1], i8, i8[:, ::1], u8[::1], i8, "
+          "i8[:, ::1], i8)", writes=("slots", "out"))
 def _insert_new(slots, columns, n, block, hashes, start, out, k):
     """Append the rows ``start``, ... of ``block`` that neither the first ``n`` rows of
     ``columns`` nor ``out[:, :k]`` hold to ``out``, putting their positions (``n + k``, ...)

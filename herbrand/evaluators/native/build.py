@@ -1,5 +1,6 @@
-"""Compile the native kernels (``kernels``, ``tables`` and ``runs``, with what they call) ahead
-of time into a CPython extension module with numba's ``pycc``.
+"""Compile the native kernels (``kernels``, ``tables`` and ``runs``, with what they call, and the
+``exported`` kernels of ``compiled.EXPORTING_MODULES``) ahead of time into a CPython extension
+module with numba's ``pycc``.
 
 ``python -m herbrand.evaluators.native.build DIRECTORY NAME`` writes the module ``NAME`` into
 ``DIRECTORY``: each entry point of ``ENTRY_POINTS`` compiled for its signature, with the
@@ -14,7 +15,10 @@ parallel backend's threads run kernels at once: ``pycc`` does not carry a functi
 
 from __future__ import annotations
 
+import importlib
 import sys
+
+from herbrand.evaluators.native.exported import BUILDING_VARIABLE
 
 _ARRAY = "i8[::1]"
 _TABLE = "i8[:, ::1]"  # a metadata table, a block of rows
@@ -46,6 +50,11 @@ def build(directory: str, name: str) -> None:
     from numba.pycc import CC
 
     from herbrand.evaluators.native import choice, concurrent, kernels, runs, tables
+    from herbrand.evaluators.native.compiled import EXPORTING_MODULES
+    from herbrand.evaluators.native.exported import BUILDING, ENTRIES
+
+    if not BUILDING:
+        raise SystemExit(f"set {BUILDING_VARIABLE}=1 to build (``compiled`` does)")
 
     class _GilReleasingFlags(pycc_compiler.Flags):
         def __init__(self, *args, **kwargs):
@@ -60,6 +69,10 @@ def build(directory: str, name: str) -> None:
         function = next(getattr(source, entry)
                         for source in (kernels, choice, concurrent, tables, runs)
                         if hasattr(source, entry))
+        module.export(entry, signature)(function.py_func)
+    for name in EXPORTING_MODULES:
+        importlib.import_module(name)  # its ``exported`` kernels register in ENTRIES
+    for entry, signature, function in ENTRIES:
         module.export(entry, signature)(function.py_func)
     module.compile()
 

@@ -2,7 +2,8 @@
 
 The module is built by ``build`` from the sources of ``kernels``, ``choice``, ``claims``,
 ``concurrent``, ``tables``, ``runs``, ``views``, ``operators``, ``memory``, ``layout``,
-``build`` and ``herbrand.framework.native_view`` and kept in herbrand's cache directory
+``build``, ``exported``, ``herbrand.framework.native_view`` and the ``EXPORTING_MODULES``
+(the kernels of the indexes, the row sets and the incremental engines) and kept in herbrand's cache directory
 (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
 name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
 an edit to any of them builds a new one. The first process that needs it builds it (about
@@ -30,13 +31,24 @@ from types import ModuleType
 
 import numpy as np
 
+from herbrand.evaluators.native.exported import BUILDING_VARIABLE
 from herbrand.framework.errors import EvaluationError
 
 _NATIVE = "herbrand.evaluators.native"
+# the modules outside this package whose kernels are marked ``exported`` (``build`` imports
+# them to compile those kernels into the module)
+EXPORTING_MODULES = (
+    "herbrand.indexes.kernels", "herbrand.indexes.open_hash", "herbrand.evaluators.row_sets",
+    "herbrand.evaluators.incremental.relation_sets",
+    "herbrand.evaluators.incremental.checked_facts",
+    "herbrand.evaluators.incremental.counting_merge",
+    "herbrand.evaluators.incremental.dbsp.counts_kernels")
 _SOURCES = tuple((_NATIVE, name) for name in (
     "kernels.py", "interpreter.py", "choice.py", "claims.py", "concurrent.py", "tables.py",
-    "runs.py", "views.py", "operators.py", "memory.py", "layout.py", "build.py")) + (
-        ("herbrand.framework", "native_view.py"),)
+    "runs.py", "views.py", "operators.py", "memory.py", "layout.py", "build.py",
+    "exported.py")) + (("herbrand.framework", "native_view.py"),) + tuple(
+        (module.rpartition(".")[0], module.rpartition(".")[2] + ".py")
+        for module in EXPORTING_MODULES)
 KEEP = 8  # modules kept in the cache directory, the most recently built
 _module: ModuleType | None = None
 
@@ -111,7 +123,8 @@ def _build(directory: Path, name: str, path: Path) -> None:
         with tempfile.TemporaryDirectory(dir=directory) as scratch:
             result = subprocess.run(
                 [sys.executable, "-m", "herbrand.evaluators.native.build", scratch, name],
-                capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3])
+                capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
+                env={**os.environ, BUILDING_VARIABLE: "1"})
             built = Path(scratch) / path.name
             if result.returncode != 0 or not built.exists():
                 lines = (result.stderr or result.stdout).strip().splitlines() or ["no output"]

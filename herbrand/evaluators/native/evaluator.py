@@ -103,7 +103,7 @@ class NativeEvaluator(RuleEvaluator):
     @property
     def batch(self) -> RelationalEvaluator:
         """The batch executor that runs the rules the interpreter does not (made when first
-        needed: its indexes load numba), over ``index`` when one is given."""
+        needed), over ``index`` when one is given."""
         if self._fallback is None:
             self._fallback = (RelationalEvaluator() if self.index is None
                               else RelationalEvaluator(index=self.index))

@@ -25,10 +25,15 @@ ascending needles among the keys (``counting_merge.sorted_positions``, by gallop
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from herbrand.evaluators.native.exported import exported
 
 
-@njit(nogil=True, cache=True)
+@exported("i8[::1](i8[::1], u1[::1], i8[::1], i8[::1], i8[::1], i8)",
+          "i8[::1](i8[::1], u2[::1], i8[::1], i8[::1], i8[::1], i8)",
+          "i8[::1](i8[::1], u4[::1], i8[::1], i8[::1], i8[::1], i8)",
+          "i8[::1](i8[::1], u8[::1], i8[::1], i8[::1], i8[::1], i8)",
+          "i8[::1](i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8)")
 def counts_at(keys, iterations, counts, probe, starts, i):
     """See the module docstring."""
     n = keys.shape[0]
@@ -41,7 +46,12 @@ def counts_at(keys, iterations, counts, probe, starts, i):
     return out
 
 
-@njit(nogil=True, cache=True)
+@exported("i8(i8[::1], u1[::1], i8[::1], i8[::1], u1[::1], i8[::1], i8[::1], i8[::1], u1[::1], i8[::1])",
+          "i8(i8[::1], u2[::1], i8[::1], i8[::1], u2[::1], i8[::1], i8[::1], i8[::1], u2[::1], i8[::1])",
+          "i8(i8[::1], u4[::1], i8[::1], i8[::1], u4[::1], i8[::1], i8[::1], i8[::1], u4[::1], i8[::1])",
+          "i8(i8[::1], u8[::1], i8[::1], i8[::1], u8[::1], i8[::1], i8[::1], i8[::1], u8[::1], i8[::1])",
+          "i8(i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])",
+          writes=("out_keys", "out_at", "out_counts"))
 def _counts_plus(keys, iterations, counts, change, change_at, weights, starts, out_keys,
                  out_at, out_counts):
     n, c = keys.shape[0], change.shape[0]

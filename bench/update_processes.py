@@ -1,0 +1,114 @@
+"""Issue 12's protocol as users meet it: whole ``herbrand run --engine E --updates FILE`` processes.
+
+    .venv/bin/python -m bench.update_processes --workloads rdfs-lubm1,tc-graph10000 --repeat 3
+
+Per workload (``bench.incremental_workloads``'s), written once under
+``cache_root()/updates/<workload>/``: ``program.dl``, ``facts/`` (the fixed inputs and the
+first 99% of the changed facts, in their seeded order) and ``updates.txt``, two epochs: the
+last 1% inserted, then deleted. Then, after one warm-up each, ``repeat`` processes of
+``herbrand run program.dl -F facts -D OUT --no-progress`` (the materialization alone, no
+engine) and of the same with ``--engine E --updates updates.txt`` per engine, alternated
+run by run so that a slow period of the machine spreads over all of them. Printed per engine:
+the median wall seconds of the process and its peak RSS (``herbrand.comparison.processes``:
+``os.wait4``'s), and the median seconds of each epoch as the run itself reports them on
+stderr. ``update_costs`` measures the same updates in process, warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from bench.incremental_workloads import NAMES, incremental_workload
+from bench.processes import cache_root
+from herbrand.comparison.processes import run_process
+
+
+def prepared(name: str, root: Path) -> Path:
+    """The folder of workload ``name``'s files (see the module doc), written if missing."""
+    folder = root / "updates" / name
+    if (folder / "updates.txt").exists():
+        return folder
+    workload = incremental_workload(name)
+    split = int(len(workload.changed) * 0.99)
+    (folder / "facts").mkdir(parents=True, exist_ok=True)
+    (folder / "program.dl").write_text(str(workload.program) + "\n")
+    for relation, rows in workload.facts(workload.changed[:split]).items():
+        with open(folder / "facts" / f"{relation}.facts", "w") as facts:
+            _write_rows(facts, "", rows)
+    last = workload.changed[split:].facts()
+    with open(folder / "updates.tmp", "w") as updates:
+        for sign in "+-":
+            for relation, rows in last.items():
+                _write_rows(updates, sign + relation + "\t", rows)
+            updates.write("commit\n")
+    (folder / "updates.tmp").rename(folder / "updates.txt")
+    return folder
+
+
+def _write_rows(target: TextIO, prefix: str, rows: np.ndarray) -> None:
+    """Tab-separated rows to ``target``, each line starting with ``prefix``."""
+    rows = np.asarray(rows)
+    for row in rows.reshape(len(rows), -1).astype(str).tolist():
+        target.write(prefix + "\t".join(row) + "\n")
+
+
+def _epoch_seconds(stderr: str) -> list[float]:
+    """The seconds column of the epoch lines a run prints (``epoch given added removed
+    seconds strategy``)."""
+    return [float(line.split("\t")[4]) for line in stderr.splitlines()
+            if line[:1].isdigit() and line.count("\t") == 5]
+
+
+def measure(name: str, engines: Sequence[str], repeat: int, root: Path) -> list[str]:
+    """The lines printed for workload ``name`` (see the module doc)."""
+    folder = prepared(name, root)
+    scratch = root / "updates" / "scratch"
+    base = [sys.executable, "-m", "herbrand.cli", "run", str(folder / "program.dl"), "-F",
+            str(folder / "facts"), "-D", str(scratch / "out"), "--no-progress"]
+    commands = {"(no engine)": base, **{
+        engine: [*base, "--engine", engine, "--updates", str(folder / "updates.txt")]
+        for engine in engines}}
+    seconds = {label: [] for label in commands}
+    peaks = {label: [] for label in commands}
+    epochs = {label: [] for label in commands}
+    for number in range(repeat + 1):
+        for label, command in commands.items():
+            run = run_process(command, cwd=scratch)
+            if run.status != "ok":
+                raise SystemExit(f"{name} {label}: {run.status}: "
+                                 f"{(scratch / 'stderr.txt').read_text()[-300:]}")
+            if number:  # the first round warms the page cache
+                seconds[label].append(run.seconds)
+                peaks[label].append(run.peak_rss_mb)
+                epochs[label].append(_epoch_seconds((scratch / "stderr.txt").read_text()))
+    lines = [f"{name}: whole processes, median of {repeat}"]
+    for label in commands:
+        epoch = " / ".join(f"{statistics.median(e) * 1e3:.0f}"
+                           for e in zip(*epochs[label], strict=True))
+        lines.append(f"  {label:12s} {statistics.median(seconds[label]):6.2f} s  "
+                     f"{max(peaks[label]):6.0f} MB" + (f"  epochs {epoch} ms" if epoch else ""))
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.update_processes", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workloads", default="tc-graph10000,rdfs-lubm1",
+                        help=f"comma-separated, of: {', '.join(NAMES)}")
+    parser.add_argument("--engines", default="counting,dbsp,elastic,bf,dred")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    for name in args.workloads.split(","):
+        print("\n".join(measure(name, args.engines.split(","), args.repeat, cache_root())),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
