@@ -11,12 +11,14 @@ engine) and of the same with ``--engine E --updates updates.txt`` per engine, al
 run by run so that a slow period of the machine spreads over all of them. Printed per engine:
 the median wall seconds of the process and its peak RSS (``herbrand.comparison.processes``:
 ``os.wait4``'s), and the median seconds of each epoch as the run itself reports them on
-stderr. ``update_costs`` measures the same updates in process, warm.
+stderr. Every run's outputs are checked to be the run without an engine's (the insert and
+its delete change nothing). ``update_costs`` measures the same updates in process, warm.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 from collections.abc import Sequence
@@ -59,6 +61,12 @@ def _write_rows(target: TextIO, prefix: str, rows: np.ndarray) -> None:
         target.write(prefix + "\t".join(row) + "\n")
 
 
+def _digests(folder: Path) -> dict[str, str]:
+    """The SHA-256 of each file in ``folder``, by name."""
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.iterdir())}
+
+
 def _epoch_seconds(stderr: str) -> list[float]:
     """The seconds column of the epoch lines a run prints (``epoch given added removed
     seconds strategy``)."""
@@ -78,12 +86,17 @@ def measure(name: str, engines: Sequence[str], repeat: int, root: Path) -> list[
     seconds = {label: [] for label in commands}
     peaks = {label: [] for label in commands}
     epochs = {label: [] for label in commands}
+    digests: dict[str, dict[str, str]] = {}
     for number in range(repeat + 1):
         for label, command in commands.items():
             run = run_process(command, cwd=scratch)
             if run.status != "ok":
                 raise SystemExit(f"{name} {label}: {run.status}: "
                                  f"{(scratch / 'stderr.txt').read_text()[-300:]}")
+            written = _digests(scratch / "out")
+            if written != digests.setdefault("out", written):
+                raise SystemExit(f"{name} {label}: its outputs differ from the run without "
+                                 "an engine (an insert and its delete change nothing)")
             if number:  # the first round warms the page cache
                 seconds[label].append(run.seconds)
                 peaks[label].append(run.peak_rss_mb)

@@ -11,7 +11,7 @@ cache (about 10-25 ms each, the first time a process calls it):
   signature the arguments' arrays match. The compiled function does not
   check its arguments (it would read a strided array as if it were contiguous, an int32 array
   as int64), so the Entry does: an array argument of another dtype or number of dimensions is
-  a herbrand bug (``KernelCallError``); one that is not C-contiguous where the signature says
+  a herbrand bug (``KernelSignatureError``); one that is not C-contiguous where the signature says
   ``::1`` is copied, unless the kernel writes into it (``writes``, by parameter name), which is
   an error too.
 - ``@helper`` or ``@helper(inline="always")``: a function only kernels call. At run time it is
@@ -48,8 +48,9 @@ _DTYPES = {"i1": np.int8, "i2": np.int16, "i4": np.int32, "i8": np.int64, "u1": 
 _ARRAY = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 
-class KernelCallError(EvaluationError):
-    """A compiled kernel was called with an array it was not compiled for (a herbrand bug)."""
+class KernelSignatureError(EvaluationError):
+    """A kernel's signature does not fit its parameters, or it was called with an array it was
+    not compiled for (a herbrand bug either way)."""
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,15 @@ def _argument_types(signature: str) -> list[str]:
 
 def _array_parameters(function: Callable, signature: str,
                       writes: tuple[str, ...]) -> tuple[_ArrayParameter, ...]:
+    """The array parameters of ``function`` under ``signature``, checked against its
+    parameter names."""
     names = function.__code__.co_varnames[:function.__code__.co_argcount]
     types = _argument_types(signature)
     if len(types) != len(names):
-        raise ValueError(f"{function.__name__}: {len(types)} types for {len(names)} parameters")
+        raise KernelSignatureError(f"{function.__name__}: {len(types)} types for {len(names)} parameters")
     unknown = set(writes) - set(names)
     if unknown:
-        raise ValueError(f"{function.__name__}: writes names no parameter: {sorted(unknown)}")
+        raise KernelSignatureError(f"{function.__name__}: writes names no parameter: {sorted(unknown)}")
     arrays = []
     for position, (name, text) in enumerate(zip(names, types, strict=True)):
         match = _ARRAY.match(text)
@@ -134,19 +137,19 @@ class Entry:
             if all(isinstance(value := arguments[p.position], np.ndarray)
                    and value.dtype == p.dtype and value.ndim == p.ndim for p in arrays):
                 return function(*_contiguous(self.__name__, arguments, arrays))
-        raise KernelCallError(
+        raise KernelSignatureError(
             f"kernel {self.__name__} is not compiled for "
             f"({', '.join(_described(a) for a in arguments)})")
 
 
 def _contiguous(name: str, arguments: tuple, arrays: tuple[_ArrayParameter, ...]) -> tuple:
     """``arguments`` with a C-contiguous copy of each strided array the signature wants
-    contiguous; KernelCallError for one the kernel writes."""
+    contiguous; KernelSignatureError for one the kernel writes."""
     for parameter in arrays:
         value = arguments[parameter.position]
         if parameter.contiguous and not value.flags.c_contiguous:
             if parameter.written:
-                raise KernelCallError(f"kernel {name} writes {parameter.name}, which is not "
+                raise KernelSignatureError(f"kernel {name} writes {parameter.name}, which is not "
                                       "C-contiguous")
             arguments = (*arguments[:parameter.position], np.ascontiguousarray(value),
                          *arguments[parameter.position + 1:])

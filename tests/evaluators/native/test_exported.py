@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from herbrand.evaluators.native.compiled import EXPORTING_MODULES, kernels
-from herbrand.evaluators.native.exported import Entry, KernelCallError, _argument_types
+from herbrand.evaluators.native.exported import Entry, KernelSignatureError, _argument_types
 from herbrand.evaluators.row_sets import _hashes, _insert
 
 
@@ -43,7 +43,7 @@ def test_a_strided_input_is_read_as_its_values():
 
 
 def test_another_dtype_is_refused():
-    with pytest.raises(KernelCallError, match="_hashes"):
+    with pytest.raises(KernelSignatureError, match="_hashes"):
         _hashes(np.zeros((2, 3), dtype=np.int32))
 
 
@@ -51,7 +51,7 @@ def test_a_strided_array_the_kernel_writes_is_refused():
     slots = np.full(16, -1, dtype=np.int64)
     stored = np.zeros((2, 16), dtype=np.int64)[:, ::2]
     block = np.ones((2, 1), dtype=np.int64)
-    with pytest.raises(KernelCallError, match="stored"):
+    with pytest.raises(KernelSignatureError, match="stored"):
         _insert(slots, stored, 0, block, _hashes(block), 0, np.zeros(1, dtype=np.int64), 0)
 
 
@@ -68,3 +68,13 @@ def test_an_incremental_run_loads_no_numba():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_a_signature_that_does_not_fit_the_parameters_is_refused():
+    def kernel(a, b):
+        return a
+
+    with pytest.raises(KernelSignatureError, match="1 types for 2 parameters"):
+        Entry(kernel, ("i8(i8[::1])",), ())
+    with pytest.raises(KernelSignatureError, match="writes names no parameter"):
+        Entry(kernel, ("i8(i8[::1], i8)",), ("out",))
