@@ -3,8 +3,8 @@
 The module is built by ``build`` from the sources of ``kernels``, ``choice``, ``claims``,
 ``concurrent``, ``tables``, ``runs``, ``views``, ``operators``, ``memory``, ``layout``,
 ``build``, ``exported``, ``herbrand.framework.native_view`` and the ``EXPORTING_MODULES``
-(the kernels of the indexes, the row sets and the incremental engines) and kept in herbrand's cache directory
-(``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
+(the kernels of the indexes, the row sets and the incremental engines), and kept in
+herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
 name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
 an edit to any of them builds a new one. The first process that needs it builds it (about
 45 s, said on stderr; ``make`` builds it at install), under a lock so that concurrent processes

@@ -8,12 +8,12 @@ cache (about 10-25 ms each, the first time a process calls it):
 - ``@exported("i8[::1](i8[:, ::1], u8[::1])", writes=("out",))``: a kernel Python calls, with
   its numba signatures (one or more). At run time the decorator returns an ``Entry``, which
   calls the function the compiled module (``compiled.kernels()``) holds for the first
-  signature the arguments' arrays match. The compiled function does not
-  check its arguments (it would read a strided array as if it were contiguous, an int32 array
-  as int64), so the Entry does: an array argument of another dtype or number of dimensions is
-  a herbrand bug (``KernelSignatureError``); one that is not C-contiguous where the signature says
-  ``::1`` is copied, unless the kernel writes into it (``writes``, by parameter name), which is
-  an error too.
+  signature the arguments' arrays match. The compiled function does not check its arguments
+  (it would read a strided array as if it were contiguous, an int32 array as int64), so the
+  Entry does: an array argument of another dtype or number of dimensions is a herbrand bug
+  (``KernelSignatureError``); one that is not C-contiguous where the signature says ``::1``
+  is copied, unless the kernel writes into it (``writes``, by parameter name), which is an
+  error too.
 - ``@helper`` or ``@helper(inline="always")``: a function only kernels call. At run time it is
   left a plain Python function (never called).
 
@@ -42,9 +42,9 @@ BUILDING = os.environ.get(BUILDING_VARIABLE) == "1"
 # (exported name, numba signature, the njit function), filled only while building
 ENTRIES: list[tuple[str, str, Callable]] = []
 
-_DTYPES = {"i1": np.int8, "i2": np.int16, "i4": np.int32, "i8": np.int64, "u1": np.uint8,
-           "u2": np.uint16, "u4": np.uint32,
-           "u8": np.uint64, "b1": np.bool_, "f8": np.float64}
+# the array element types the exported kernels' signatures use
+_DTYPES = {"i8": np.int64, "u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "u8": np.uint64,
+           "b1": np.bool_}
 _ARRAY = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 
@@ -72,7 +72,7 @@ def exported_name(function: Callable, number: int) -> str:
 def _argument_types(signature: str) -> list[str]:
     """The argument types of a numba signature ``ret(arg, ...)``: the last parenthesized group,
     split at its top-level commas."""
-    depth, opening = 0, len(signature)
+    depth = 0
     for opening in range(len(signature) - 1, -1, -1):
         depth += signature[opening] in ")]"
         depth -= signature[opening] in "(["
@@ -96,10 +96,12 @@ def _array_parameters(function: Callable, signature: str,
     names = function.__code__.co_varnames[:function.__code__.co_argcount]
     types = _argument_types(signature)
     if len(types) != len(names):
-        raise KernelSignatureError(f"{function.__name__}: {len(types)} types for {len(names)} parameters")
+        raise KernelSignatureError(
+            f"{function.__name__}: {len(types)} types for {len(names)} parameters")
     unknown = set(writes) - set(names)
     if unknown:
-        raise KernelSignatureError(f"{function.__name__}: writes names no parameter: {sorted(unknown)}")
+        raise KernelSignatureError(
+            f"{function.__name__}: writes names no parameter: {sorted(unknown)}")
     arrays = []
     for position, (name, text) in enumerate(zip(names, types, strict=True)):
         match = _ARRAY.match(text)
@@ -149,8 +151,8 @@ def _contiguous(name: str, arguments: tuple, arrays: tuple[_ArrayParameter, ...]
         value = arguments[parameter.position]
         if parameter.contiguous and not value.flags.c_contiguous:
             if parameter.written:
-                raise KernelSignatureError(f"kernel {name} writes {parameter.name}, which is not "
-                                      "C-contiguous")
+                raise KernelSignatureError(
+                    f"kernel {name} writes {parameter.name}, which is not C-contiguous")
             arguments = (*arguments[:parameter.position], np.ascontiguousarray(value),
                          *arguments[parameter.position + 1:])
     return arguments
