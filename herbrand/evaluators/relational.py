@@ -161,10 +161,7 @@ class RelationalEvaluator(RuleEvaluator):
         of its body variables), so a row derived k ways occurs k times. Incremental engines
         that count derivations read this; ``evaluate`` is its set. Raises as ``evaluate``.
         """
-        if instance.symbols is not self._symbols:
-            self._plans.clear()
-            self._by_identity.clear()
-            self._symbols = instance.symbols
+        self._use_symbols(instance)
         derived: dict[str, list[np.ndarray]] = {}
         arities: dict[str, int] = {}
         for rule in rules:
@@ -175,6 +172,29 @@ class RelationalEvaluator(RuleEvaluator):
             derived.setdefault(name, []).append(_Run(self, instance, rule).rows(plan))
         return {name: np.concatenate(batches, axis=1) if len(batches) > 1 else batches[0]
                 for name, batches in derived.items()}
+
+    def prepare(self, rules: Sequence[Rule], instance: Database) -> None:
+        """Translate ``rules`` and build every index their plans probe over ``instance`` (the
+        relations it holds, non-empty): what the first ``derive`` of them over it would build
+        before its first probe, done ahead (an incremental engine's Bootstrap, so that its
+        first update pays only its probes). Derives nothing. Cost: the translations, plus
+        O(n log n) per index not kept yet."""
+        self._use_symbols(instance)
+        for rule in rules:
+            for node, _ in ir.walk(self._plan(rule, instance)):
+                if not (isinstance(node, ir.Join) and _Run._probes_index(node)
+                        or isinstance(node, ir.Antijoin) and _Run._probes_whole_rows(node)):
+                    continue
+                relation = instance.get(node.right.relation)
+                if relation is not None and len(relation):
+                    self.relation_index(node.right.relation, relation, tuple(node.right_keys))
+
+    def _use_symbols(self, instance: Database) -> None:
+        """Drop the plans made for another SymbolTable than ``instance``'s."""
+        if instance.symbols is not self._symbols:
+            self._plans.clear()
+            self._by_identity.clear()
+            self._symbols = instance.symbols
 
     def _plan(self, rule: Rule, instance: Database) -> ir.Plan:
         """The rule's plan: kept by identity, else by equality, else translated (with the

@@ -126,3 +126,22 @@ def test_a_negation_of_whole_rows_probes_the_kept_index_of_its_relation(index):
     assert len(evaluator.evaluate([rule], empty)["p"]) == 4
     partial = parse("p(x, y) :- q(x, y), !r(y, _).").rules[0]  # not whole rows: hashed
     assert evaluator.evaluate([partial], instance)["p"].to_set() == {(2, 1), (3, 4)}
+
+
+def test_prepare_builds_the_indexes_a_derive_probes_and_derives_nothing(monkeypatch):
+    translated = []
+    original = relational.translate_rule
+    monkeypatch.setattr(relational, "translate_rule",
+                        lambda rule, **kw: translated.append(rule) or original(rule, **kw))
+    evaluator = RelationalEvaluator(index="spine")
+    rule = parse("p(x, z) :- dq(x, y), e(y, z), !f(x, z).").rules[0]
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({
+        "dq": Relation.from_rows([(0, 1)]), "e": Relation.from_rows([(1, 2), (1, 3), (4, 4)]),
+        "f": Relation.from_rows([(0, 3)])})
+    evaluator.prepare([rule], instance)
+    assert set(evaluator._indexes) == {("e", (0,)), ("f", (0, 1))}
+    kept = {slot: entry.index for slot, entry in evaluator._indexes.items()}
+    assert evaluator.evaluate([rule], instance)["p"].to_set() == {(0, 2)}
+    assert {slot: entry.index for slot, entry in evaluator._indexes.items()} == kept
+    assert len(translated) == 1

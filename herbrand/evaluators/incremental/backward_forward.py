@@ -79,6 +79,7 @@ from herbrand.evaluators.incremental.instance_rules import (
     instance_rule,
     reading_proved,
 )
+from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -88,16 +89,22 @@ from herbrand.framework.syntax import Rule
 
 
 class BackwardForward:
-    """The deletion step of one stratum: ``deleted(seeds)``. ``old`` holds the state before
-    the update, ``new`` the new lower strata (and the stratum's old facts); ``selections``:
-    the engine's kept constant selections of them, if it keeps any; ``kept``: the engine's
-    hash sets of its relations, if it keeps them (read, never changed; a set missing there is
-    built when first probed)."""
+    """The deletion step of one stratum: ``deleted(seeds)``. ``new`` holds the new lower
+    strata and the stratum's old facts; ``selections``: the engine's kept constant selections
+    of them, if it keeps any; ``kept``: the engine's hash sets of its relations, if it keeps
+    them (read, never changed; a set missing there is built when first probed).
 
-    def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, old: Database,
-                 new: Database, selections: KeptSelections | None = None,
-                 kept: RelationSets | None = None):
-        self._evaluator, self._old, self._new = evaluator, old, new
+    Every rule here reads ``new``, the consequences of the deleted facts too: an old instance
+    using a deleted fact and a lower fact that is gone is a seed's (its head was checked
+    already), so reading the new lower facts checks no fewer facts that may have lost their
+    proof (the heads that are no old facts, through a lower fact the update added, are
+    dropped), and the rounds and the consequences probe the same indexes of the lower
+    relations (reading the old ones as well rebuilt an index of a changed lower relation each
+    time one read the other's)."""
+
+    def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, new: Database,
+                 selections: KeptSelections | None = None, kept: RelationSets | None = None):
+        self._evaluator, self._new = evaluator, new
         self._selections = selections
         self._kept = kept
         self._members: dict[str, RelationSet] = {}
@@ -111,8 +118,8 @@ class BackwardForward:
                                  for v in self._consequences)
         self._proved_read = {literal.atom.relation for rule in self._saturation
                              for literal, _ in rule_literals(rule)}
-        self._empty = {n: old[n].columns[:, :0] for n in stratum.relations}
-        self._facts = {n: CheckedFacts(old[n].arity) for n in stratum.relations}
+        self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
+        self._facts = {n: CheckedFacts(new[n].arity) for n in stratum.relations}
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -130,28 +137,47 @@ class BackwardForward:
                 parts[name].append(rows)
             if not self._consequences or not any(rows.shape[1] for rows in gone.values()):
                 break
-            reads = self._old.with_relations(
+            reads = self._new.with_relations(
                 {delta_name(n): Relation(gone.get(n, self._empty[n]), unique=True)
                  for n in self._relations})
-            queue = self._derive(self._consequences, reads,
-                                 {delta_name(n): gone.get(n, self._empty[n])
-                                  for n in self._relations})
+            derived = self._derive(self._consequences, reads,
+                                   {delta_name(n): gone.get(n, self._empty[n])
+                                    for n in self._relations})
+            # an instance with a lower fact the update added may have a head that is no old fact
+            queue = {n: rows[:, self._member_set(n).contains(rows)]
+                     for n, rows in derived.items()}
         return {n: Relation(_concat(parts[n], self._empty[n]), unique=True)
                 for n in self._relations}
+
+    def prepare(self) -> None:
+        """Make what ``deleted``'s rounds would make before their first probe (an engine's
+        Bootstrap does this once): the plans of the instance, saturation and consequence
+        rules with their constant selections, the evaluator's indexes they probe, and the
+        hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
+        O(n log n) per index, not kept yet."""
+        self._select_constants()
+        for rules, instance in (([i.rule for i in self._instances], self._new),
+                                (self._saturation, self._new),
+                                (self._consequences, self._new)):
+            self._evaluator.prepare(rules, with_empty_reads(rules, instance))
+        for instance in self._instances:
+            for position in instance.members:
+                self._member_set(instance.atoms[position][0])
+            for relation, _ in instance.lower_members:
+                self._member_set(relation)
 
     def _select_constants(self) -> None:
         """Rewrite the rules to read their constant selections of the relations the rounds
         never change (``selections``): the kept selections, or one O(n) scan per distinct
         selection for the whole step, instead of one per rule application."""
         rules, self._new = select_constants(
-            [i.rule for i in self._instances] + list(self._saturation), self._new,
-            self._selections)
-        count = len(self._instances)
+            [i.rule for i in self._instances] + list(self._saturation)
+            + list(self._consequences), self._new, self._selections)
+        count, saturation = len(self._instances), len(self._saturation)
         self._instances = tuple(replace(instance, rule=rule) for instance, rule in
                                 zip(self._instances, rules[:count], strict=True))
-        self._saturation = rules[count:]
-        self._consequences, self._old = select_constants(self._consequences, self._old,
-                                                         self._selections)
+        self._saturation = rules[count:count + saturation]
+        self._consequences = rules[count + saturation:]
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -240,7 +266,7 @@ class BackwardForward:
         or O(n) once."""
         members = self._members.get(name)
         if members is None:
-            relation = self._old[name] if name in self._relations else self._new[name]
+            relation = self._new[name]
             members = self._members[name] = (RelationSet(relation) if self._kept is None
                                              else self._kept.take(name, relation))
             if self._kept is not None:

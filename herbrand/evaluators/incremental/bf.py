@@ -40,12 +40,19 @@ class BFEngine(DRedEngine):
 
     STRATEGY = "bf"
 
+    def _prepare_deletion(self, stratum: Stratum, state: Database,
+                          deletion_rules: Sequence[Rule]) -> None:
+        """Prepare ``_delete``'s rules over ``state``: the seeds' (the deletion variants) and
+        the backward/forward step's (``BackwardForward.prepare``)."""
+        self._prepare_rules(deletion_rules, state)
+        BackwardForward(self._evaluator, stratum, state, self._selections, self._sets).prepare()
+
     def _delete(self, stratum: Stratum, old: Database, new: Database,
                 deletion_rules: Sequence[Rule]) -> tuple[dict[str, Relation],
                                                          dict[str, Relation], dict]:
         """The facts without a proof after the change (no seeds: what is proved stays)."""
         seeds = self._derive(deletion_rules, old, True) if deletion_rules else {}
-        gone = BackwardForward(self._evaluator, stratum, old, new, self._selections,
+        gone = BackwardForward(self._evaluator, stratum, new, self._selections,
                                self._sets).deleted(seeds)
         return gone, {name: self._without(name, old[name], gone[name])
                       for name in stratum.relations}, {}

@@ -15,8 +15,10 @@ the instance. All rewrites are pure and O(body length) per variant.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from herbrand.evaluators.fixpoint import inline_facts
 from herbrand.framework.analysis import Stratum, analyse, rule_literals
@@ -137,3 +139,15 @@ def head_restricted(rule: Rule, relation: str) -> Rule:
     """``rule`` with ``relation(head terms)`` prepended: only derivations of heads in
     ``relation`` (the rederivation step of delete-rederive)."""
     return with_body(rule, (Literal(Atom(relation, rule.head.terms)),) + rule.body)
+
+
+def with_empty_reads(rules: Sequence[Rule], instance: Database) -> Database:
+    """``instance`` with an empty relation for each relation ``rules`` read that it lacks
+    (the changes, deltas and checked sets an update would bring): an instance to prepare the
+    rules' plans over (``RelationalEvaluator.prepare``), which orders an empty relation as it
+    orders a small one. O(body length) per rule."""
+    missing = {literal.atom.relation: literal.atom.arity for rule in rules
+               for literal, _ in rule_literals(rule) if literal.atom.relation not in instance}
+    return instance.with_relations({
+        name: Relation(np.zeros((arity, 0), dtype=np.int64), unique=True)
+        for name, arity in missing.items()}) if missing else instance

@@ -30,3 +30,22 @@ def reads_a_delta(rule) -> bool:
     """Whether the rule's first body literal reads an engine-internal ('@') relation."""
     first = rule.body[0]
     return isinstance(first, Literal) and first.atom.relation.startswith("@")
+
+
+
+def record_index_builds(monkeypatch, engine) -> list:
+    """The (relation, key) of every index the engine's relational evaluator builds from now
+    on (an index kept from before, or told of a change, is not built again)."""
+    built = []
+    evaluator = engine._evaluator
+    original = evaluator.relation_index
+
+    def relation_index(name, relation, key):
+        kept = evaluator._indexes.get((name, key))
+        index = original(name, relation, key)
+        if kept is None or kept.index is not index:
+            built.append((name, key))
+        return index
+
+    monkeypatch.setattr(evaluator, "relation_index", relation_index)
+    return built

@@ -9,7 +9,7 @@ from herbrand.evaluators.incremental import bf
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.framework.testing import IncrementalSession
-from tests.evaluators.incremental.engine_helpers import TC
+from tests.evaluators.incremental.engine_helpers import TC, record_index_builds
 
 REACH = """
 .decl e(x: number, y: number)
@@ -24,13 +24,14 @@ CYCLE = {"e": [(A, B), (B, A), (C, A)], "source": [(C,)]}
 
 @pytest.fixture
 def checks(monkeypatch) -> list[BackwardForward]:
-    """Every BackwardForward the engine runs from now on."""
+    """Every BackwardForward whose deletion step the engine runs from now on (not those its
+    bootstrap prepares with)."""
     made = []
 
     class Recorded(BackwardForward):
-        def __init__(self, *args):
-            super().__init__(*args)
+        def deleted(self, seeds):
             made.append(self)
+            return super().deleted(seeds)
 
     monkeypatch.setattr(bf, "BackwardForward", Recorded)
     return made
@@ -101,3 +102,13 @@ def test_a_fact_is_first_expanded_through_one_instance(checks):
     facts = check._facts["tc"]
     assert 8 < facts.checked_count <= 16
     assert facts.proved_count == facts.checked_count
+
+
+def test_the_bootstrap_builds_the_indexes_an_insert_and_a_delete_probe(monkeypatch):
+    session = IncrementalSession(BFEngine, TC, {"e": [(i, i + 1) for i in range(20)]
+                                                + [(0, 5), (7, 3)]})
+    built = record_index_builds(monkeypatch, session.engine)
+    session.update(insert={"e": [(20, 21), (5, 0)]})
+    session.update(delete={"e": [(3, 4), (12, 13)]})
+    assert session.engine.last_strategy == "bf"
+    assert built == []

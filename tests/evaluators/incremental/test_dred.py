@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from herbrand.evaluators.incremental.dred import DRedEngine
 from herbrand.framework.testing import IncrementalSession
-from tests.evaluators.incremental.engine_helpers import TC, reads_a_delta, record_rules
+from tests.evaluators.incremental.engine_helpers import (
+    TC,
+    reads_a_delta,
+    record_index_builds,
+    record_rules,
+)
 
 
 def test_an_alternative_derivation_is_rederived():
@@ -40,3 +45,21 @@ def test_unchanged_strata_are_left_alone():
     before = session.engine.database["copy"]
     session.update(insert={"e": [(2, 3)]})
     assert session.engine.database["copy"] is before
+
+
+def test_the_bootstrap_builds_the_indexes_an_insert_probes(monkeypatch):
+    # the insert's variant tc(x, z) :- tc(x, y), +e(y, z) probes tc on its second column, an
+    # index the bootstrap's own rules never probe: it is built by the bootstrap, not the update
+    session = IncrementalSession(DRedEngine, TC, {"e": [(i, i + 1) for i in range(20)]})
+    assert ("tc", (1,)) in session.engine._evaluator._indexes
+    built = record_index_builds(monkeypatch, session.engine)
+    session.update(insert={"e": [(20, 21), (5, 0)]})
+    assert built == []
+
+
+def test_without_prepare_the_first_insert_builds_its_index(monkeypatch):
+    session = IncrementalSession(lambda: DRedEngine(prepare=False), TC,
+                                 {"e": [(i, i + 1) for i in range(20)]})
+    built = record_index_builds(monkeypatch, session.engine)
+    session.update(insert={"e": [(20, 21)]})
+    assert ("tc", (1,)) in built
