@@ -37,7 +37,9 @@ bounded by the materialization.
   some instance's atoms are all checked already: it waits for them); when no frontier is left,
   every lazily expanded fact still unproved is expanded *fully*, through all its instances.
   So each fact's instances are computed at most twice, and at the end of a batch every checked
-  fact that is not proved has had all its instances' atoms checked.
+  fact that is not proved has had all its instances' atoms checked. A frontier of fewer than
+  ``SMALL_FRONTIER`` facts is expanded fully at once (and its outright instances found in the
+  same call): there a round's fixed cost is what counts, and fewer rounds reach the proofs.
 
 That last property is the paper's invariant, so the correctness argument carries over: a
 checked fact not proved at the end of a batch has no proof from the facts not deleted (if it had
@@ -101,6 +103,14 @@ class BackwardForward:
     dropped), and the rounds and the consequences probe the same indexes of the lower
     relations (reading the old ones as well rebuilt an index of a changed lower relation each
     time one read the other's)."""
+
+    # A frontier of fewer facts is expanded fully at once, every rule's instances in one call:
+    # an evaluator call costs about a millisecond however small its frontier, and a full
+    # expansion reaches the shortest proofs in the fewest rounds. Measured (1% delete, CPU):
+    # Andersen over 1,000 variables, whose checks follow chains of one fact per round, 1.18 s
+    # at 0 (308 rounds), 0.48 s at 4096; TC over graph10000 103 -> 86 ms; above 8192 TC's
+    # lazy rounds are lost (every instance of 9,386 facts: 100 ms; all full: 270 ms).
+    SMALL_FRONTIER = 4096
 
     def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, new: Database,
                  selections: KeptSelections | None = None, kept: RelationSets | None = None):
@@ -204,16 +214,18 @@ class BackwardForward:
                 if not any(rows.shape[1] for rows in frontier.values()):
                     break
                 full = True
-            if not full and self._outright:
+            small = sum(rows.shape[1] for rows in frontier.values()) < self.SMALL_FRONTIER
+            if not full and not small and self._outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
                 self._saturate(self._proving(self._instances_of(frontier, self._outright)))
                 frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before): only the other rules can have instances of it
-            instances = self._instances_of(frontier, self._inferred)
+            instances = self._instances_of(frontier,
+                                           self._instances if small else self._inferred)
             self._saturate(self._proving(instances))
-            expansion, partial = self._expansion(instances, full)
+            expansion, partial = self._expansion(instances, full or small)
             for name, parts in partial.items():
                 lazy[name].extend(parts)
             frontier = {n: self._facts[n].check(rows) for n, rows in expansion.items()}

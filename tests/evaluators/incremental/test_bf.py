@@ -90,7 +90,8 @@ def test_an_aggregate_over_a_relation_that_changes():
     assert session.engine.database["total"].to_rows() == [(0,)]
 
 
-def test_a_fact_is_first_expanded_through_one_instance(checks):
+def test_a_fact_is_first_expanded_through_one_instance(checks, monkeypatch):
+    monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # every frontier is a large one
     nodes = range(8)
     complete = [(x, y) for x in nodes for y in nodes if x != y]
     session = IncrementalSession(BFEngine, TC, {"e": complete})
@@ -112,3 +113,27 @@ def test_the_bootstrap_builds_the_indexes_an_insert_and_a_delete_probe(monkeypat
     session.update(delete={"e": [(3, 4), (12, 13)]})
     assert session.engine.last_strategy == "bf"
     assert built == []
+
+
+def test_a_small_frontier_is_expanded_fully_in_fewer_rounds(checks, monkeypatch):
+    # the facts tc(0, y) lost their derivation through e(0, 1); the shortcut e(0, 5) proves
+    # those from y = 5 on: a lazy check follows the chain one fact per round
+    chain = [(i, i + 1) for i in range(12)] + [(0, 5)]
+    rounds = {}
+    for small in (0, BackwardForward.SMALL_FRONTIER):
+        monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", small)
+        session = IncrementalSession(BFEngine, TC, {"e": chain})
+        calls = _record_calls(monkeypatch, session.engine)
+        changes = session.update(delete={"e": [(0, 1)]})
+        added, removed = changes["tc"]
+        assert sorted(map(tuple, removed.T.tolist())) == [(0, 1), (0, 2), (0, 3), (0, 4)]
+        rounds[small] = len(calls)
+    assert rounds[BackwardForward.SMALL_FRONTIER] < rounds[0], rounds
+
+
+def _record_calls(monkeypatch, engine) -> list:
+    """One entry per call of the engine's rule evaluator from now on."""
+    calls, original = [], engine._evaluator.derive
+    monkeypatch.setattr(engine._evaluator, "derive",
+                        lambda rules, instance: calls.append(rules) or original(rules, instance))
+    return calls
