@@ -166,10 +166,8 @@ class BackwardForward:
         hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
         O(n log n) per index, not kept yet."""
         self._select_constants()
-        for rules, instance in (([i.rule for i in self._instances], self._new),
-                                (self._saturation, self._new),
-                                (self._consequences, self._new)):
-            self._evaluator.prepare(rules, with_empty_reads(rules, instance))
+        rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences]
+        self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
         for instance in self._instances:
             for position in instance.members:
                 self._member_set(instance.atoms[position][0])
