@@ -135,7 +135,7 @@ def test_engine_options_are_checked():
     with pytest.raises(UnknownComponentError, match="unknown incremental engine"):
         herbrand.incremental(PROGRAM, engine="nope")
     m = herbrand.incremental(PROGRAM, engine="dred", index="hash")
-    assert repr(m.engine) == "DRedEngine(index='hash')"
+    assert repr(m.engine) == "DRedEngine(index='hash', prepare=True)"
     assert m.database.types["edge"] == (SYMBOL, SYMBOL)
 
 
