@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from herbrand.evaluators.fixpoint import inline_facts
 from herbrand.framework.analysis import Stratum, analyse, rule_literals
 from herbrand.framework.errors import ArityError
@@ -148,6 +146,5 @@ def with_empty_reads(rules: Sequence[Rule], instance: Database) -> Database:
     orders a small one. O(body length) per rule."""
     missing = {literal.atom.relation: literal.atom.arity for rule in rules
                for literal, _ in rule_literals(rule) if literal.atom.relation not in instance}
-    return instance.with_relations({
-        name: Relation(np.zeros((arity, 0), dtype=np.int64), unique=True)
-        for name, arity in missing.items()}) if missing else instance
+    return instance.with_relations({name: Relation.empty(arity)
+                                    for name, arity in missing.items()}) if missing else instance

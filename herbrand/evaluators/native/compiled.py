@@ -4,11 +4,11 @@ The module is built by ``build`` from the sources of ``kernels``, ``choice``, ``
 ``concurrent``, ``tables``, ``runs``, ``views``, ``operators``, ``memory``, ``layout``,
 ``build``, ``exported``, ``herbrand.framework.native_view`` and the ``EXPORTING_MODULES``
 (the kernels of the indexes, the row sets and the incremental engines), and kept in
-herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or ``~/.cache/herbrand``) under a
-name keyed by a hash of those sources, numpy's version and the interpreter's extension suffix:
-an edit to any of them builds a new one. The first process that needs it builds it (about
-45 s, said on stderr; ``make`` builds it at install), under a lock so that concurrent processes
-build it once; later ones import it in under a millisecond.
+herbrand's cache directory (``HERBRAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/herbrand`` or
+``~/.cache/herbrand``) under a name keyed by a hash of those sources, numpy's version and the
+interpreter's extension suffix: an edit to any of them builds a new one. The first process
+that needs it builds it (about 45 s, said on stderr; ``make`` builds it at install), under a
+lock so that concurrent processes build it once; later ones import it in under a millisecond.
 Only the ``KEEP`` most recently built versions are kept.
 Importing it loads neither numba nor LLVM, which is what a short run's start-up and memory floor
 were made of (about 0.35 s and 100 MB).

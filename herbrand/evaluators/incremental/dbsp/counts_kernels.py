@@ -28,12 +28,12 @@ import numpy as np
 
 from herbrand.evaluators.native.exported import exported
 
+# the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
+ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
 
-@exported("i8[::1](i8[::1], u1[::1], i8[::1], i8[::1], i8[::1], i8)",
-          "i8[::1](i8[::1], u2[::1], i8[::1], i8[::1], i8[::1], i8)",
-          "i8[::1](i8[::1], u4[::1], i8[::1], i8[::1], i8[::1], i8)",
-          "i8[::1](i8[::1], u8[::1], i8[::1], i8[::1], i8[::1], i8)",
-          "i8[::1](i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8)")
+
+@exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8)"
+            for t in ITERATION_TYPES))
 def counts_at(keys, iterations, counts, probe, starts, i):
     """See the module docstring."""
     n = keys.shape[0]
@@ -46,11 +46,8 @@ def counts_at(keys, iterations, counts, probe, starts, i):
     return out
 
 
-@exported("i8(i8[::1], u1[::1], i8[::1], i8[::1], u1[::1], i8[::1], i8[::1], i8[::1], u1[::1], i8[::1])",
-          "i8(i8[::1], u2[::1], i8[::1], i8[::1], u2[::1], i8[::1], i8[::1], i8[::1], u2[::1], i8[::1])",
-          "i8(i8[::1], u4[::1], i8[::1], i8[::1], u4[::1], i8[::1], i8[::1], i8[::1], u4[::1], i8[::1])",
-          "i8(i8[::1], u8[::1], i8[::1], i8[::1], u8[::1], i8[::1], i8[::1], i8[::1], u8[::1], i8[::1])",
-          "i8(i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])",
+@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], "
+            f"{t}[::1], i8[::1])" for t in ITERATION_TYPES),
           writes=("out_keys", "out_at", "out_counts"))
 def _counts_plus(keys, iterations, counts, change, change_at, weights, starts, out_keys,
                  out_at, out_counts):
