@@ -6,12 +6,14 @@ import numpy as np
 
 from herbrand.evaluators.incremental.changes import (
     apply_update,
+    apply_updates,
     as_batch_changes,
     database_changes,
     membership,
     visible,
     without,
 )
+from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.framework.storage import Database, Relation
 
 
@@ -24,6 +26,22 @@ def test_apply_update_deletes_before_inserts():
     new, added, removed = apply_update(old, _batch((2, 3), (5, 5)), _batch((2, 3), (3, 4)))
     assert new.to_set() == {(1, 2), (2, 3), (3, 4)}
     assert added.to_set() == {(3, 4)} and not len(removed)
+
+
+def test_kept_sets_give_the_removed_rows_positions_in_the_old_relation():
+    old = Relation.from_rows([(1, 2), (2, 3), (3, 4), (4, 5)])
+    database = Database({"e": old})
+    sets, removed_at = RelationSets.of({"e": old}), {}
+    # (9, 9) is absent, (2, 3) is deleted and inserted again: neither is removed
+    new, added, removed = apply_updates(
+        database, {"e": _batch((2, 3), (7, 7))}, {"e": _batch((4, 5), (9, 9), (2, 3), (1, 2))},
+        sets, removed_at)
+    assert removed["e"].to_set() == {(4, 5), (1, 2)} and added["e"].to_set() == {(7, 7)}
+    assert [tuple(old.columns[:, i]) for i in removed_at["e"]] == list(
+        map(tuple, removed["e"].columns.T))
+    assert new["e"].to_set() == {(2, 3), (3, 4), (7, 7)}
+    assert apply_updates(new, {}, {"e": _batch((7, 7))}, sets)[0]["e"].to_set() == {
+        (2, 3), (3, 4)}  # the kept table of the new relation
 
 
 def test_apply_update_noop_returns_the_same_relation():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from herbrand.evaluators.incremental import elastic_stratum
+from herbrand.evaluators.incremental import elastic_state, elastic_stratum
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN
@@ -346,6 +346,23 @@ def test_state_is_two_numbers_per_tuple_plus_the_row_index():
     tuples, size = engine.state_size()
     assert tuples == len(engine.database["tc"]) == 465
     assert 16 * tuples <= size <= 40 * tuples
+
+
+def test_an_input_universe_gets_its_removed_positions_from_the_kept_table(monkeypatch):
+    given = []
+    of_input = elastic_state.Universe.of_input.__func__
+
+    def recording(cls, old, added, removed, gone=None):
+        given.append(gone is not None)
+        return of_input(cls, old, added, removed, gone)
+
+    monkeypatch.setattr(elastic_state.Universe, "of_input", classmethod(recording))
+    engine = _tc_engine(1e9)
+    engine.update(_edges([(30, 31)]), _edges([(15, 16), (3, 4)]))
+    assert given == [True]
+    assert engine.database["tc"].to_set() == {
+        (a, b) for a in range(32) for b in range(a + 1, 32)
+        if not (a <= 3 < b) and not (a <= 15 < b)}
 
 
 def test_tombstones_are_compacted_and_the_state_stays_exact():
