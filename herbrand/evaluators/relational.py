@@ -204,12 +204,15 @@ class RelationalEvaluator(RuleEvaluator):
             return kept[1]
         plan = self._plans.get(rule)
         if plan is None:
-            plan = encode_symbols(translate_rule(rule, sizes=instance.sizes()), instance.symbols)
-            self._plans[rule] = plan
+            plan = self._plans[rule] = self._translated(rule, instance)
         if len(self._by_identity) > 4 * len(self._plans) + 64:
             self._by_identity.clear()
         self._by_identity[id(rule)] = (rule, plan)
         return plan
+
+    def _translated(self, rule: Rule, instance: Database) -> ir.Plan:
+        """The rule translated now, the instance's relation sizes as the join-ordering hint."""
+        return encode_symbols(translate_rule(rule, sizes=instance.sizes()), instance.symbols)
 
     def clear(self) -> None:
         """Drop the cached plans and indexes."""

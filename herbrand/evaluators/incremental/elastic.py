@@ -279,7 +279,7 @@ class ElasticEngine(IncrementalEvaluator):
                         budget: SwitchBudget) -> dict[str, RelationState]:
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
-        universes = {r: Universe.of_state(snapshot.states[r]) for r in own}
+        universes = {r: _universe(snapshot.states[r], budget) for r in own}
         for r in plan.positives - set(own):
             universes[r] = (Universe.of_input(old[r], *changes[r], removed_at.get(r))
                             if r in changes else Universe.of_current(new[r]))
@@ -292,6 +292,15 @@ class ElasticEngine(IncrementalEvaluator):
             if added.shape[1] or removed.shape[1]:
                 changes[r] = (added, removed)
         return {r: universes[r].state() for r in own}
+
+
+def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
+    """``Universe.of_state``; a Bootstrap's state has no universe relation yet (its rows with
+    their positions, an O(n) copy): building it is that Bootstrap's deferred set-up, exempt
+    from the Update's budget as the row indexes are."""
+    if state.built_universe is None:
+        budget.exempt(lambda: state.universe)
+    return Universe.of_state(state)
 
 
 def _kind(changes: BatchChanges) -> str:

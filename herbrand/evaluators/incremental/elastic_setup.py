@@ -1,5 +1,5 @@
-"""The elastic engine's relational evaluator: the join indexes a Bootstrap left unbuilt are
-built outside an Update's budget.
+"""The elastic engine's relational evaluator: the join indexes and plans a Bootstrap left
+unbuilt are built outside an Update's budget.
 
 The relational evaluator keeps a join index per (relation name, key) and extends it when the
 relation grows (``RelationalEvaluator.relation_index``). The native Bootstrap builds none, and
@@ -10,7 +10,10 @@ the Bootstrap's deferred set-up, like the proof counts and row indexes (``elasti
 Bootstrap) inside ``budget.exempt`` while an Update runs (``deferring``), and forces it there
 (a lazy index such as sorted_vector sorts on its first probe). A later rebuild of the same
 (name, key), when its relation changed other than by growing, is the Update's own work and
-counts.
+counts. So is the translation of a rule the evaluator has no plan of yet (the native
+Bootstrap plans none of the Update's rules, and plans are kept across Bootstraps): the first
+Update after the first Bootstrap translates each rule it runs (on RDFS over LUBM(1), 13 rules
+in about 2 ms, against a budget of about 18 ms).
 
 Not safe for concurrent use (as ``RelationalEvaluator``). Cost: a set lookup per index probe.
 """
@@ -26,7 +29,9 @@ import numpy as np
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.contracts import IndexBacking
-from herbrand.framework.storage import Relation
+from herbrand.framework.storage import Database, Relation
+from herbrand.framework.syntax import Rule
+from herbrand.translators import ir
 
 
 class SetUpEvaluator(RelationalEvaluator):
@@ -56,6 +61,9 @@ class SetUpEvaluator(RelationalEvaluator):
             return super().relation_index(name, relation, key)
         self._held.add((name, key))
         return self._budget.exempt(partial(self._built, name, relation, key))
+
+    def _translated(self, rule: Rule, instance: Database) -> ir.Plan:
+        return self._budget.exempt(partial(super()._translated, rule, instance))
 
     def _built(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
         """The index, built now: an empty probe makes a lazy index sort its rows."""

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from herbrand.evaluators.incremental import elastic_state, elastic_stratum
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
-from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
+from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
@@ -271,6 +272,34 @@ def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     built.clear()
     engine.update(_edges([(31, 32)]), {})  # the indexes are built: nothing is set-up again
     assert engine.last_strategy == "update" and not built
+    assert (0, 32) in engine.database["tc"]
+
+
+def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
+    engine = _tc_engine(0.05)
+    now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
+    translate, universe = RelationalEvaluator._translated, RelationState.universe.fget
+    made = []
+
+    def slow_translation(self, rule, instance):  # each first plan takes 1 s on the fake clock
+        made.append("plan")
+        now["t"] += 1.0
+        return translate(self, rule, instance)
+
+    def slow_universe(state):  # so does building a universe relation
+        if state.built_universe is None:
+            made.append("universe")
+            now["t"] += 1.0
+        return universe(state)
+
+    monkeypatch.setattr(RelationalEvaluator, "_translated", slow_translation)
+    monkeypatch.setattr(RelationState, "universe", property(slow_universe))
+    engine.update(_edges([(30, 31)]), {})
+    assert engine.last_strategy == "update" and "plan" in made and "universe" in made
+    assert engine._bootstrap_seconds == pytest.approx(10.0 + len(made))
+    made.clear()
+    engine.update(_edges([(31, 32)]), {})  # planned, and the state's universe is built
+    assert engine.last_strategy == "update" and not made
     assert (0, 32) in engine.database["tc"]
 
 
