@@ -15,27 +15,34 @@ partitioned on all columns into a number of parts sized from their rows (at most
 part, ``full`` is never exchanged after the first pass: the derived rows are shuffled into the
 layout, the distinct and the anti-join against ``full`` are partition-local, and the union
 keeps the layout. With one part (small relations, whose lower relations hold at most
-``broadcast_rows`` rows) a pass runs in one partition: every relation its rules read is
-coalesced into one part (a union of one-part pieces has as many parts as pieces; coalescing is
-a narrow dependency, not an exchange) and nothing is broadcast, so the pass is one job (the
-count) whose stages are one task each (Spark still exchanges the two sides of each join
-within the one part: a stage each, not a job).
+``broadcast_rows`` rows) a pass runs in one partition, without exchanges or broadcasts: every
+relation its rules read is one part that Spark knows as one (a full relation, a union of
+one-part pieces, is coalesced: a narrow dependency; a lower relation is coalesced and stored
+once per stratum), and the deltas carry their exact sizes (``SparkFixpoint._derive``), so the
+joins, the distinct and the anti-join run in the one task of the pass's one stage.
 
-Each ``new`` is checkpointed, so that it is a leaf of later plans: without that, every delta's
-plan holds the plans of all the earlier ones and planning time (and the driver's memory) blows
-up within a few dozen passes. The checkpoint is lazy, so the pass's count, its delta size
-reported as a Progress event, computes and stores it in one job (an eager checkpoint then a
-count took two: measured 10% slower per pass on a chain of 50 edges).
+Each ``new`` is a checkpoint (``checkpoints``), so that it is a leaf of later plans: without
+that, every delta's plan holds the plans of all the earlier ones and planning time (and the
+driver's memory) blows up within a few dozen passes. The pass's count (its delta size,
+reported as a Progress event) is the count of the checkpoint's RDD: one job computes the new
+rows, stores them and cuts their lineage before the next pass is planned. (A lazy checkpoint
+left for the next pass's job to store, with the count taken from a cache, kept a lineage that
+grew until serializing a task overflowed the driver's stack after 175 passes.)
 ``full`` is a union of such pieces; every ``checkpoint_interval`` passes, and at the end of a
 recursive stratum, it is checkpointed (lazily, by the next pass's job), and laid out again
-when its row count calls for more parts. Checkpoints are local by default (blocks kept by the
-executors: fast, but an executor lost loses the run) or reliable, to ``checkpoint_dir``
-(files; a lost executor's tasks are redone from them). The passes run without adaptive
-execution (``PASS_SETTINGS``), which made a job of every exchange.
+when its row count calls for more parts; once stored, the pieces it supersedes are freed, so
+the storage held stays within about twice the relations' rows over any number of passes.
+Checkpoints are local by default (blocks kept by the executors: fast, but an executor lost
+loses the run) or reliable, to ``checkpoint_dir`` (files; a lost executor's tasks are redone
+from them). The passes run without adaptive execution (``PASS_SETTINGS``), which made a job
+of every exchange.
 
 Cost per pass: the rules' joins (a shuffle each, unless the static side is broadcast), a
 shuffle of the derived rows, a sort of ``full`` for the anti-join (no shuffle), and a job per
-broadcast relation and one for the count; in one partition, the count's job alone.
+broadcast relation and one for the count; in one partition, the count's job alone, of one
+stage (a job more in the pass after a layout when that pass reads none of the laid-out
+rows). Measured on a chain of 50 edges (linear TC, ``local[2]``, decomposition off, bench/):
+see bench/README.md.
 
 A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
 small enough to broadcast skips the passes: after the first, one job runs herbrand's native
@@ -58,6 +65,7 @@ from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
+from herbrand.spark_backend.checkpoints import Checkpoints
 from herbrand.spark_backend.decomposed import (
     lower_relations,
     ordered_by_pivot,
@@ -92,6 +100,11 @@ SINGLE_PARTITION_SETTINGS = {
     # a pass in one partition joins without broadcasts: Spark would broadcast the small sides
     # by their estimated size, a job per broadcast relation per pass
     "spark.sql.autoBroadcastJoinThreshold": "-1",
+    # and without exchanges: Spark keeps both sides of a join (or anti-join) in their one
+    # partition only when each side's estimated size is at most this (128 MB by default); the
+    # pass's frames carry exact sizes (``SparkFixpoint._derive``), but a join's estimate is the
+    # product of its sides'
+    "spark.sql.maxSinglePartitionBytes": str(2**63 - 1),
 }
 """Session SQL settings of a pass run in one partition (``SparkFixpoint._apply``)."""
 
@@ -138,9 +151,14 @@ class SparkFixpoint:
         (``decomposed.ordered_by_pivot``): ``outputs`` writes them without sorting."""
         self.total = 0
         self._stored: list[DataFrame] = []
+        """Cached frames (decomposed results), unpersisted by ``release``."""
+        self._checkpoints = Checkpoints(session, checkpoint_dir)
         self._parts: dict[str, int] = {}
-        if checkpoint_dir is not None:
-            session.sparkContext.setCheckpointDir(checkpoint_dir)
+        self._one_part: set[str] = set()
+        """Deltas stored in one part that Spark knows as one (``SinglePartition``)."""
+        self._lower: dict[str, tuple[DataFrame, DataFrame]] = {}
+        """Lower relation -> (its frame, that frame stored in one part), for passes in one
+        partition (``_one_part_frames``)."""
 
     # -- one stratum -----------------------------------------------------------------------------
 
@@ -150,7 +168,8 @@ class SparkFixpoint:
         relations laid out by ``partitions``."""
         start, before, passes = time.perf_counter(), self.total, 1
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
-        with run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}):
+        with (run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}),
+              self._checkpoints.marking()):
             if stratum.recursive:
                 self._lay_out(stratum.relations, most)
             self._apply(stratum, self._plans(stratum.rules), passes)
@@ -222,21 +241,48 @@ class SparkFixpoint:
                iteration: int) -> None:
         """One pass: derive, keep the new rows as the deltas, grow the full relations.
 
-        In one partition (``_single_partition``) every relation the rules read is coalesced
-        into one part (a narrow dependency: a union of one-part pieces is one part again) and
-        nothing is broadcast, so that the pass is one job, the count, of one-task stages."""
+        In one partition (``_single_partition``) every relation the rules read is in one part
+        (``_one_part_frames``) and nothing is broadcast, so that the pass is one job, the
+        count, of one stage: no exchange."""
         single = self._single_partition(stratum)
-        frames: dict[str, DataFrame] = self.frames
-        if single:
-            read = (*lower_relations(stratum), *stratum.relations,
-                    *(delta_name(name) for name in stratum.relations))
-            frames = {**self.frames, **{name: self.frames[name].coalesce(1) for name in read
-                                        if name in self.frames}}
+        frames = {**self.frames, **self._one_part_frames(stratum)} if single else self.frames
         with sql_settings(self.session, SINGLE_PARTITION_SETTINGS if single else {}):
-            self._derive(stratum, plans, iteration, frames, -1 if single else self.broadcast_rows)
+            self._derive(stratum, plans, iteration, frames, single)
+
+    def _one_part_frames(self, stratum: Stratum) -> dict[str, DataFrame]:
+        """The frames a pass of ``stratum`` in one partition reads, each one part that Spark
+        knows as one (``SinglePartition``). A delta of a pass in one partition is so already;
+        a full relation (a union of pieces) is coalesced, a narrow dependency; a lower
+        relation is coalesced and stored once for the stratum, not read again from its source
+        and coalesced every pass (each coalesce also splits the pass's generated code). O(the
+        relations read), plus a store of each lower relation once."""
+        frames = {name: self.frames[name] if name in self._one_part
+                  else self.frames[name].coalesce(1)
+                  for name in (*stratum.relations, *map(delta_name, stratum.relations))
+                  if name in self.frames}
+        for name in filter(self.frames.__contains__, lower_relations(stratum)):
+            source, stored = self._lower.get(name, (None, None))
+            if source is not self.frames[name]:
+                source, stored = self.frames[name], self._checkpoints.cut(
+                    self.frames[name].coalesce(1))
+                self._lower[name] = (source, stored)
+            frames[name] = stored
+        return frames
 
     def _derive(self, stratum: Stratum, plans: tuple[tuple[Rule, ir.Plan], ...],
-                iteration: int, frames: dict[str, DataFrame], broadcast_rows: int) -> None:
+                iteration: int, frames: dict[str, DataFrame], single: bool) -> None:
+        """Derive the pass's rows from ``frames``, keep the new ones as the deltas (each
+        checkpointed, stored and counted in one job, ``Checkpoints.store``, its lineage cut
+        when it returns) and grow the full relations; then free the checkpoints a stored
+        layout supersedes (``Checkpoints.collect``).
+
+        In one partition (``single``), a delta is read, and added to its full relation, as
+        ``checkpoint.limit(rows)``: a limit of exactly its row count drops nothing and gives
+        Spark the delta's size. A checkpoint's own size estimate is that of the plan it
+        stored, a product over the joins of every earlier pass, which soon exceeds what Spark
+        keeps in one partition (``SINGLE_PARTITION_SETTINGS``) and then exchanges both sides of
+        every join, a stage each; the limit needs no exchange of its one part."""
+        broadcast_rows = -1 if single else self.broadcast_rows
         derived: dict[str, list[DataFrame]] = {}
         for rule, plan in plans:
             builder = PlanFrames(self.session, frames, self.counts, broadcast_rows, rule)
@@ -249,9 +295,14 @@ class SparkFixpoint:
             if heads is None:
                 delta, size = self.frames[name].limit(0), 0
             else:
-                delta = self._cut(new_rows(reduce(DataFrame.union, heads), frames[name],
-                                           layout))
-                size = delta.count()
+                new = new_rows(reduce(DataFrame.union, heads), frames[name], layout)
+                delta = stored = self._checkpoints.cut(new)
+                size = self._checkpoints.store(delta)
+                if single:
+                    delta = delta.limit(size)
+            self._one_part.discard(delta_name(name))
+            if single and heads is not None:
+                self._one_part.add(delta_name(name))
             self.frames[delta_name(name)] = delta
             self.counts[delta_name(name)] = size
             if size:
@@ -259,27 +310,20 @@ class SparkFixpoint:
                 self.frames[name] = (self.frames[name].union(delta) if self.counts[name]
                                      else delta)
                 self.counts[name] += size
+                self._checkpoints.piece(name, stored)
                 added += size
+        self._checkpoints.collect()
         self.total += added
         if self.observer is not None:
             self.observer(Progress(stratum=stratum.index, strata=self.strata,
                                    iteration=iteration, delta=added, total=self.total))
 
-    def _cut(self, frame: DataFrame) -> DataFrame:
-        """``frame`` as a checkpoint (local or reliable), a leaf of later plans, which would
-        otherwise hold the whole history of the run. Lazy: the next action (the pass's count)
-        computes and stores it in the same job."""
-        stored = (frame.localCheckpoint(eager=False) if self.checkpoint_dir is None
-                  else frame.checkpoint(eager=False))
-        self._stored.append(stored)
-        return stored
-
     def _lay_out(self, relations: tuple[str, ...], most: int) -> None:
         """Cut the lineage of ``relations``' full frames (lazily: the next pass's job stores
-        them), hash-partitioned on all columns into ``partitions.partition_count`` of their rows
-        (at most ``most``) parts, which becomes the session's shuffle partitions, so that the
-        passes' deltas land in the same layout. A frame already in that layout is not
-        shuffled again."""
+        them, and the pieces they supersede are then freed), hash-partitioned on all columns
+        into ``partitions.partition_count`` of their rows (at most ``most``) parts, which
+        becomes the session's shuffle partitions, so that the passes' deltas land in the same
+        layout. A frame already in that layout is not shuffled again."""
         parts = partition_count(sum(self.counts[name] for name in relations), most,
                                 self.rows_per_partition)
         self.session.conf.set(SHUFFLE_PARTITIONS, str(parts))
@@ -288,13 +332,15 @@ class SparkFixpoint:
             if parts == 1 or self._parts.get(name) != parts:  # one part: a union of pieces
                 frame = hash_partitioned(frame, parts)
                 self._parts[name] = parts
-            self.frames[name] = self._cut(frame)
+            self.frames[name] = self._checkpoints.cut(frame)
+            self._checkpoints.relaid(name, self.frames[name])
 
     # -- whole run -------------------------------------------------------------------------------
 
     def release(self) -> None:
-        """Drop the blocks of the frames this run stored (the checkpoints)."""
+        """Drop the blocks of the frames this run stored (the checkpoints and caches)."""
         for frame in self._stored:
             frame.unpersist()
         self._stored.clear()
-
+        self._lower.clear()
+        self._checkpoints.release()

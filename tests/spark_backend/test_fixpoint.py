@@ -35,19 +35,29 @@ def test_checkpoint_interval_does_not_change_the_result(spark, interval):
 LINEAR = PROGRAM.replace("tc(x, y), tc(y, z)", "tc(x, y), e(y, z)")
 
 
+def recorded_plans(monkeypatch) -> list[tuple[int, str]]:
+    """(parts, physical plan) of every pass's new rows (``fixpoint.new_rows``) from now on, in
+    order. The plan is that of a new DataFrame over the same query, planned as the pass plans
+    it (same inputs, same settings): planning the pass's own frame would fix its plan before
+    the pass caches it, and its checkpoint would then neither read the cache nor get its size."""
+    plans, new_rows = [], fixpoint.new_rows
+
+    def recorded(derived, known, parts):
+        frame = new_rows(derived, known, parts)
+        plan = frame.select(*frame.columns)._jdf.queryExecution().executedPlan().toString()
+        plans.append((parts, plan))
+        return frame
+
+    monkeypatch.setattr(fixpoint, "new_rows", recorded)
+    return plans
+
+
 def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monkeypatch):
     """The known rows are laid out like the derived ones: the distinct and the anti-join of
     a pass need no exchange that Spark would insert (ENSURE_REQUIREMENTS); only the derived
     rows are shuffled, by the layout's repartition. (Laid out in one part, the known rows
     are a union that Spark exchanges within that part: see ``fixpoint``.)"""
-    plans, new_rows = [], fixpoint.new_rows
-
-    def recorded(derived, known, parts):
-        frame = new_rows(derived, known, parts)
-        plans.append((parts, frame._jdf.queryExecution().executedPlan().toString()))
-        return frame
-
-    monkeypatch.setattr(fixpoint, "new_rows", recorded)
+    plans = recorded_plans(monkeypatch)
     # recursive relations split every 50 rows: a chain of 30 edges (465 rows) spreads over the
     # 4 shuffle partitions of the test session
     database, _ = herbrand.materialize_with_stats(
@@ -64,29 +74,40 @@ def test_a_pass_after_the_first_does_not_exchange_the_full_relation(spark, monke
 def test_a_pass_in_one_partition_broadcasts_nothing(spark, monkeypatch):
     """Small relations: no pass after the first broadcasts (a job per broadcast relation) or
     splits its rows into more than one part."""
-    plans, new_rows = [], fixpoint.new_rows
-
-    def recorded(derived, known, parts):
-        frame = new_rows(derived, known, parts)
-        plans.append(frame._jdf.queryExecution().executedPlan().toString())
-        return frame
-
-    monkeypatch.setattr(fixpoint, "new_rows", recorded)
+    plans = recorded_plans(monkeypatch)
     for program in (LINEAR, PROGRAM):
         plans.clear()
         database = herbrand.materialize(program, facts={"e": chain(12)},
                                         backend=SparkBackend(session=spark, decompose=False))
         assert len(database["tc"]) == 12 * 13 // 2
         assert len(plans) > 3
-        for plan in plans[1:]:
+        for _, plan in plans[1:]:
             assert "Broadcast" not in plan, plan
             assert set(re.findall(r"hashpartitioning\(.*?, (\d+)\)", plan)) <= {"1"}, plan
 
 
+def test_a_pass_in_one_partition_exchanges_nothing(spark, monkeypatch):
+    """Small relations, many passes: every pass joins, deduplicates and anti-joins within the
+    one part, without an Exchange (Spark exchanges both sides of a join whose estimated size
+    passes ``spark.sql.maxSinglePartitionBytes``, and an estimate that is a product over the
+    joins of all earlier passes soon does: ``SparkFixpoint._derive``)."""
+    plans = recorded_plans(monkeypatch)
+    for program in (LINEAR, PROGRAM):
+        plans.clear()
+        database = herbrand.materialize(program, facts={"e": chain(20)},
+                                        backend=SparkBackend(session=spark, decompose=False))
+        assert len(database["tc"]) == 20 * 21 // 2
+        assert len(plans) > 5
+        for _, plan in plans:
+            assert "Exchange" not in plan, plan
+
+
 def test_a_pass_runs_one_job(spark):
-    """Per pass of TC on a chain, after the first: the count, which also stores the new rows
-    (a broadcast of the edges would be a job more; adaptive execution would make a job of
-    every exchange)."""
+    """Per pass of TC on a chain, after the first: the count, which caches the new rows and
+    stores the previous pass's, in one stage (a broadcast of the edges would be a job more;
+    adaptive execution would make a job of every exchange, and an exchange is a stage more).
+    The last pass finds nothing new, so its anti-join reads none of the known rows, whose
+    checkpoint (laid out after pass 20) Spark then stores in a job of its own."""
     tracker = spark.sparkContext.statusTracker()
     jobs_by_pass = []
 
@@ -98,4 +119,7 @@ def test_a_pass_runs_one_job(spark):
     passes = len(jobs_by_pass) - 1
     assert passes == 20
     steps = [b - a for a, b in pairwise(jobs_by_pass)]
-    assert steps == [1] * passes, steps
+    assert steps[:-1] == [1] * (passes - 1) and steps[-1] <= 2, steps
+    stages = [len(tracker.getJobInfo(job).stageIds)
+              for job in range(jobs_by_pass[0] + 1, jobs_by_pass[-1] + 1)]
+    assert stages == [1] * len(stages), stages
