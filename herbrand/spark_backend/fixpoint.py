@@ -139,7 +139,6 @@ class SparkFixpoint:
         self.counts = counts
         self.strata = strata
         self.checkpoint_interval = checkpoint_interval
-        self.checkpoint_dir = checkpoint_dir
         self.broadcast_rows = broadcast_rows
         self.decompose = decompose
         self.observer = observer
@@ -300,9 +299,10 @@ class SparkFixpoint:
                 size = self._checkpoints.store(delta)
                 if single:
                     delta = delta.limit(size)
-            self._one_part.discard(delta_name(name))
             if single and heads is not None:
                 self._one_part.add(delta_name(name))
+            else:
+                self._one_part.discard(delta_name(name))
             self.frames[delta_name(name)] = delta
             self.counts[delta_name(name)] = size
             if size:

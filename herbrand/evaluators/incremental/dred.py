@@ -81,7 +81,7 @@ class DRedEngine(StoredEngine):
     one-fact delete 5 -> 1.6 ms; 1% updates and the bootstrap the same within noise).
     ``prepare``: the Bootstrap also builds the plans, selections and indexes an update's first
     derivations would (``_prepare``): a first update costs what later ones do, for a longer
-    Bootstrap (on RDFS over LUBM(1), ``bf``: 0.09 -> 0.13 s, its first 1% delete 44 -> 22 ms);
+    Bootstrap (on RDFS over LUBM(1), ``bf``: 67 -> 90 ms, its first 1% delete 44 -> 19 ms);
     False leaves them to the first update that probes them."""
 
     STRATEGY = "dred"  # the name of an update in ``last_strategy``
