@@ -18,10 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyspark
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
 from herbrand.spark_backend.failures import failures_reported
+from herbrand.spark_backend.jvm_startup import JAVA_OPTIONS, driver_startup, record_at_exit
 from herbrand.spark_backend.masters import on_this_machine, session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
@@ -47,15 +49,17 @@ def java_executable() -> str | None:
 
 
 def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
-    """The active SparkSession, or a new one on ``master`` with ``masters.session_defaults``
-    and ``conf`` (key -> value; it wins over a default); under spark-submit, on
-    spark-submit's master and its settings.
+    """The active SparkSession, or a new one on ``master`` with ``masters.session_defaults``,
+    the driver JVM's start-up options (``jvm_startup``: errors-only logging, a class archive)
+    and ``conf`` (key -> value; it wins over a default); under spark-submit, on spark-submit's
+    master and its settings.
 
     Raises BackendUnavailableError when no Java is found or the JVM does not start,
     BackendMemoryError (naming the setting) when the driver heap is below Spark's floor. Cost: a
     JVM start-up (seconds) the first time in a process; O(1) afterwards.
     """
-    if java_executable() is None:
+    java = java_executable()
+    if java is None:
         raise BackendUnavailableError(
             "backend 'spark' needs Java 17 or later: none found (set JAVA_HOME or put java on "
             "PATH)")
@@ -68,18 +72,26 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
     builder = SparkSession.builder.appName("herbrand")
     if SUBMITTED not in os.environ:  # under spark-submit, the master is spark-submit's
         builder = builder.master(master)
-    settings = dict(conf) if SUBMITTED in os.environ else {**session_defaults(master), **conf}
+    # start-up options for a JVM this call starts, unless the user gives the driver's own
+    starting = SUBMITTED not in os.environ and SparkContext._gateway is None
+    startup = driver_startup(java) if starting and JAVA_OPTIONS not in conf else None
+    settings = dict(conf) if SUBMITTED in os.environ else \
+        {**session_defaults(master), **(startup.settings if startup else {}), **conf}
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
         with failures_reported(master, settings):
-            return builder.getOrCreate()
+            session = builder.getOrCreate()
     except BackendMemoryError:
         raise
     except Exception as error:  # the gateway reports a failed JVM start in several ways
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise BackendUnavailableError(f"backend 'spark': cannot start Spark on {master}: "
                                       f"{first}") from error
+    if startup is not None and startup.recording is not None:
+        pid = session.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+        record_at_exit(java, pid, startup.recording)
+    return session
 
 
 @contextmanager
