@@ -14,8 +14,10 @@ import herbrand
 from herbrand.framework import io
 from herbrand.framework.analysis import analyse
 from herbrand.framework.parser import parse
+from herbrand.framework.storage import Relation
+from herbrand.framework.symbols import SymbolTable
 from herbrand.spark_backend.backend import SparkBackend
-from herbrand.spark_backend.decomposed import ordered_by_pivot
+from herbrand.spark_backend.decomposed import ordered_by_pivot, sorted_table
 from herbrand.translators.pivots import find_pivot
 from tests.spark_backend.conftest import recorded_writes
 
@@ -184,3 +186,18 @@ def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_pat
     assert written == [0]
     assert (tmp_path / "spark" / "tc.csv").read_bytes() == (
         tmp_path / "local" / "tc.csv").read_bytes()
+
+
+@pytest.mark.parametrize("types, rows", [
+    (("number", "number"), [(3, -2), (-7, 2**62), (3, -5), (0, 0), (-7, -2**62)]),
+    (("number", "number", "number"), [(2**40, 1, 2), (-2**40, 5, 1), (2**40, 0, 9)]),
+    (("symbol", "number"), [("b", 2), ("a", 9), ("b", 1), ("ab", 0)]),
+])
+def test_a_partition_sorts_its_rows_as_arrow_does(types, rows):
+    """Numbers (negative, and spans that pack into several keys) sort by packed keys, symbols
+    by Arrow: the order is column by column, a symbol by its text, either way."""
+    symbols = SymbolTable()
+    encoded = [tuple(symbols.intern(v) if t == "symbol" else v for v, t in zip(row, types, strict=True))
+               for row in rows]
+    table = sorted_table(Relation(np.array(encoded, dtype=np.int64).T), types, symbols)
+    assert table.to_pylist() == [dict(zip(table.column_names, row, strict=True)) for row in sorted(rows)]
