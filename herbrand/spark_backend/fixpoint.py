@@ -65,7 +65,7 @@ from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
-from herbrand.spark_backend.checkpoints import Checkpoints
+from herbrand.spark_backend.checkpoints import Checkpoints, sized
 from herbrand.spark_backend.decomposed import (
     lower_relations,
     ordered_by_pivot,
@@ -94,6 +94,10 @@ PASS_SETTINGS = {
     # count); the passes size their partitions from exact row counts (``partitions``) and
     # choose broadcasts from them, which is what it would have adapted
     "spark.sql.adaptive.enabled": "false",
+    # a stage's generated class is named by its position in the plan: the same stage at
+    # another position (the full relation is a union of as many pieces as passes since its
+    # layout) would be another class to compile; Spark's compiled-code cache matches on code
+    "spark.sql.codegen.useIdInClassName": "false",
 }
 """Session SQL settings of a stratum's passes, restored after it."""
 SINGLE_PARTITION_SETTINGS = {
@@ -276,11 +280,11 @@ class SparkFixpoint:
         layout supersedes (``Checkpoints.collect``).
 
         In one partition (``single``), a delta is read, and added to its full relation, as
-        ``checkpoint.limit(rows)``: a limit of exactly its row count drops nothing and gives
-        Spark the delta's size. A checkpoint's own size estimate is that of the plan it
-        stored, a product over the joins of every earlier pass, which soon exceeds what Spark
-        keeps in one partition (``SINGLE_PARTITION_SETTINGS``) and then exchanges both sides of
-        every join, a stage each; the limit needs no exchange of its one part."""
+        its checkpoint estimated at its exact row count (``checkpoints.sized``). A
+        checkpoint's own size estimate is that of the plan it stored, a product over the joins
+        of every earlier pass, which soon exceeds what Spark keeps in one partition
+        (``SINGLE_PARTITION_SETTINGS``) and then exchanges both sides of every join, a stage
+        each."""
         broadcast_rows = -1 if single else self.broadcast_rows
         derived: dict[str, list[DataFrame]] = {}
         for rule, plan in plans:
@@ -298,7 +302,7 @@ class SparkFixpoint:
                 delta = stored = self._checkpoints.cut(new)
                 size = self._checkpoints.store(delta)
                 if single:
-                    delta = delta.limit(size)
+                    delta = sized(delta, size)
             if single and heads is not None:
                 self._one_part.add(delta_name(name))
             else:

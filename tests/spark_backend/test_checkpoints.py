@@ -14,7 +14,7 @@ import pytest
 import herbrand
 from herbrand.evaluators.fixpoint import delta_name
 from herbrand.spark_backend.backend import SparkBackend
-from herbrand.spark_backend.checkpoints import Checkpoints, checkpoint_rdd
+from herbrand.spark_backend.checkpoints import Checkpoints, checkpoint_rdd, sized
 from herbrand.workloads import chain
 
 LINEAR = """
@@ -114,3 +114,18 @@ def test_release_deletes_reliable_checkpoint_files(spark, tmp_path):
     database = herbrand.materialize(LINEAR, facts={"e": chain(12)}, backend=backend)
     assert len(database["tc"]) == 12 * 13 // 2
     assert list(Path(tmp_path / "checkpoints").rglob("rdd-*")) == []
+
+
+def test_a_sized_checkpoint_is_the_same_rows_estimated_at_their_count(spark):
+    """``sized`` changes Spark's estimate of a checkpoint, nothing else: the same leaf over the
+    same RDD (no Limit in the plan), estimated at the given rows."""
+    checkpoints = Checkpoints(spark, None)
+    frame = checkpoints.cut(spark.range(30).selectExpr("id AS c0", "id % 7 AS c1"))
+    rows = checkpoints.store(frame)
+    estimated = sized(frame, rows)
+    plan = estimated._jdf.queryExecution().optimizedPlan()
+    assert plan.stats().rowCount().get() == rows == 30
+    assert "Limit" not in plan.toString()
+    assert checkpoint_rdd(estimated).id() == checkpoint_rdd(frame).id()
+    assert sorted(estimated.collect()) == sorted(frame.collect())
+    checkpoints.release()

@@ -108,3 +108,22 @@ def test_a_pass_runs_one_job(spark):
     stages = [len(tracker.getJobInfo(job).stageIds)
               for job in range(jobs_by_pass[0] + 1, jobs_by_pass[-1] + 1)]
     assert stages == [1] * len(stages), stages
+
+
+def compilations(spark) -> int:
+    """Classes Spark's code generator has compiled in this JVM so far (cache misses)."""
+    metrics = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics
+    return metrics.METRIC_COMPILATION_TIME().getCount()
+
+
+@pytest.mark.parametrize("program", [LINEAR, PROGRAM], ids=["linear", "doubling"])
+def test_passes_in_one_partition_reuse_their_generated_code(spark, program):
+    """A pass in one partition generates the code of the pass before (a delta read through
+    a Limit of its size made new code every pass, about 9 compilations, driver and task):
+    run again, the passes compile nothing."""
+    backend = SparkBackend(session=spark, decompose=False)
+    herbrand.materialize(program, facts={"e": chain(20)}, backend=backend)
+    before = compilations(spark)
+    database = herbrand.materialize(program, facts={"e": chain(20)}, backend=backend)
+    assert len(database["tc"]) == 20 * 21 // 2
+    assert compilations(spark) - before <= 2
