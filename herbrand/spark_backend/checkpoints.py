@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from py4j.java_gateway import JavaObject
+from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame, SparkSession
 
 CHECKPOINT_ALL_MARKED = "spark.checkpoint.checkpointAllMarkedAncestors"
@@ -48,18 +49,24 @@ def sized(frame: DataFrame, rows: int) -> DataFrame:
     compiled-code cache is per class loader), about 9 compilations of 4-25 ms per pass of TC
     in one partition. The copy is the same leaf over the same RDD, with the estimate of a
     Limit of ``rows`` (at most ``LIMIT_ROWS``) over it. O(1): about 15 calls to the JVM,
-    nothing run or planned."""
+    nothing run or planned. A Spark whose internals differ from 4.3's gets ``frame.limit(rows)``
+    (the same rows and estimate, its code compiled anew every pass)."""
     session = frame.sparkSession
     jvm = session._jvm
     leaf = frame._jdf.queryExecution().logical()
-    literal = getattr(getattr(jvm.org.apache.spark.sql.catalyst.expressions, "Literal$"), "MODULE$")
-    limit = jvm.org.apache.spark.sql.catalyst.plans.logical.Limit.apply(
-        literal.apply(min(rows, LIMIT_ROWS)), leaf)
-    jsession, _, constraints, from_checkpoint = (leaf.otherCopyArgs().apply(i) for i in range(4))
-    copy = leaf.copy(leaf.output(), leaf.rdd(), leaf.outputPartitioning(), leaf.outputOrdering(),
-                     leaf.isStreaming(), leaf.stream(), jsession, jvm.scala.Some(limit.stats()),
-                     constraints, from_checkpoint)
-    return DataFrame(jvm.org.apache.spark.sql.classic.Dataset.ofRows(jsession, copy), session)
+    try:
+        literal = getattr(getattr(jvm.org.apache.spark.sql.catalyst.expressions, "Literal$"),
+                          "MODULE$")
+        limit = jvm.org.apache.spark.sql.catalyst.plans.logical.Limit.apply(
+            literal.apply(min(rows, LIMIT_ROWS)), leaf)
+        jsession, _, constraints, checkpointed = (leaf.otherCopyArgs().apply(i)
+                                                  for i in range(4))
+        copy = leaf.copy(leaf.output(), leaf.rdd(), leaf.outputPartitioning(),
+                         leaf.outputOrdering(), leaf.isStreaming(), leaf.stream(), jsession,
+                         jvm.scala.Some(limit.stats()), constraints, checkpointed)
+        return DataFrame(jvm.org.apache.spark.sql.classic.Dataset.ofRows(jsession, copy), session)
+    except Py4JError:
+        return frame.limit(rows)
 
 
 class Checkpoints:
