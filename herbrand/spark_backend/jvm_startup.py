@@ -135,7 +135,10 @@ def _dump(jcmd: str, pid: int, archive: Path) -> None:
         result = subprocess.run([jcmd, str(pid), "VM.cds", "dynamic_dump", str(partial)],
                                 capture_output=True, text=True, timeout=DUMP_TIMEOUT)
         said = " ".join((result.stdout + result.stderr).split())
-        if result.returncode != 0 or not partial.is_file() or "error" in said.lower():
+        # jcmd exits 0 when the JVM refuses the dump; its message is the sign (the file's
+        # path, echoed on success, may hold any word)
+        refused = "error" in said.replace(str(partial), "").lower()
+        if result.returncode != 0 or not partial.is_file() or refused:
             raise OSError(said or f"jcmd exited with {result.returncode}")
         os.replace(partial, archive)
     except (OSError, subprocess.SubprocessError) as error:
