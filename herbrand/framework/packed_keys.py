@@ -1,5 +1,6 @@
-"""Rows as packed int64 keys: distinct rows (``distinct_rows``, for the facts readers) and
-rows sorted in blocks (``sorted_blocks``, for the writers).
+"""Rows as packed int64 keys: distinct rows (``distinct_rows``, for the facts readers), rows
+sorted in blocks (``sorted_blocks``, for the writers) and distinct rows sorted
+(``sorted_distinct``, for the runs of the indexes).
 
 The values of consecutive columns pack into one non-negative int64 in mixed radix over each
 column's value range (``(lowest, span)``, ``value_range``), so that one numpy sort of one key
@@ -97,6 +98,45 @@ def _distinct_by_groups(columns: np.ndarray, ranges: list[tuple[int, int]]) -> R
         return Relation(columns, unique=True)
     positions = np.sort(order[first])
     return Relation(np.take(columns, positions, axis=1), unique=True)
+
+
+def sorted_distinct(columns: np.ndarray) -> np.ndarray:
+    """The distinct rows of an (arity >= 1, n >= 1) int64 array in lexicographic order (column
+    by column), as a new (arity, k) C-contiguous array.
+
+    One numpy sort of one packed key per row when the columns' value ranges multiply to at most
+    2**63, else a lexsort over the few keys of ``key_groups`` (a lexsort of every column when a
+    column alone spans more): duplicates are dropped on the sorted keys, which are unpacked
+    once. O(n log n); extra memory one int64 per row and key group (and the order with several).
+    A lexsort of four columns of 150,000 rows took 55 ms, one packed sort 7 ms."""
+    arity, count = columns.shape
+    ranges = [value_range(column) for column in columns]
+    if max(span for _, span in ranges) > KEY_LIMIT:
+        ordered = columns[:, np.lexsort(columns[::-1])]
+        first = np.ones(count, dtype=bool)
+        first[1:] = np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)
+        return np.ascontiguousarray(ordered[:, first])
+    groups = key_groups(ranges)
+    values = list(columns)
+    keys = [packed_key(values, ranges, group) for group in groups]
+    if len(keys) == 1:
+        keys[0].sort()
+    else:
+        order = np.lexsort(keys[::-1])
+        keys = [key[order] for key in keys]
+    first = np.ones(count, dtype=bool)
+    first[1:] = False
+    for key in keys:
+        first[1:] |= key[1:] != key[:-1]
+    out = np.empty((arity, int(first.sum())), dtype=np.int64)
+    for key, group in zip(keys, groups, strict=True):
+        part = key[first]
+        for column in reversed(group):
+            lowest, span = ranges[column]
+            np.remainder(part, span, out=out[column])
+            out[column] += lowest
+            part //= span
+    return out
 
 
 def _compact(values: np.ndarray, keep: np.ndarray) -> int:

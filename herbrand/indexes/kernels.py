@@ -19,6 +19,7 @@ import numpy as np
 
 from herbrand.evaluators.native.exported import exported, helper
 from herbrand.framework.errors import ArityError
+from herbrand.framework.packed_keys import sorted_distinct
 from herbrand.framework.storage import row_keys
 
 # ---------------------------------------------------------------------------------------------
@@ -249,15 +250,14 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def sort_unique(block: np.ndarray) -> np.ndarray:
-    """The distinct columns of a (c, n) block in lexicographic order. O(n log n)."""
+    """The distinct columns of a (c, n) block in lexicographic order (several columns: one sort
+    of packed keys, ``packed_keys.sorted_distinct``). O(n log n)."""
     if block.shape[0] == 0 or block.shape[1] <= 1:
         return block[:, : min(block.shape[1], 1)].copy()
-    if block.shape[0] == 1:
-        ordered = np.sort(block[0])[None, :]
-    else:
-        ordered = block[:, np.lexsort(block[::-1])]
-    keep = np.concatenate(([True], np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)))
-    return ordered[:, keep]
+    if block.shape[0] > 1:
+        return sorted_distinct(block)
+    ordered = np.sort(block[0])
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))][None, :]
 
 
 def is_strictly_sorted(block: np.ndarray) -> bool:

@@ -101,3 +101,18 @@ def test_distinct_rows_of_unpackable_columns_are_c_ordered():
     got = packed_keys.distinct_rows(columns)
     assert got.columns.tolist() == [[0, 0], [0, 2**63 - 1]]
     assert got.columns.flags.c_contiguous
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 60), st.sampled_from([3, 100, 2**40, 2**63]),
+       st.data())
+def test_sorted_distinct_is_pythons_sorted_set(arity, count, bound, data):
+    """One packed key, several (spans past 63 bits), or a column spanning all of int64."""
+    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
+                                max_size=arity * count))
+    columns = np.array(values, dtype=np.int64).reshape(arity, count)
+    given_rows = columns.copy()
+    got = packed_keys.sorted_distinct(columns)
+    assert [tuple(row) for row in got.T.tolist()] == sorted(set(map(tuple, given_rows.T.tolist())))
+    assert got.flags.c_contiguous
+    assert np.array_equal(columns, given_rows)  # the input is not changed
