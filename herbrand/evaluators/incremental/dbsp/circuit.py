@@ -175,7 +175,8 @@ def _rows_at(trace: Trace, i: int) -> np.ndarray:
 
 
 class StratumCircuit:
-    """The circuit of one stratum (its lifted rules and relations)."""
+    """The circuit of one stratum (its lifted rules and relations), built once per stratum
+    and run for its bootstrap and for each update (one run at a time)."""
 
     def __init__(self, rules: Sequence[LiftedRule], relations: Sequence[str],
                  arities: Mapping[str, int], evaluator: RelationalEvaluator,
@@ -188,7 +189,7 @@ class StratumCircuit:
         self.evaluator = evaluator
         self.negated = tuple(dict.fromkeys(f for r in rules for f in r.factors if f.negated))
         # the old values grow along the iterations of one run: their constant selections are
-        # kept and extended (a circuit serves one bootstrap or one update)
+        # kept and extended, and dropped when the run ends
         self.selections = GrowingSelections({old_name(lit.atom.relation) for r in rules
                                              for lit, _ in rule_literals(r.rule)})
         # the old values of the stratum's relations change in each iteration: a join reads
@@ -223,6 +224,12 @@ class StratumCircuit:
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
         relation the stratum reads). Returns the traces."""
+        try:
+            return self._bootstrapped(inputs, symbols)
+        finally:
+            self.selections.release(rewrites=False)
+
+    def _bootstrapped(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
         start = self._evaluation(symbols, {**inputs, **empty}, {})
         x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
@@ -266,6 +273,15 @@ class StratumCircuit:
         is the whole difference of R_i between the epochs, so a change that grows R_i over
         many iterations (a recursive rule added to a shallow stratum) costs about depth ×
         change, more than a bootstrap."""
+        try:
+            return self._updated(traces, old, new, input_changes, symbols, rule_changes, budget)
+        finally:
+            self.selections.release(rewrites=False)
+
+    def _updated(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
+                 new: Mapping[str, Relation], input_changes: Mapping[str, ZSet], symbols,
+                 rule_changes: Sequence[tuple[LiftedRule, int]], budget: int | None
+                 ) -> tuple[dict[str, Trace], dict[str, ZSet]] | None:
         deltas = {delta_name(name): z for name, z in input_changes.items()}
         for factor in self.negated:
             if factor.relation in input_changes:
