@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import segment_positions
+from herbrand.evaluators.incremental.counting_merge import segment_positions, spliced
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.counts import Counts
@@ -115,22 +115,21 @@ class Trace:
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
               counts: Counts) -> Trace:
         """The trace without the rows at positions ``left`` and with the rows ``joined`` at
-        iterations ``joined_at``: one copy of the kept rows (when rows leave), a binary search
-        of each joined row in its iteration's kept rows, and one insertion of all of them.
+        iterations ``joined_at``: a binary search of each joined row in its iteration's rows,
+        then one copy of the kept rows with the joined ones inserted (``spliced``).
         O(n + m log n)."""
         columns = self.relation.columns
         n = columns.shape[1]
         depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
         bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
-        if len(left):
-            keep = np.ones(n, dtype=bool)
-            keep[left] = False
-            bounds = np.concatenate([[0], np.cumsum(keep)])[bounds]
-            columns = np.compress(keep, columns, axis=1)
         order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
         joined, joined_at = joined[:, order], joined_at[order]
         at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
-        rows = np.insert(columns, at, joined, axis=1) if len(at) else columns
+        left = np.sort(left)
+        # positions among the kept rows: less the leaving rows before them
+        at -= np.searchsorted(left, at)
+        bounds -= np.searchsorted(left, bounds)
+        rows = spliced(columns, left, joined, at)
         sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
         depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
         return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts)
