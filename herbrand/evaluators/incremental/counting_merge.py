@@ -17,6 +17,8 @@ sorted inputs once.
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 - ``segment_positions``: lexicographic insertion positions of rows, each within its own sorted
   segment of one block of columns.
+- ``spliced(columns, left, joined, at)``: a block of columns without some and with others
+  inserted, in one pass of block copies.
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -161,6 +163,42 @@ def segment_positions(columns: np.ndarray, starts: np.ndarray, stops: np.ndarray
                               np.ascontiguousarray(starts, dtype=np.int64),
                               np.ascontiguousarray(stops, dtype=np.int64),
                               np.ascontiguousarray(needles, dtype=np.int64))
+
+
+@exported("i8[:, ::1](i8[:, ::1], i8[::1], i8[:, ::1], i8[::1])")
+def _spliced(columns, left, joined, at):
+    arity, n = columns.shape
+    m, gone = joined.shape[1], left.shape[0]
+    out = np.empty((arity, n - gone + m), dtype=np.int64)
+    src = dst = kept = next_left = 0
+    for j in range(m + 1):
+        target = at[j] if j < m else n - gone  # kept columns to copy before joined[:, j]
+        while kept < target:
+            stop = left[next_left] if next_left < gone else n
+            count = min(stop - src, target - kept)
+            for c in range(arity):
+                out[c, dst:dst + count] = columns[c, src:src + count]
+            src, dst, kept = src + count, dst + count, kept + count
+            if src == stop and next_left < gone:  # skip a column that leaves
+                src, next_left = src + 1, next_left + 1
+        if j < m:
+            for c in range(arity):
+                out[c, dst] = joined[c, j]
+            dst += 1
+    return out
+
+
+def spliced(columns: np.ndarray, left: np.ndarray, joined: np.ndarray,
+            at: np.ndarray) -> np.ndarray:
+    """The (c, n) ``columns`` without those at the ascending, distinct positions ``left``
+    and with the (c, m) ``joined`` inserted, ``joined[:, j]`` before the kept column of
+    index ``at[j]`` (ascending; the kept count to put it last), as one new C-contiguous
+    block: ``np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)`` in one pass
+    of block copies. O(n c + m c)."""
+    return _spliced(np.ascontiguousarray(columns, dtype=np.int64),
+                    np.ascontiguousarray(left, dtype=np.int64),
+                    np.ascontiguousarray(joined, dtype=np.int64),
+                    np.ascontiguousarray(at, dtype=np.int64))
 
 
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

@@ -122,12 +122,14 @@ class GrowingSelections:
         return sum(source.nbytes + sum(view.nbytes for view in views.values())
                    for source, views in self._kept.values())
 
-    def release(self) -> None:
-        """Drop the kept selections (and the rows they were taken from) and the rewrites, for
-        an engine to call when an update ends, so that they hold no memory between updates.
-        O(1)."""
+    def release(self, *, rewrites: bool = True) -> None:
+        """Drop the kept selections (and the rows they were taken from), for an engine to call
+        when an update ends, so that they hold no memory between updates; with ``rewrites``
+        also the rules' rewrites (they hold no rows: an engine that applies the same rules
+        in every update keeps them). O(1)."""
         self._kept.clear()
-        self._rules.clear()
+        if rewrites:
+            self._rules.clear()
 
     def applied(self, rules: Sequence[Rule], instance: Database
                 ) -> tuple[list[Rule], Database]:

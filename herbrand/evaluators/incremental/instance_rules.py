@@ -110,18 +110,30 @@ def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
         for e in rule.body))
 
 
-def driven(rule: Rule, batches: Mapping[str, np.ndarray]) -> bool:
+def driven(rule: Rule, batches: Mapping[str, np.ndarray],
+           seen: dict[tuple, bool] | None = None) -> bool:
     """Whether each literal of ``rule`` over a relation of ``batches`` (its delta or focus) has
     a row of its batch with the literal's integer constants: else the rule derives nothing,
-    and skipping it saves a plan run (on RDFS, most rules read one predicate). O(batch rows)."""
-    return all(_matches(batches[e.atom.relation], e.atom) for e in rule.body
+    and skipping it saves a plan run (on RDFS, most rules read one predicate). O(batch rows)
+    per literal with constants; ``seen`` keeps the answers by (relation, constants) for a
+    caller that checks many rules over the same batches (each is then found once)."""
+    return all(_matches(batches[e.atom.relation], e.atom, seen) for e in rule.body
                if isinstance(e, Literal) and not e.negated and e.atom.relation in batches)
 
 
-def _matches(rows: np.ndarray, atom: Atom) -> bool:
+def _matches(rows: np.ndarray, atom: Atom, seen: dict[tuple, bool] | None) -> bool:
     """Whether a row of ``rows`` has ``atom``'s integer constants in their columns."""
+    constants = tuple((column, term.value) for column, term in enumerate(atom.terms)
+                      if isinstance(term, Const) and isinstance(term.value, int))
+    if not constants:
+        return rows.shape[1] > 0
+    key = (atom.relation, constants)
+    if seen is not None and key in seen:
+        return seen[key]
     mask = np.ones(rows.shape[1], dtype=bool)
-    for column, term in enumerate(atom.terms):
-        if isinstance(term, Const) and isinstance(term.value, int):
-            mask &= rows[column] == term.value
-    return bool(mask.any())
+    for column, value in constants:
+        mask &= rows[column] == value
+    found = bool(mask.any())
+    if seen is not None:
+        seen[key] = found
+    return found

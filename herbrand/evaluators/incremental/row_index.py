@@ -14,6 +14,8 @@ fit, lexicographic columns otherwise), and answers a batch of m probes in O(m lo
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from herbrand.framework.storage import row_keys
@@ -23,9 +25,10 @@ from herbrand.indexes.runs import RowCodec
 ABSENT = -1
 
 
+@functools.cache
 def identity_codec(arity: int) -> RowCodec:
     """The RowCodec of whole rows in column order: packed int64 order is the rows'
-    lexicographic order."""
+    lexicographic order. One per arity, made once (the codec is not changed by its users)."""
     return RowCodec(arity, tuple(range(arity)))
 
 

@@ -11,6 +11,7 @@ from herbrand.evaluators.incremental.counting_merge import (
     merge_added,
     segment_positions,
     sorted_positions,
+    spliced,
     union,
     weights_at,
 )
@@ -95,3 +96,16 @@ def test_segment_positions_search_each_row_in_its_own_sorted_segment(segments, p
     expected = [int(bounds[s]) + sum(1 for row in sorted(segments[s]) if row < (x, y))
                 for s, x, y in probes]
     assert at.tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 3), st.integers(0, 30), st.data())
+def test_spliced_is_delete_then_insert(arity, n, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    columns = rng.integers(-100, 100, (arity, n))
+    left = np.flatnonzero(rng.random(n) < data.draw(st.floats(0, 1)))
+    m = data.draw(st.integers(0, 6))
+    at = np.sort(rng.integers(0, n - len(left) + 1, m))
+    joined = rng.integers(-100, 100, (arity, m))
+    expected = np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)
+    assert spliced(columns, left, joined, at).tolist() == expected.tolist()

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import segment_positions
+from herbrand.evaluators.incremental.counting_merge import segment_positions, spliced
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.counts import Counts
@@ -115,22 +115,21 @@ class Trace:
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
               counts: Counts) -> Trace:
         """The trace without the rows at positions ``left`` and with the rows ``joined`` at
-        iterations ``joined_at``: one copy of the kept rows (when rows leave), a binary search
-        of each joined row in its iteration's kept rows, and one insertion of all of them.
+        iterations ``joined_at``: a binary search of each joined row in its iteration's rows,
+        then one copy of the kept rows with the joined ones inserted (``spliced``).
         O(n + m log n)."""
         columns = self.relation.columns
         n = columns.shape[1]
         depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
         bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
-        if len(left):
-            keep = np.ones(n, dtype=bool)
-            keep[left] = False
-            bounds = np.concatenate([[0], np.cumsum(keep)])[bounds]
-            columns = np.compress(keep, columns, axis=1)
         order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
         joined, joined_at = joined[:, order], joined_at[order]
         at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
-        rows = np.insert(columns, at, joined, axis=1) if len(at) else columns
+        left = np.sort(left)
+        # positions among the kept rows: less the leaving rows before them
+        at -= np.searchsorted(left, at)
+        bounds -= np.searchsorted(left, bounds)
+        rows = spliced(columns, left, joined, at)
         sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
         depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
         return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts)
@@ -175,7 +174,8 @@ def _rows_at(trace: Trace, i: int) -> np.ndarray:
 
 
 class StratumCircuit:
-    """The circuit of one stratum (its lifted rules and relations)."""
+    """The circuit of one stratum (its lifted rules and relations), built once per stratum
+    and run for its bootstrap and for each update (one run at a time)."""
 
     def __init__(self, rules: Sequence[LiftedRule], relations: Sequence[str],
                  arities: Mapping[str, int], evaluator: RelationalEvaluator,
@@ -188,7 +188,7 @@ class StratumCircuit:
         self.evaluator = evaluator
         self.negated = tuple(dict.fromkeys(f for r in rules for f in r.factors if f.negated))
         # the old values grow along the iterations of one run: their constant selections are
-        # kept and extended (a circuit serves one bootstrap or one update)
+        # kept and extended, and dropped when the run ends
         self.selections = GrowingSelections({old_name(lit.atom.relation) for r in rules
                                              for lit, _ in rule_literals(r.rule)})
         # the old values of the stratum's relations change in each iteration: a join reads
@@ -223,6 +223,12 @@ class StratumCircuit:
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
         relation the stratum reads). Returns the traces."""
+        try:
+            return self._bootstrapped(inputs, symbols)
+        finally:
+            self.selections.release(rewrites=False)
+
+    def _bootstrapped(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
         start = self._evaluation(symbols, {**inputs, **empty}, {})
         x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
@@ -266,6 +272,15 @@ class StratumCircuit:
         is the whole difference of R_i between the epochs, so a change that grows R_i over
         many iterations (a recursive rule added to a shallow stratum) costs about depth ×
         change, more than a bootstrap."""
+        try:
+            return self._updated(traces, old, new, input_changes, symbols, rule_changes, budget)
+        finally:
+            self.selections.release(rewrites=False)
+
+    def _updated(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
+                 new: Mapping[str, Relation], input_changes: Mapping[str, ZSet], symbols,
+                 rule_changes: Sequence[tuple[LiftedRule, int]], budget: int | None
+                 ) -> tuple[dict[str, Trace], dict[str, ZSet]] | None:
         deltas = {delta_name(name): z for name, z in input_changes.items()}
         for factor in self.negated:
             if factor.relation in input_changes:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from herbrand.evaluators.incremental.changes import (
     apply_updates,
@@ -98,6 +99,12 @@ class _Snapshot:
     database: Database
     traces: Mapping[str, Trace]
 
+    @cached_property
+    def shown(self) -> Database:
+        """``database`` without the engine-internal relations (made once per snapshot: the
+        materialization reads it several times per update)."""
+        return visible(self.database)
+
 
 class DbspEngine(IncrementalEvaluator):
     """Incremental maintenance as a DBSP circuit over (epoch, iteration) time, rules included.
@@ -121,6 +128,8 @@ class DbspEngine(IncrementalEvaluator):
         self._strategy = "none"
         self._sets = RelationSets()  # hash tables of the input relations, for the next update
         self._semijoins = Semijoins()  # its analyses of the circuits' terms, kept
+        # each stratum's circuit, built once for its plan: relations -> (plan, circuit)
+        self._circuits: dict[tuple[str, ...], tuple[_StratumPlan, StratumCircuit]] = {}
 
     # -- facts -----------------------------------------------------------------------------------
 
@@ -225,7 +234,7 @@ class DbspEngine(IncrementalEvaluator):
 
     @property
     def database(self) -> Database:
-        return visible(self._require().database)
+        return self._require().shown
 
     @property
     def last_strategy(self) -> str:
@@ -246,9 +255,16 @@ class DbspEngine(IncrementalEvaluator):
         return self._snapshot
 
     def _circuit(self, plan: _StratumPlan, database: Database) -> StratumCircuit:
-        return StratumCircuit(plan.rules, plan.stratum.relations,
-                              {r: database[r].arity for r in plan.stratum.relations},
-                              self._evaluator, self._semijoins)
+        """The circuit of ``plan``: built on first use, then kept while the stratum has this
+        plan (its analyses of the rules' terms, their rewrites, serve every update)."""
+        kept = self._circuits.get(plan.stratum.relations)
+        if kept is not None and kept[0] is plan:
+            return kept[1]
+        circuit = StratumCircuit(plan.rules, plan.stratum.relations,
+                                 {r: database[r].arity for r in plan.stratum.relations},
+                                 self._evaluator, self._semijoins)
+        self._circuits[plan.stratum.relations] = plan, circuit
+        return circuit
 
     def _built(self, rules: Counter, program: Program, given: Database,
                previous: _Snapshot | None) -> _Snapshot:

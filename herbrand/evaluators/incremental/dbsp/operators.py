@@ -29,7 +29,7 @@ integrated per row (``counts.Counts``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -83,6 +83,8 @@ class LiftedRule:
     factors: tuple[Factor, ...]
     plain: Rule  # every factor reads its old value
     terms: tuple[tuple[tuple[int, ...], Rule], ...]  # (factors read as deltas, rule)
+    # factors read as deltas -> their delta names (derived from the above: not compared)
+    deltas: Mapping[tuple[int, ...], frozenset[str]] = field(compare=False)
 
     @classmethod
     def of(cls, rule: Rule) -> LiftedRule:
@@ -108,8 +110,9 @@ class LiftedRule:
                 head = Atom(HEAD, rule.head.terms + tuple(Var(f"@w{j}") for j in chosen))
                 terms.append((chosen, Rule(head, tuple(body), rule.location)))
         plain = Rule(Atom(HEAD, rule.head.terms), old_body, rule.location)
+        deltas = {chosen: frozenset(factors[j].delta for j in chosen) for chosen, _ in terms}
         return cls(rule, rule.head.relation, rule.head.arity, tuple(factors), plain,
-                   tuple(terms))
+                   tuple(terms), deltas)
 
 
 def _product(factors: np.ndarray) -> np.ndarray:
@@ -156,6 +159,7 @@ class LiftedEvaluation:
         self.instance = Database(relations, symbols)
         self.changed = frozenset(weighted)
         self._batches = {name: relation.columns for name, relation in weighted.items()}
+        self._driving: dict[tuple, bool] = {}  # ``driven``'s answers over these deltas
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
@@ -182,8 +186,8 @@ class LiftedEvaluation:
         where most rules read one predicate, most terms of a small change)."""
         parts, weights = [], []
         for chosen, rule in lifted.terms if terms is None else terms:
-            if (any(lifted.factors[j].delta not in self.changed for j in chosen)
-                    or not driven(rule, self._batches)):
+            if (not lifted.deltas[chosen] <= self.changed
+                    or not driven(rule, self._batches, self._driving)):
                 continue
             batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:

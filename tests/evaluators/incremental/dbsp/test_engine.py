@@ -9,9 +9,12 @@ import pytest
 from herbrand.evaluators.incremental.dbsp import operators
 from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
+from herbrand.evaluators.incremental.dbsp.operators import delta_name
+from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import EvaluationError, StratificationError, UnsafeRuleError
 from herbrand.framework.oracle import oracle_materialize
 from herbrand.framework.parser import parse
+from herbrand.framework.syntax import Literal
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.dbsp.test_circuit import _traces
 
@@ -144,3 +147,31 @@ def test_iterations_whose_terms_read_repeated_inputs_reuse_their_value(monkeypat
     session.update(insert={"e": [(99, 99)]})
     assert len(evaluated) == 2
     _check_against_oracle(session, PROGRAM)
+
+
+def test_an_update_runs_only_the_stratum_it_reaches_on_circuits_built_once(monkeypatch):
+    """Updating ``f`` evaluates terms of the stratum reading it and nothing of the others
+    (their inputs carry no change); no circuit is built again for the update."""
+    text = PROGRAM + ".decl f(x: number)\n.decl h(x: number)\nh(x) :- f(x).\n"
+    session = IncrementalSession(DbspEngine, text, {"e": CHAIN, "f": [(1,)]})
+    reads, built = [], []
+    derivations, init = RelationalEvaluator.derivations, StratumCircuit.__init__
+
+    def counted(self, rules, instance):
+        reads.append({e.atom.relation for r in rules for e in r.body if isinstance(e, Literal)})
+        return derivations(self, rules, instance)
+
+    def counted_init(self, *args, **kwargs):
+        built.append(args)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(RelationalEvaluator, "derivations", counted)
+    monkeypatch.setattr(StratumCircuit, "__init__", counted_init)
+    for _ in range(2):
+        session.update(insert={"f": [(2,)]})
+        session.update(delete={"f": [(2,)]})
+    assert reads and all(delta_name("f") in relations for relations in reads)
+    assert not built
+    session.update(insert={"e": [(99, 98)]})
+    assert any(delta_name("e") in relations for relations in reads) and not built
+    _check_against_oracle(session, text)
