@@ -52,12 +52,17 @@ def master_family(master: str) -> str:
 
 def session_defaults(master: str) -> dict[str, str]:
     """Settings a session herbrand starts on ``master`` gets unless the user sets them: no
-    console progress bar (it redraws over herbrand's progress line), adaptive execution with
+    console progress bar (it redraws over herbrand's progress line), no capture of the Python
+    call site of each Column method by pyspark (``spark.python.sql.dataFrameDebugging``: its
+    errors name herbrand's lines, not the user's), adaptive execution with
     partition coalescing, and where the master's cores are known ``PARTITIONS_PER_CORE``
     shuffle partitions per core; on a ``local`` master (the driver is the whole run) a driver heap of
     ``DRIVER_MEMORY_SHARE`` of the machine's memory. O(1)."""
     defaults = {
         "spark.ui.showConsoleProgress": "false",
+        # pyspark's capture of the Python call site of every Column method (for error
+        # messages): four calls to the JVM each, about 60 per pass
+        "spark.python.sql.dataFrameDebugging.enabled": "false",
         "spark.sql.adaptive.enabled": "true",
         "spark.sql.adaptive.coalescePartitions.enabled": "true",
     }

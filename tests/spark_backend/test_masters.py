@@ -29,6 +29,7 @@ def test_shuffle_partitions_follow_the_cores_and_only_a_local_driver_gets_memory
     assert local["spark.default.parallelism"] == str(2 * PARTITIONS_PER_CORE)
     assert local["spark.ui.showConsoleProgress"] == "false"
     assert local["spark.sql.adaptive.coalescePartitions.enabled"] == "true"
+    assert local["spark.python.sql.dataFrameDebugging.enabled"] == "false"
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert local["spark.driver.memory"] == f"{int(memory * DRIVER_MEMORY_SHARE) // 2**20}m"
     cluster = session_defaults("local-cluster[2,1,1024]")
