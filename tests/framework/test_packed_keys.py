@@ -11,13 +11,20 @@ from herbrand.framework import packed_keys
 from herbrand.framework.storage import Relation
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 4), st.integers(0, 60), st.sampled_from([3, 100, 2**40, 2**63]),
-       st.data())
-def test_distinct_rows_is_relations_own_dedup(arity, count, bound, data):
+def _drawn_columns(data, arity: int, count: int, bound: int) -> np.ndarray:
+    """An (arity, count) int64 array of values in [-bound, bound), drawn by hypothesis."""
     values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
                                 max_size=arity * count))
-    columns = np.array(values, dtype=np.int64).reshape(arity, count)
+    return np.array(values, dtype=np.int64).reshape(arity, count)
+
+
+BOUNDS = st.sampled_from([3, 100, 2**40, 2**63])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 60), BOUNDS, st.data())
+def test_distinct_rows_is_relations_own_dedup(arity, count, bound, data):
+    columns = _drawn_columns(data, arity, count, bound)
     expected = Relation(columns.copy())
     got = packed_keys.distinct_rows(columns.copy())
     assert got.columns.tolist() == expected.columns.tolist()
@@ -104,13 +111,10 @@ def test_distinct_rows_of_unpackable_columns_are_c_ordered():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 5), st.integers(1, 60), st.sampled_from([3, 100, 2**40, 2**63]),
-       st.data())
+@given(st.integers(1, 5), st.integers(1, 60), BOUNDS, st.data())
 def test_sorted_distinct_is_pythons_sorted_set(arity, count, bound, data):
     """One packed key, several (spans past 63 bits), or a column spanning all of int64."""
-    values = data.draw(st.lists(st.integers(-bound, bound - 1), min_size=arity * count,
-                                max_size=arity * count))
-    columns = np.array(values, dtype=np.int64).reshape(arity, count)
+    columns = _drawn_columns(data, arity, count, bound)
     given_rows = columns.copy()
     got = packed_keys.sorted_distinct(columns)
     assert [tuple(row) for row in got.T.tolist()] == sorted(set(map(tuple, given_rows.T.tolist())))
