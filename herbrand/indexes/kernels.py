@@ -250,14 +250,11 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def sort_unique(block: np.ndarray) -> np.ndarray:
-    """The distinct columns of a (c, n) block in lexicographic order (several columns: one sort
-    of packed keys, ``packed_keys.sorted_distinct``). O(n log n)."""
+    """The distinct columns of a (c, n) block in lexicographic order (one sort of packed keys:
+    ``packed_keys.sorted_distinct``). O(n log n)."""
     if block.shape[0] == 0 or block.shape[1] <= 1:
         return block[:, : min(block.shape[1], 1)].copy()
-    if block.shape[0] > 1:
-        return sorted_distinct(block)
-    ordered = np.sort(block[0])
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))][None, :]
+    return sorted_distinct(block)
 
 
 def is_strictly_sorted(block: np.ndarray) -> bool:
