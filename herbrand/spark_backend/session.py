@@ -15,7 +15,9 @@ import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import pyspark
 from pyspark import SparkContext
@@ -37,6 +39,9 @@ RUN_SETTINGS: dict[str, str] = {
     "spark.sql.constraintPropagation.enabled": "false",
 }
 """Session SQL settings every run needs; set for the run and restored afterwards."""
+
+HEAP_SETTINGS = ("spark.driver.memory", "spark.executor.memory")
+"""The settings a memory failure's line names (``failures.memory_setting``)."""
 
 
 def java_executable() -> str | None:
@@ -120,6 +125,16 @@ def run_settings(session: SparkSession, settings: Mapping[str, str] = RUN_SETTIN
     context = session.sparkContext
     # outside the restoring: after a JVM died of memory, restoring fails too, and that failure
     # (with the first as its context) is reported as the memory failure it is
-    with failures_reported(context.master, dict(context.getConf().getAll())), \
+    with failures_reported(context.master, heap_settings(context)), \
             sql_settings(session, settings):
         yield
+
+
+@lru_cache(maxsize=4)
+def heap_settings(context: SparkContext) -> Mapping[str, str]:
+    """The ``HEAP_SETTINGS`` set on ``context`` (key -> value), read while its JVM is alive so
+    that a memory failure can name them after it died. Cost: a few JVM calls, once per
+    context (a heap is fixed when its JVM starts), not the whole configuration per run."""
+    conf = context.getConf()
+    return MappingProxyType({key: value for key in HEAP_SETTINGS
+                             if (value := conf.get(key)) is not None})

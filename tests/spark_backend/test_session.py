@@ -8,8 +8,14 @@ import sys
 import pytest
 
 from herbrand import cli
-from herbrand.framework.errors import BackendUnavailableError
-from herbrand.spark_backend.session import java_executable, run_settings, start_session
+from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
+from herbrand.spark_backend.session import (
+    heap_settings,
+    java_executable,
+    run_settings,
+    start_session,
+)
+from tests.spark_backend.test_failures import HEAP_TRACE
 
 
 def test_without_java_start_session_says_so(monkeypatch, tmp_path):
@@ -35,6 +41,27 @@ def test_run_settings_are_restored(spark):
     with run_settings(spark):
         assert spark.conf.get("spark.sql.ansi.enabled") == "false"
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+
+
+def test_a_memory_failure_in_a_run_names_the_sessions_driver_heap(spark):
+    expected = spark.sparkContext.getConf().get("spark.driver.memory", "Spark's default, 1g")
+    with pytest.raises(BackendMemoryError, match=f"spark.driver.memory is {expected}:"), \
+            run_settings(spark):
+        raise RuntimeError(HEAP_TRACE)
+
+
+def test_runs_read_the_heap_settings_once_per_session(spark, monkeypatch):
+    """Each pass of a fixpoint runs under run_settings: reading the configuration there would
+    cost JVM calls per pass."""
+    context = spark.sparkContext
+    reads = []
+    read = context.getConf
+    monkeypatch.setattr(context, "getConf", lambda: reads.append(1) or read())
+    heap_settings.cache_clear()
+    for _ in range(3):
+        with run_settings(spark):
+            pass
+    assert len(reads) == 1
 
 
 def test_a_run_of_the_cli_starts_spark_with_herbrands_defaults_under_the_users_settings(
