@@ -37,7 +37,7 @@ from herbrand.spark_backend.files import StoredRelation, read_inputs, stored, un
 from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
-from herbrand.spark_backend.outputs import write_outputs
+from herbrand.spark_backend.outputs import write_outputs, written_once
 from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
 from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
@@ -114,9 +114,9 @@ class SparkBackend(Backend):
         return self.session
 
     def _fixpoint(self, session: SparkSession, frames: dict[str, DataFrame],
-                  counts: dict[str, int], strata: int,
-                  observer: ProgressObserver | None) -> SparkFixpoint:
-        return SparkFixpoint(session, frames, counts, strata=strata,
+                  counts: dict[str, int], strata: int, observer: ProgressObserver | None,
+                  written_once: frozenset[str] = frozenset()) -> SparkFixpoint:
+        return SparkFixpoint(session, frames, counts, strata=strata, written_once=written_once,
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
                              broadcast_rows=self.broadcast_rows, decompose=self.decompose,
@@ -183,7 +183,8 @@ class SparkBackend(Backend):
         writing its ``.output`` relations to ``output_dir`` (``-``: stdout) as ``csv`` or
         ``parquet`` (see ``files``); returns the per-stratum stats and the seconds of the
         phases ``session`` (starting it, or none when it runs already), ``read and set-up``,
-        ``strata`` and ``write``. Raises the analysis errors, FactsError for a missing or
+        ``strata`` and ``write`` (which holds the job of a decomposed stratum whose one use is
+        a write, ``outputs.written_once``: its progress line comes after it). Raises the analysis errors, FactsError for a missing or
         malformed file, BackendUnavailableError without Java. Cost: the run's Spark jobs; only
         stdout output and inline facts pass the driver."""
         strata = analyse(program)
@@ -200,13 +201,15 @@ class SparkBackend(Backend):
                     if declaration.name not in frames:
                         frames[declaration.name] = empty_frame(session, declaration.types)
                         counts[declaration.name] = 0
-                run = self._fixpoint(session, frames, counts, len(strata), observer)
+                run = self._fixpoint(session, frames, counts, len(strata), observer,
+                                     written_once(program, strata, str(output_dir)))
                 try:
                     for stratum in strata:
                         run.run_stratum(stratum)
                     write_from = time.perf_counter()
                     write_outputs(session, program, frames, str(output_dir), output_format,
                                   stdout, counts, run.ordered)
+                    run.settle()
                     finished = time.perf_counter()
                 finally:
                     run.release()

@@ -26,9 +26,18 @@ between passes. The workers import herbrand, numpy and its native kernels: on ``
 ``local-cluster`` masters they run the driver's Python (``masters.session_defaults`` sets
 ``spark.pyspark.python``); on a cluster, ship an environment (README, "Spark on a cluster").
 
+``run_decomposed`` plans the job; it runs in every job that reads its result until that is
+stored (``Decomposition``). ``store`` caches it and counts its relations (a global
+aggregate); a stratum in sort order whose one use is one write (``outputs.written_once``) is
+computed by that write instead, straight from the partitions into the files, and its sizes
+are what its tasks counted (an accumulator): no cache, no count job (TC over Gnutella08 on ``local[2]``: see
+bench/README.md).
+
 Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the
 native engine's work on its share of the derivations plus loading the broadcast relations
-(O(their rows) per partition) and converting its rows to and from Arrow (O(rows)). Memory per partition: the broadcast relations and its share of the result.
+(O(their rows) per partition) and converting its rows to and from Arrow (O(rows)); when
+stored, Spark's columnar cache of the rows and their count. Memory per partition: the
+broadcast relations and its share of the result.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+from pyspark import Accumulator, AccumulatorParam, Broadcast
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
@@ -97,6 +107,7 @@ class PartitionFixpoint:
     lower_types: tuple[tuple[str, tuple[str, ...]], ...]
     lower: object  # a Broadcast of {name: pa.Table}
     code: str  # the driver's ``executor_code.source_digest``: the worker checks it runs the same
+    sizes: object  # an Accumulator of ``RowCounts``: the rows the partition returns per relation
     sort: bool = False  # each relation's rows sorted by column (``ordered_by_pivot``)
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -123,6 +134,7 @@ class PartitionFixpoint:
         result, _ = LocalBackend().materialize(
             self.program, Database(relations, symbols, types, {}),
             evaluator=NativeEvaluator(), fixpoint=SemiNaiveFixpoint)
+        self.sizes.add(tuple(len(result[name]) for name in self.relations))
         for k, name in enumerate(self.relations):
             if len(result[name]):
                 yield self._wide(k, result[name], symbols)
@@ -198,22 +210,72 @@ def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> P
     return Program(declarations=declarations, rules=tuple(copies) + recursive)
 
 
+class RowCounts(AccumulatorParam):
+    """An accumulator of rows per relation of a stratum: a tuple of ints, added element-wise."""
+
+    def zero(self, value: tuple[int, ...]) -> tuple[int, ...]:
+        return (0,) * len(value)
+
+    def addInPlace(self, first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(a + b for a, b in zip(first, second, strict=True))
+
+
+class Decomposition:
+    """A decomposed stratum's job, planned (``run_decomposed``): ``result``, the wide frame of
+    its fixpoint, is lazy, computed by every job that reads it until ``store`` keeps it.
+
+    Either ``store`` it (a job: the partitions are computed, cached and counted), or let
+    exactly one job read it whole, then take ``written_sizes``: the rows each task returned,
+    added up (an accumulator), exact when the job's last stage computes the partitions (a
+    write of the frame: Spark adds a result task's updates once, however often it ran) and
+    meaningless otherwise. ``release`` drops the cache and the broadcast relations."""
+
+    def __init__(self, result: DataFrame, relations: tuple[str, ...], sizes: Accumulator,
+                 tables: Broadcast):
+        self.result = result
+        self.relations = relations
+        self._sizes = sizes
+        self._tables = tables
+
+    def store(self) -> dict[str, int]:
+        """Cache ``result`` and count each relation's rows: one job, whose global aggregate
+        (a counter per relation, not a grouped one: no hash map per row) also fills the
+        cache; then the broadcast is dropped. Rows per relation name."""
+        self.result = self.result.persist()
+        sizes = self.result.agg(*(F.count(F.when(F.col(RELATION) == k, True))
+                                  for k in range(len(self.relations)))).first()
+        self._tables.unpersist()
+        return dict(zip(self.relations, sizes, strict=True))
+
+    def written_sizes(self) -> dict[str, int]:
+        """Rows per relation name, as the tasks of the one job that computed ``result``
+        counted them (see the class doc). O(1)."""
+        return dict(zip(self.relations, self._sizes.value, strict=True))
+
+    def release(self) -> None:
+        """Drop ``result``'s cache, if stored, and the broadcast relations. O(1) calls."""
+        self.result.unpersist()
+        self._tables.unpersist()
+
+
 def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                    frames: dict[str, DataFrame], types: dict[str, tuple[str, ...]],
-                   partitions: int) -> tuple[DataFrame, dict[str, int]]:
-    """The wide frame of the stratum's fixpoint computed from its seeds (``frames`` of its
-    relations) in ``partitions`` parts split by ``pivot`` (None: one part, whatever
-    ``partitions`` says), and the rows of each relation. When ``ordered_by_pivot``, the parts
-    are ranges of pivot values (a sampling job more) and hold their rows sorted; else they are
-    split by the pivot value's hash. The job runs here, once; the frame is cached and must be
-    unpersisted by the caller."""
+                   partitions: int) -> Decomposition:
+    """The job computing the stratum's fixpoint from its seeds (``frames`` of its relations)
+    in ``partitions`` parts split by ``pivot`` (None: one part, whatever ``partitions``
+    says), planned: nothing of it runs here but the collection of the lower relations to
+    broadcast. When ``ordered_by_pivot``, the parts are ranges of pivot values (Spark
+    samples the seeds when the job runs: a job more) and hold their rows sorted; else they
+    are split by the pivot value's hash."""
     lower = lower_relations(stratum)
     ordered = ordered_by_pivot(stratum, pivot, types)
-    tables = session.sparkContext.broadcast({name: frame_table(frames[name]) for name in lower})
+    context = session.sparkContext
+    tables = context.broadcast({name: frame_table(frames[name]) for name in lower})
+    sizes = context.accumulator((0,) * len(stratum.relations), RowCounts())
     own = tuple(types[name] for name in stratum.relations)
     task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
                              tuple((name, types[name]) for name in lower), tables,
-                             source_digest(), ordered)
+                             source_digest(), sizes, ordered)
     schema = _wide_schema(own)
     parts = []
     for k, name in enumerate(stratum.relations):
@@ -236,12 +298,7 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
         seeds = seeds.repartitionByRange(partitions, PIVOT).drop(PIVOT)
     else:
         seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
-    result = seeds.mapInArrow(task, schema).persist()
-    # one global aggregate (a counter per relation), not a grouped one: no hash map per row
-    sizes = result.agg(*(F.count(F.when(F.col(RELATION) == k, True))
-                         for k in range(len(stratum.relations)))).first()
-    tables.unpersist()
-    return result, {name: sizes[k] for k, name in enumerate(stratum.relations)}
+    return Decomposition(seeds.mapInArrow(task, schema), stratum.relations, sizes, tables)
 
 
 def relation_of(result: DataFrame, stratum: Stratum, name: str,

@@ -60,6 +60,7 @@ one worker running them (the stratum's result must then fit one worker, as local
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from functools import reduce
 
 from pyspark.sql import DataFrame, SparkSession
@@ -70,6 +71,7 @@ from herbrand.framework.contracts import Progress, ProgressObserver, StratumStat
 from herbrand.framework.syntax import Rule
 from herbrand.spark_backend.checkpoints import Checkpoints, sized
 from herbrand.spark_backend.decomposed import (
+    Decomposition,
     lower_relations,
     ordered_by_pivot,
     relation_of,
@@ -131,8 +133,11 @@ class SparkFixpoint:
     number of rows), updating both in place; collects a StratumStats per stratum in
     ``stats`` and sends a Progress per pass to ``observer``.
 
-    Hyperparameters: see ``SparkBackend``. ``release()`` drops every frame this run stored
-    (call it once the results are written or collected).
+    Hyperparameters: see ``SparkBackend``; ``written_once``: relations that are, of all
+    the rows of their stratum, the one thing read after it, by one write of the relation
+    (``SparkBackend.materialize_files``): a decomposed stratum of such a relation may leave
+    its job to that write (``deferred``; call ``settle()`` after the writes). ``release()``
+    drops every frame this run stored (call it once the results are written or collected).
     """
 
     def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
@@ -140,7 +145,8 @@ class SparkFixpoint:
                  checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
                  observer: ProgressObserver | None = None,
                  rows_per_partition: int = ROWS_PER_PARTITION,
-                 single_partition_rows: int = SINGLE_PARTITION_ROWS):
+                 single_partition_rows: int = SINGLE_PARTITION_ROWS,
+                 written_once: frozenset[str] = frozenset()):
         self.session = session
         self.frames = frames
         self.counts = counts
@@ -151,13 +157,17 @@ class SparkFixpoint:
         self.observer = observer
         self.rows_per_partition = rows_per_partition
         self.single_partition_rows = single_partition_rows
+        self.written_once = written_once
         self.stats: list[StratumStats] = []
+        self.deferred: list[tuple[int, Stratum, Decomposition, int]] = []
+        """Decomposed strata left to a write: (position in ``stats``, stratum, its job, its
+        pass); ``settle`` counts them once written."""
         self.ordered: set[str] = set()
         """Relations whose frames are in sort order by column, partition after partition
         (``decomposed.ordered_by_pivot``): ``outputs`` writes them without sorting."""
         self.total = 0
-        self._stored: list[DataFrame] = []
-        """Cached frames (decomposed results), unpersisted by ``release``."""
+        self._decompositions: list[Decomposition] = []
+        """Decomposed strata's jobs, released by ``release``."""
         self._checkpoints = Checkpoints(session, checkpoint_dir)
         self._parts: dict[str, int] = {}
         self._one_part: set[str] = set()
@@ -210,26 +220,50 @@ class SparkFixpoint:
     def _decomposed(self, stratum: Stratum, pivot: Pivot | None, iteration: int,
                     partitions: int) -> None:
         """The stratum's fixpoint from its seeds (the frames after the first pass) by one
-        decomposed job, reported as pass ``iteration``."""
+        decomposed job, reported as pass ``iteration``. When ``written_once`` has one of the
+        stratum's relations and the result is in sort order (``decomposed.ordered_by_pivot``),
+        the job is left to that relation's write (``deferred``); else it runs here and its
+        result is cached."""
         names = (*lower_relations(stratum), *stratum.relations)
         types = {name: frame_types(self.frames[name]) for name in names}
-        result, counts = run_decomposed(self.session, stratum, pivot, self.frames, types,
-                                        partitions)
-        self._stored.append(result)
-        if ordered_by_pivot(stratum, pivot, types):
+        decomposition = run_decomposed(self.session, stratum, pivot, self.frames, types,
+                                       partitions)
+        self._decompositions.append(decomposition)
+        ordered = ordered_by_pivot(stratum, pivot, types)
+        if ordered:
             self.ordered.update(stratum.relations)
-        added = 0
         for name in stratum.relations:
-            self.frames[name] = relation_of(result, stratum, name, types)
+            self.frames[name] = relation_of(decomposition.result, stratum, name, types)
             self._parts.pop(name, None)
-            added += counts[name] - self.counts[name]
-            self.counts[name] = counts[name]
             self.frames[delta_name(name)] = self.frames[name].limit(0)
             self.counts[delta_name(name)] = 0
+        if ordered and self.written_once.intersection(stratum.relations):
+            self.deferred.append((len(self.stats), stratum, decomposition, iteration))
+        else:
+            self._counted(stratum, decomposition.store(), iteration)
+
+    def _counted(self, stratum: Stratum, counts: dict[str, int], iteration: int) -> int:
+        """Take ``counts`` (name -> rows) as the stratum's relations' sizes after pass
+        ``iteration``, and report it; the rows it added."""
+        added = 0
+        for name in stratum.relations:
+            added += counts[name] - self.counts[name]
+            self.counts[name] = counts[name]
         self.total += added
         if self.observer is not None:
             self.observer(Progress(stratum=stratum.index, strata=self.strata,
                                    iteration=iteration, delta=added, total=self.total))
+        return added
+
+    def settle(self) -> None:
+        """After the writes: the sizes of the strata whose decomposed job ran in a write
+        (``deferred``), as its tasks counted them; their pass is reported now and their
+        ``stats`` count its rows (their seconds do not hold the job: the write's do)."""
+        for position, stratum, decomposition, iteration in self.deferred:
+            added = self._counted(stratum, decomposition.written_sizes(), iteration)
+            done = self.stats[position]
+            self.stats[position] = replace(done, derived=done.derived + added)
+        self.deferred.clear()
 
     def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
         return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)
@@ -346,8 +380,8 @@ class SparkFixpoint:
 
     def release(self) -> None:
         """Drop the blocks of the frames this run stored (the checkpoints and caches)."""
-        for frame in self._stored:
-            frame.unpersist()
-        self._stored.clear()
+        for decomposition in self._decompositions:
+            decomposition.release()
+        self._decompositions.clear()
         self._lower.clear()
         self._checkpoints.release()

@@ -31,13 +31,15 @@ range sample, the sort and write) for a larger one; and the concatenation of its
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Mapping
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from typing import TextIO
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from herbrand.framework import io
+from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.errors import FactsError
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.files import join_path
@@ -135,6 +137,31 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
     checksum = hadoop.Path(target.getParent(), f".{target.getName()}.crc")
     if filesystem.exists(checksum):
         filesystem.delete(checksum, False)
+
+
+def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> frozenset[str]:
+    """The relations each of which is, of its whole stratum, the one thing read after the
+    stratum: by one ``.output`` directive to a file (not stdout), while no other directive
+    and no rule of another stratum reads any relation of the stratum. O(rules + directives).
+    """
+    reads: Counter[str] = Counter()
+    for stratum in strata:
+        reads.update(literal.atom.relation for rule in stratum.rules
+                     for literal, _ in rule_literals(rule)
+                     if literal.atom.relation not in stratum.relations)
+    files: Counter[str] = Counter()
+    for directive in program.directives:
+        if directive.kind in ("output", "printsize"):
+            reads[directive.relation] += 1
+        if directive.kind == "output" and str(out_dir) != "-" and io.io_parameters(
+                directive, ".csv")[0] != "stdout":
+            files[directive.relation] += 1
+    once = set()
+    for stratum in strata:
+        read = [name for name in stratum.relations if reads[name]]
+        if len(read) == 1 and reads[read[0]] == files[read[0]] == 1:
+            once.add(read[0])
+    return frozenset(once)
 
 
 def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],

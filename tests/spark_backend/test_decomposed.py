@@ -5,6 +5,7 @@ broadcast, runs as semi-naive passes."""
 
 from __future__ import annotations
 
+import io as io_text
 from pathlib import Path
 
 import numpy as np
@@ -201,3 +202,39 @@ def test_a_partition_sorts_its_rows_as_arrow_does(types, rows):
                for row in rows]
     table = sorted_table(Relation(np.array(encoded, dtype=np.int64).T), types, symbols)
     assert table.to_pylist() == [dict(zip(table.column_names, row, strict=True)) for row in sorted(rows)]
+
+
+@pytest.mark.parametrize("printsize", [False, True])
+def test_a_stratum_only_written_is_computed_by_its_write_and_counted_by_its_tasks(
+        spark, tmp_path, monkeypatch, printsize):
+    """TC written once (``outputs.written_once``) is not cached and counted by a job of its
+    own (``Decomposition.store``): its write computes it, and its size, reported after the
+    write, is what the tasks counted; read once more (``.printsize``), it is stored."""
+    from herbrand.spark_backend import outputs
+    from herbrand.spark_backend.decomposed import Decomposition
+
+    events, stores = [], []
+    store = Decomposition.store
+    monkeypatch.setattr(Decomposition, "store",
+                        lambda self: stores.append(1) or store(self))
+    write = outputs._write_single_file
+    monkeypatch.setattr(outputs, "_write_single_file",
+                        lambda *args: events.append("write") or write(*args))
+    program = parse((PIVOT_FIXTURES / "tc_left_linear.dl").read_text()
+                    + "\n.input e\n.output tc\n" + (".printsize tc\n" if printsize else ""))
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    edges = np.random.default_rng(5).integers(0, 60, size=(150, 2))
+    (facts / "e.facts").write_text("".join(f"{a}\t{b}\n" for a, b in edges))
+    run = SparkBackend(session=spark).materialize_files(
+        program, facts, tmp_path / "spark", observer=events.append, stdout=io_text.StringIO())
+    local = herbrand.materialize(program, facts_dir=facts)
+    size = len(local["tc"])
+    assert [s.derived for s in run.stats] == [size]
+    passes = [(event.iteration, event.total) for event in events if event != "write"]
+    assert passes[-1] == (2, size)
+    assert events.index("write") == (2 if printsize else 1)  # written once: pass 2 comes after
+    assert stores == ([1] if printsize else [])
+    io.write_outputs(program, local, tmp_path / "local", stdout=io_text.StringIO())
+    assert (tmp_path / "spark" / "tc.csv").read_bytes() == (
+        tmp_path / "local" / "tc.csv").read_bytes()

@@ -10,6 +10,7 @@ import pytest
 
 import herbrand
 from herbrand.framework import io
+from herbrand.framework.analysis import analyse
 from herbrand.spark_backend import outputs
 from tests.spark_backend.conftest import recorded_writes
 from tests.spark_backend.edge_files import PROGRAM, facts_dir
@@ -83,3 +84,32 @@ def test_a_large_output_is_written_in_ranges_and_concatenated(spark_backend, tmp
     assert spark_bytes == (tmp_path / "local" / "e.csv").read_bytes()
     assert spark_bytes.count(b"\n") == 60
     assert sorted(p.name for p in (tmp_path / "spark").iterdir()) == ["e.csv"]
+
+
+@pytest.mark.parametrize("directives, expected", [
+    (".output tc", {"tc"}),
+    (".output tc\n.printsize tc", set()),  # read twice
+    (".output tc\n.output tc(filename=\"again.csv\")", set()),
+    (".output tc(IO=stdout)", set()),  # collected to the driver, not written by tasks
+    (".output tc\n.decl far(x: number)\n.output far\nfar(y) :- tc(_, y).", {"far"}),
+    (".output e", set()),  # no stratum computes e: nothing to defer
+    (".decl odd(x: number, y: number)\nodd(x, y) :- e(x, y).\nodd(x, z) :- tc(x, y), "
+     "odd(y, z).\n.output odd", {"odd"}),  # tc, read only in odd's stratum, is not written
+])
+def test_written_once_names_the_one_use_of_a_stratum(directives, expected):
+    program = herbrand.parse(".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
+                             "tc(x, y) :- e(x, y).\ntc(x, z) :- tc(x, y), e(y, z).\n"
+                             + directives)
+    strata = analyse(program)
+    assert outputs.written_once(program, strata, "out") == expected
+    assert outputs.written_once(program, strata, "-") == set()  # every output to stdout
+
+
+@pytest.mark.parametrize("directives, expected", [
+    (".output a", {"a"}), (".output a\n.output b", set())])
+def test_a_stratum_of_two_relations_is_written_once_when_one_is_written(directives, expected):
+    program = herbrand.parse(".decl e(x: number, y: number)\n.decl a(x: number, y: number)\n"
+                             ".decl b(x: number, y: number)\na(x, y) :- e(x, y).\n"
+                             "b(x, z) :- a(x, y), e(y, z).\na(x, z) :- b(x, y), e(y, z).\n"
+                             + directives)
+    assert outputs.written_once(program, analyse(program), "out") == expected
