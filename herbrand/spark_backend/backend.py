@@ -184,9 +184,10 @@ class SparkBackend(Backend):
         ``parquet`` (see ``files``); returns the per-stratum stats and the seconds of the
         phases ``session`` (starting it, or none when it runs already), ``read and set-up``,
         ``strata`` and ``write`` (which holds the job of a decomposed stratum whose one use is
-        a write, ``outputs.written_once``: its progress line comes after it). Raises the analysis errors, FactsError for a missing or
-        malformed file, BackendUnavailableError without Java. Cost: the run's Spark jobs; only
-        stdout output and inline facts pass the driver."""
+        a write, ``outputs.written_once``: its progress line comes after it). Raises the
+        analysis errors, FactsError for a missing or malformed file, BackendUnavailableError
+        without Java. Cost: the run's Spark jobs; only stdout output and inline facts pass the
+        driver."""
         strata = analyse(program)
         started = time.perf_counter()
         session = self.spark()

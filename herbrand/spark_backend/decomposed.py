@@ -30,8 +30,8 @@ between passes. The workers import herbrand, numpy and its native kernels: on ``
 stored (``Decomposition``). ``store`` caches it and counts its relations (a global
 aggregate); a stratum in sort order whose one use is one write (``outputs.written_once``) is
 computed by that write instead, straight from the partitions into the files, and its sizes
-are what its tasks counted (an accumulator): no cache, no count job (TC over Gnutella08 on ``local[2]``: see
-bench/README.md).
+are what its tasks counted (an accumulator): no cache, no count job (TC over Gnutella08 on
+``local[2]``: see bench/README.md).
 
 Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the
 native engine's work on its share of the derivations plus loading the broadcast relations
