@@ -11,11 +11,13 @@ Trace rows are ordered by iteration and a selection keeps their order, so the se
 R_{i-1} is a prefix of the selection of the whole trace. ``TraceSelections`` keeps, per
 constants, the positions of the trace's rows holding them (ascending) and those rows: the
 first use scans the trace once (O(n)); each later prefix is a binary search and a copy of the
-selected rows before it. When an update moves rows of the trace (``Trace.moved``), the kept
-selections are carried to the new trace by mapping their positions (the rows that left
-dropped, the others shifted by the rows that left and joined before them) and adding the
-joined rows that hold the constants: O(s log m + m) for s selected and m moved rows, in
-place of a scan of the new trace.
+selected rows before it. When an update moves rows of the trace (``Trace.moved``), the
+selections read since the trace was made are carried to the new trace by mapping their
+positions (the rows that left dropped, the others shifted by the rows that left and joined
+before them) and adding the joined rows that hold the constants: O(s log m + m) for s
+selected and m moved rows, in place of a scan of the new trace; their rows are gathered
+again on first read (O(s)). A selection that an update does not read is dropped, so that a
+large one that a large update read is not carried through the small updates after it.
 """
 
 from __future__ import annotations
@@ -47,14 +49,15 @@ def _gathered(columns: np.ndarray, positions: np.ndarray, constants: Constants) 
 
 class _Selection:
     """The positions (ascending) of the trace's rows holding some constants, those rows
-    without the constant columns, and the last prefix handed out (so that the evaluations
-    of one iteration share one Relation, and the evaluator's index on it)."""
+    without the constant columns (gathered on first use), and the last prefix handed out
+    (so that the evaluations of one iteration share one Relation, and the evaluator's index
+    on it)."""
 
     __slots__ = ("positions", "rows", "last")
 
-    def __init__(self, positions: np.ndarray, rows: np.ndarray):
+    def __init__(self, positions: np.ndarray):
         self.positions = positions
-        self.rows = rows
+        self.rows: np.ndarray | None = None
         self.last: tuple[int, Relation] | None = None
 
 
@@ -74,9 +77,10 @@ class TraceSelections:
         constants, then O(log s + k) for k rows selected."""
         entry = self._entries.get(constants)
         if entry is None:
-            positions = np.flatnonzero(_holding(columns, constants))
             entry = self._entries[constants] = _Selection(
-                positions, _gathered(columns, positions, constants))
+                np.flatnonzero(_holding(columns, constants)))
+        if entry.rows is None:
+            entry.rows = _gathered(columns, entry.positions, constants)
         k = int(np.searchsorted(entry.positions, stop))
         if entry.last is None or entry.last[0] != k:
             entry.last = k, Relation(entry.rows[:, :k], unique=True)
@@ -86,9 +90,13 @@ class TraceSelections:
               at: np.ndarray) -> TraceSelections:
         """The selections of the rows ``columns`` that ``spliced`` made from this trace's:
         without the rows at the ascending positions ``left``, with ``joined[:, j]`` inserted
-        before the kept row of index ``at[j]`` (ascending). O(s log m + m) per selection."""
+        before the kept row of index ``at[j]`` (ascending). Only the selections read since
+        this trace was made are carried (a selection no update reads costs nothing), their
+        positions alone (their rows are gathered when read). O(s log m + m) per selection."""
         entries = {}
         for constants, entry in self._entries.items():
+            if entry.rows is None:
+                continue
             kept = entry.positions
             if len(left):
                 slot = np.minimum(np.searchsorted(left, kept), len(left) - 1)
@@ -96,12 +104,13 @@ class TraceSelections:
                 kept = kept - np.searchsorted(left, kept)
             kept = kept + np.searchsorted(at, kept, side="right")
             added = (at + np.arange(len(at)))[_holding(joined, constants)]
-            positions = np.union1d(kept, added) if len(added) else kept
-            entries[constants] = _Selection(positions,
-                                            _gathered(columns, positions, constants))
+            if len(added):  # both ascending and disjoint: one insertion
+                kept = np.insert(kept, np.searchsorted(kept, added), added)
+            entries[constants] = _Selection(kept)
         return TraceSelections(entries)
 
     @property
     def nbytes(self) -> int:
         """The bytes of the kept positions and rows. O(selections)."""
-        return sum(e.positions.nbytes + e.rows.nbytes for e in self._entries.values())
+        return sum(e.positions.nbytes + (0 if e.rows is None else e.rows.nbytes)
+                   for e in self._entries.values())
