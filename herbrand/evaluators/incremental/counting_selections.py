@@ -26,7 +26,7 @@ releases them when an update ends).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -131,18 +131,22 @@ class GrowingSelections:
         if rewrites:
             self._rules.clear()
 
-    def applied(self, rules: Sequence[Rule], instance: Database
+    def applied(self, rules: Sequence[Rule], instance: Database,
+                given: Mapping[str, Callable[[Constants], Relation]] | None = None
                 ) -> tuple[list[Rule], Database]:
         """``rules`` reading the selections, and ``instance`` with them. O(rules · body),
         plus per selected relation an O(n) comparison and per selection O(rows appended since
         the last call), or O(n) when its relation did not grow from the rows it was last
-        taken from."""
+        taken from. ``given``: relation -> its selection of some constants, for relations
+        whose caller keeps their selections (those are taken from it, nothing kept here)."""
         rewritten, views = [], {}
         for rule in rules:
             new_rule, selections = self._rewritten(rule)
             rewritten.append(new_rule)
             for name, relation, constants in selections:
-                if name not in views:
+                if name not in views and given is not None and relation in given:
+                    views[name] = given[relation](constants)
+                elif name not in views:
                     kept = self._kept_for(relation, instance[relation])
                     if constants not in kept:
                         kept[constants] = _select(instance[relation].columns, constants)

@@ -34,20 +34,21 @@ added to the counts (O(N) amortised over the small updates whose changes wait in
 pending entries). At an iteration whose ΔR repeats the last one's, the other terms that read
 R_{i-1} of at most one relation once gain their value over its slice dR[i-1] in the same way
 (``InputTerms.sliced``), and the rest are evaluated again only when an R_{i-1} they read grew.
+The old values' constant selections (a literal such as ``m(a, 1, b)`` over R_{i-1}) are
+prefixes of the traces' kept selections, carried from trace to trace (``trace_selections``),
+not taken again from each R_{i-1}.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import segment_positions, spliced
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
-from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term, slice_name
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
@@ -58,119 +59,13 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     negation_delta,
     old_name,
 )
+from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
 from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
-from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Const, Literal
-
-
-@dataclass(frozen=True)
-class Trace:
-    """One relation's nested-time state: rows ordered by first iteration (the relation; rows
-    of one iteration sorted as ``RowCodec`` encodes them, so rows are found by binary search
-    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
-    ``counts`` (dX integrated per row)."""
-
-    relation: Relation
-    offsets: np.ndarray
-    counts: Counts
-
-    @classmethod
-    def of(cls, rows: np.ndarray, iteration: np.ndarray, dx: Sequence[ZSet]) -> Trace:
-        """From distinct rows, their first iterations and the stream dX. O(n log n)."""
-        data, _ = identity_codec(rows.shape[0]).encode(rows)
-        order = np.lexsort(np.vstack([data[::-1], iteration[None, :]]))
-        rows, iteration = np.ascontiguousarray(rows[:, order]), iteration[order]
-        depth = int(iteration[-1]) + 1 if len(iteration) else 0
-        offsets = np.searchsorted(iteration, np.arange(depth), side="right")
-        return cls(Relation(rows, unique=True), offsets, Counts.of(rows.shape[0], dx))
-
-    def with_counts(self, counts: Counts) -> Trace:
-        """The same rows with other derivation counts."""
-        return Trace(self.relation, self.offsets, counts)
-
-    def find(self, rows: np.ndarray) -> np.ndarray:
-        """Positions of ``rows`` in the relation (ABSENT where missing): a binary search of
-        each row in each iteration's sorted rows, in place (``segment_positions``: nothing
-        encoded or copied). O(depth · m log n)."""
-        found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
-        columns = self.relation.columns
-        if not rows.shape[1] or not columns.shape[1]:
-            return found
-        if not rows.shape[0]:
-            return np.zeros(rows.shape[1], dtype=np.int64)
-        starts = np.concatenate([[0], self.offsets[:-1]])
-        nonempty = np.flatnonzero(self.offsets > starts)
-        m = rows.shape[1]
-        probes, stops = np.tile(rows, len(nonempty)), np.repeat(self.offsets[nonempty], m)
-        at = segment_positions(columns, np.repeat(starts[nonempty], m), stops, probes)
-        hits = np.flatnonzero((at < stops) & np.all(
-            columns[:, np.minimum(at, columns.shape[1] - 1)] == probes, axis=0))
-        found[hits % m] = at[hits]  # a row is in one iteration at most
-        return found
-
-    def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
-              counts: Counts) -> Trace:
-        """The trace without the rows at positions ``left`` and with the rows ``joined`` at
-        iterations ``joined_at``: a binary search of each joined row in its iteration's rows,
-        then one copy of the kept rows with the joined ones inserted (``spliced``).
-        O(n + m log n)."""
-        columns = self.relation.columns
-        n = columns.shape[1]
-        depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
-        bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
-        order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
-        joined, joined_at = joined[:, order], joined_at[order]
-        at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
-        left = np.sort(left)
-        # positions among the kept rows: less the leaving rows before them
-        at -= np.searchsorted(left, at)
-        bounds -= np.searchsorted(left, bounds)
-        rows = spliced(columns, left, joined, at)
-        sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
-        depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
-        return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts)
-
-    @property
-    def settled_from(self) -> int:
-        """The first iteration i from which the previous epoch's streams no longer move the
-        next iteration: R_{i-1} = R_i (i >= |offsets|) and X_i = X_{i+1} (i + 1 >= the
-        counts' depth). An update whose ΔR_i equals ΔR_{i-1} there has reached its
-        fixpoint: ΔX_{i+1}, read from the same values and changes, equals ΔX_i."""
-        return max(len(self.offsets), self.counts.depth - 1)
-
-    def value(self, i: int) -> Relation:
-        """R_i (empty for i < 0)."""
-        columns = self.relation.columns
-        if i < 0:
-            return Relation(columns[:, :0], unique=True)
-        if i >= len(self.offsets) - 1:
-            return self.relation
-        return Relation(columns[:, :self.offsets[i]], unique=True)
-
-    def iterations(self) -> np.ndarray:
-        """The first iteration of each row, aligned with the relation."""
-        return np.repeat(np.arange(len(self.offsets)), np.diff(self.offsets, prepend=0))
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes beyond the rows: offsets and the counts."""
-        return self.offsets.nbytes + self.counts.nbytes
-
-    @property
-    def tuples(self) -> int:
-        return len(self.counts)
-
-
-def _rows_at(trace: Trace, i: int) -> np.ndarray:
-    """dR[i]: the rows first derived at iteration ``i`` (none for i < 0)."""
-    columns = trace.relation.columns
-    if i < 0 or i >= len(trace.offsets):
-        return columns[:, :0]
-    return columns[:, (trace.offsets[i - 1] if i else 0):trace.offsets[i]]
 
 
 class StratumCircuit:
@@ -204,11 +99,15 @@ class StratumCircuit:
         self.inputs = InputTerms(rules, self.relations)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
-                    deltas: Mapping[str, ZSet]) -> LiftedEvaluation:
+                    deltas: Mapping[str, ZSet], traces: Mapping[str, Trace] | None = None,
+                    i: int = 0) -> LiftedEvaluation:
         """A ``LiftedEvaluation`` over ``old`` and ``deltas`` with this circuit's evaluator,
-        kept constant selections and semi-join reductions."""
+        kept constant selections and semi-join reductions; with ``traces``, the old values
+        of those relations are R_i and their selections the traces' (``Trace.selected``)."""
+        selected = None if traces is None else {
+            old_name(r): partial(trace.selected, i=i) for r, trace in traces.items()}
         return LiftedEvaluation(self.evaluator, symbols, old, deltas, self.selections,
-                                self.semijoins, self.reducible)
+                                self.semijoins, self.reducible, selected)
 
     def _changes(self, lifted: LiftedEvaluation,
                  terms: Sequence[Sequence[Term]] | None = None) -> dict[str, ZSet]:
@@ -297,7 +196,7 @@ class StratumCircuit:
         sums = self.inputs.sums()
 
         def slice_of(relation: str, j: int) -> Relation:
-            return Relation(_rows_at(traces[relation], j), unique=True)
+            return Relation(rows_at(traces[relation], j), unique=True)
 
         def over_slices(slices: Mapping[str, Relation],
                         changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
@@ -315,12 +214,13 @@ class StratumCircuit:
         repeated = False
         i = 0
         while True:
-            grown = {r for r in self.inputs.read if _rows_at(traces[r], i - 1).shape[1]}
+            grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): previous[r] for r in self.relations}}
             if single is None or not repeated or grown & self.inputs.multiple_read:
                 values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
                           for r in self.relations}
-                step = self._evaluation(symbols, {**old, **values}, changed)
+                step = self._evaluation(symbols, {**old, **values}, changed,
+                                        {r: traces[r] for r in self.inputs.read}, i - 1)
                 if single is None or not repeated:
                     single = self._changes(step, self.inputs.single)
                 multiple = self._changes(step, self.inputs.multiple)
@@ -368,7 +268,7 @@ class StratumCircuit:
         depth = max(len(traces[r].offsets) for r in self.relations)
         for i in range(depth + 1):
             values = {r: traces[r].value(i - 2) for r in self.relations}
-            news = {delta_name(r): ZSet.of_set(_rows_at(traces[r], i - 1))
+            news = {delta_name(r): ZSet.of_set(rows_at(traces[r], i - 1))
                     for r in self.relations}
             step = self._evaluation(symbols, {**old, **values}, news)
             out = {r: ZSet.empty(self.arities[r]) for r in self.relations}

@@ -47,8 +47,9 @@ from herbrand.evaluators.incremental.changes import (
     visible,
 )
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
-from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit, Trace
+from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.operators import LiftedRule
+from herbrand.evaluators.incremental.dbsp.trace import Trace
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.incremental.relation_sets import RelationSets

@@ -28,13 +28,13 @@ integrated per row (``counts.Counts``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import Constants, GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.instance_rules import driven
@@ -142,16 +142,20 @@ class LiftedEvaluation:
     def __init__(self, evaluator: RelationalEvaluator, symbols: SymbolTable,
                  old: Mapping[str, Relation], deltas: Mapping[str, ZSet],
                  selections: GrowingSelections | None = None,
-                 semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset()):
+                 semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset(),
+                 selected: Mapping[str, Callable[[Constants], Relation]] | None = None):
         """``old``: relation -> value before the change (also the relations aggregates read);
         ``deltas``: factor delta name -> its change (missing or empty: unchanged);
         ``selections``: the constant selections of the old values, kept by the caller across
         the evaluations of one run of the circuit (``counting_selections``), or None;
         ``semijoins``: reduces the ``reducible`` relations (the old values that change along
-        the iterations) by each term's smallest literal (``counting_semijoins``), or None."""
+        the iterations) by each term's smallest literal (``counting_semijoins``), or None;
+        ``selected``: old name -> its constant selections, for the old values whose
+        selections the caller keeps (``GrowingSelections.applied``'s ``given``)."""
         self.evaluator = evaluator
         self.selections = selections
         self.semijoins, self.reducible = semijoins, reducible
+        self.selected = selected
         relations = dict(old)
         relations.update({old_name(name): value for name, value in old.items()})
         weighted = {name: weighted_relation(d) for name, d in deltas.items() if len(d)}
@@ -167,7 +171,7 @@ class LiftedEvaluation:
         if self.semijoins is not None:
             (rules, instance), = self.semijoins.groups(rules, instance, self.reducible)
         if self.selections is not None:
-            rules, instance = self.selections.applied(rules, instance)
+            rules, instance = self.selections.applied(rules, instance, self.selected)
         return self.evaluator.derivations(rules, instance).get(HEAD)
 
     def full(self, lifted: LiftedRule) -> ZSet:

@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.dbsp.circuit import Trace
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
+from herbrand.evaluators.incremental.dbsp.trace import Trace
 from herbrand.framework.testing import IncrementalSession, encode_facts
 from tests.strategies import programs_with_updates
 

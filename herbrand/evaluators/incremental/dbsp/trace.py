@@ -1,0 +1,136 @@
+"""One relation's nested-time state in a stratum's DBSP circuit (see ``circuit``): its rows
+ordered by first iteration, the iteration offsets, the derivation counts and the kept constant
+selections of its rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from herbrand.evaluators.incremental.counting_merge import segment_positions, spliced
+from herbrand.evaluators.incremental.dbsp.counts import Counts
+from herbrand.evaluators.incremental.dbsp.trace_selections import Constants, TraceSelections
+from herbrand.evaluators.incremental.dbsp.zset import ZSet
+from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
+from herbrand.framework.storage import Relation
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One relation's nested-time state: rows ordered by first iteration (the relation; rows
+    of one iteration sorted as ``RowCodec`` encodes them, so rows are found by binary search
+    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
+    ``counts`` (dX integrated per row); ``selections``: the constant selections of the rows
+    read so far (a cache, carried to the trace an update moves them to)."""
+
+    relation: Relation
+    offsets: np.ndarray
+    counts: Counts
+    selections: TraceSelections = field(default_factory=TraceSelections, compare=False,
+                                        repr=False)
+
+    @classmethod
+    def of(cls, rows: np.ndarray, iteration: np.ndarray, dx: Sequence[ZSet]) -> Trace:
+        """From distinct rows, their first iterations and the stream dX. O(n log n)."""
+        data, _ = identity_codec(rows.shape[0]).encode(rows)
+        order = np.lexsort(np.vstack([data[::-1], iteration[None, :]]))
+        rows, iteration = np.ascontiguousarray(rows[:, order]), iteration[order]
+        depth = int(iteration[-1]) + 1 if len(iteration) else 0
+        offsets = np.searchsorted(iteration, np.arange(depth), side="right")
+        return cls(Relation(rows, unique=True), offsets, Counts.of(rows.shape[0], dx))
+
+    def with_counts(self, counts: Counts) -> Trace:
+        """The same rows with other derivation counts."""
+        return Trace(self.relation, self.offsets, counts, self.selections)
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of ``rows`` in the relation (ABSENT where missing): a binary search of
+        each row in each iteration's sorted rows, in place (``segment_positions``: nothing
+        encoded or copied). O(depth · m log n)."""
+        found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
+        columns = self.relation.columns
+        if not rows.shape[1] or not columns.shape[1]:
+            return found
+        if not rows.shape[0]:
+            return np.zeros(rows.shape[1], dtype=np.int64)
+        starts = np.concatenate([[0], self.offsets[:-1]])
+        nonempty = np.flatnonzero(self.offsets > starts)
+        m = rows.shape[1]
+        probes, stops = np.tile(rows, len(nonempty)), np.repeat(self.offsets[nonempty], m)
+        at = segment_positions(columns, np.repeat(starts[nonempty], m), stops, probes)
+        hits = np.flatnonzero((at < stops) & np.all(
+            columns[:, np.minimum(at, columns.shape[1] - 1)] == probes, axis=0))
+        found[hits % m] = at[hits]  # a row is in one iteration at most
+        return found
+
+    def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
+              counts: Counts) -> Trace:
+        """The trace without the rows at positions ``left`` and with the rows ``joined`` at
+        iterations ``joined_at``: a binary search of each joined row in its iteration's rows,
+        then one copy of the kept rows with the joined ones inserted (``spliced``); the kept
+        selections are carried (``TraceSelections.moved``). O(n + m log n)."""
+        columns = self.relation.columns
+        n = columns.shape[1]
+        depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
+        bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
+        order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
+        joined, joined_at = joined[:, order], joined_at[order]
+        at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
+        left = np.sort(left)
+        # positions among the kept rows: less the leaving rows before them
+        at -= np.searchsorted(left, at)
+        bounds -= np.searchsorted(left, bounds)
+        rows = spliced(columns, left, joined, at)
+        sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
+        depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
+        return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts,
+                     self.selections.moved(rows, left, joined, at))
+
+    @property
+    def settled_from(self) -> int:
+        """The first iteration i from which the previous epoch's streams no longer move the
+        next iteration: R_{i-1} = R_i (i >= |offsets|) and X_i = X_{i+1} (i + 1 >= the
+        counts' depth). An update whose ΔR_i equals ΔR_{i-1} there has reached its
+        fixpoint: ΔX_{i+1}, read from the same values and changes, equals ΔX_i."""
+        return max(len(self.offsets), self.counts.depth - 1)
+
+    def value(self, i: int) -> Relation:
+        """R_i (empty for i < 0)."""
+        columns = self.relation.columns
+        if i < 0:
+            return Relation(columns[:, :0], unique=True)
+        if i >= len(self.offsets) - 1:
+            return self.relation
+        return Relation(columns[:, :self.offsets[i]], unique=True)
+
+    def selected(self, constants: Constants, i: int) -> Relation:
+        """The rows of R_i (none for i < 0) holding ``constants`` ((column, value) pairs),
+        without their columns: a prefix of the trace's kept selection (``TraceSelections``).
+        O(n) the first time for these constants, then O(log n + rows selected)."""
+        columns = self.relation.columns
+        stop = 0 if i < 0 else columns.shape[1] if i >= len(self.offsets) - 1 else int(
+            self.offsets[i])
+        return self.selections.prefix(columns, constants, stop)
+
+    def iterations(self) -> np.ndarray:
+        """The first iteration of each row, aligned with the relation."""
+        return np.repeat(np.arange(len(self.offsets)), np.diff(self.offsets, prepend=0))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes beyond the rows: offsets, the counts and the kept selections."""
+        return self.offsets.nbytes + self.counts.nbytes + self.selections.nbytes
+
+    @property
+    def tuples(self) -> int:
+        return len(self.counts)
+
+
+def rows_at(trace: Trace, i: int) -> np.ndarray:
+    """dR[i]: the rows first derived at iteration ``i`` (none for i < 0)."""
+    columns = trace.relation.columns
+    if i < 0 or i >= len(trace.offsets):
+        return columns[:, :0]
+    return columns[:, (trace.offsets[i - 1] if i else 0):trace.offsets[i]]

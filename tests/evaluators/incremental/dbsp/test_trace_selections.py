@@ -1,0 +1,79 @@
+"""A trace's constant selections: each prefix is the selection of R_i, also after an update
+moved rows (the selections carried, not taken again), and an update of a program whose
+recursive rules read constants scans no trace for them once they are kept."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.counting_selections import _select
+from herbrand.evaluators.incremental.dbsp import trace_selections
+from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
+from herbrand.evaluators.incremental.dbsp.trace import Trace
+from herbrand.framework.testing import IncrementalSession
+from tests.evaluators.incremental.dbsp.test_engine import _check_against_oracle
+
+ROWS = st.dictionaries(st.tuples(st.integers(0, 4), st.integers(0, 2), st.integers(0, 4)),
+                       st.integers(0, 3), max_size=20)
+CONSTANTS = [((1, 1),), ((0, 2),), ((0, 0), (2, 1))]
+
+
+def _columns(rows) -> np.ndarray:
+    return np.array(list(rows), dtype=np.int64).reshape(-1, 3).T
+
+
+def _assert_selections(trace: Trace) -> None:
+    for constants in CONSTANTS:
+        for i in range(-1, len(trace.offsets) + 1):
+            got = trace.selected(constants, i).columns
+            assert np.array_equal(got, _select(trace.value(i).columns, constants)), (constants, i)
+
+
+@settings(max_examples=50, deadline=None)
+@given(ROWS, ROWS, st.sets(st.integers(0, 19), max_size=8))
+def test_selections_are_the_prefixes_of_r_i_before_and_after_a_move(start, joins, leaving):
+    trace = Trace.of(_columns(start), np.array(list(start.values()), dtype=np.int64), ())
+    _assert_selections(trace)  # kept now: the move carries them
+    rows = list(start)
+    left = [rows[k] for k in sorted(leaving) if k < len(rows)]
+    left += [row for row in joins if row in start and row not in left]
+    moved = trace.moved(trace.find(_columns(left)), _columns(joins),
+                        np.array(list(joins.values()), dtype=np.int64), ())
+    _assert_selections(moved)
+
+
+PROGRAM = """
+.decl t(s: number, p: number, o: number)
+.decl m(s: number, p: number, o: number)
+m(s, p, o) :- t(s, p, o).
+m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
+m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
+"""
+
+
+def test_an_update_takes_the_selections_it_kept_without_a_scan(monkeypatch):
+    """The first updates scan the trace once per selection; the next ones find them carried
+    to the moved traces (their scans are of the moved rows only), and stay the oracle's."""
+    facts = {"t": [(i, 0, i + 1) for i in range(30)] + [(100 + i, 4, i) for i in range(30)]}
+    session = IncrementalSession(DbspEngine, PROGRAM, facts)
+    scanned = []
+    holding = trace_selections._holding
+
+    def counted(columns, constants):
+        scanned.append(columns.shape[1])
+        return holding(columns, constants)
+
+    monkeypatch.setattr(trace_selections, "_holding", counted)
+    for fact in [(200, 4, 3), (299, 0, 5)]:  # the terms of either predicate's delta
+        session.update(insert={"t": [fact]})
+        session.update(delete={"t": [fact]})
+    trace_rows = len(session.engine._snapshot.traces["m"].relation)
+    assert max(scanned) > trace_rows // 2
+    for update in range(3):
+        scanned.clear()
+        session.update(insert={"t": [(300 + update, 0, 5)]})
+        session.update(delete={"t": [(300 + update, 0, 5)]})
+        assert scanned and max(scanned) < 30, update
+        _check_against_oracle(session, PROGRAM)
