@@ -18,6 +18,7 @@ from herbrand.framework.errors import EvaluationError
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.testing import IncrementalSession, encode_facts
+from tests.evaluators.incremental.engine_helpers import CONSTANT_ATOMS
 from tests.strategies import programs_with_updates
 
 TC = """
@@ -410,13 +411,7 @@ def test_tombstones_are_compacted_and_the_state_stays_exact():
 
 
 def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
-    program = """
-    .decl t(s: number, p: number, o: number)
-    .decl m(s: number, p: number, o: number)
-    m(s, p, o) :- t(s, p, o).
-    m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
-    m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
-    """
+    program = CONSTANT_ATOMS
     facts = {"t": [(1, 0, 2), (2, 0, 3), (3, 0, 4), (9, 4, 1), (8, 4, 2), (7, 5, 1)]}
     session = IncrementalSession(_engine(), program, facts)
     read = []

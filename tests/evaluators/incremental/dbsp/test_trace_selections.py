@@ -14,6 +14,7 @@ from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
 from herbrand.evaluators.incremental.dbsp.trace import Trace
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.dbsp.test_engine import _check_against_oracle
+from tests.evaluators.incremental.engine_helpers import CONSTANT_ATOMS
 
 ROWS = st.dictionaries(st.tuples(st.integers(0, 4), st.integers(0, 2), st.integers(0, 4)),
                        st.integers(0, 3), max_size=20)
@@ -44,20 +45,11 @@ def test_selections_are_the_prefixes_of_r_i_before_and_after_a_move(start, joins
     _assert_selections(moved)
 
 
-PROGRAM = """
-.decl t(s: number, p: number, o: number)
-.decl m(s: number, p: number, o: number)
-m(s, p, o) :- t(s, p, o).
-m(x, 0, z) :- m(x, 0, y), m(y, 0, z).
-m(z, 4, y) :- m(x, 0, y), m(z, 4, x).
-"""
-
-
 def test_an_update_takes_the_selections_it_kept_without_a_scan(monkeypatch):
     """The first updates scan the trace once per selection; the next ones find them carried
     to the moved traces (their scans are of the moved rows only), and stay the oracle's."""
     facts = {"t": [(i, 0, i + 1) for i in range(30)] + [(100 + i, 4, i) for i in range(30)]}
-    session = IncrementalSession(DbspEngine, PROGRAM, facts)
+    session = IncrementalSession(DbspEngine, CONSTANT_ATOMS, facts)
     scanned = []
     holding = trace_selections._holding
 
@@ -76,4 +68,4 @@ def test_an_update_takes_the_selections_it_kept_without_a_scan(monkeypatch):
         session.update(insert={"t": [(300 + update, 0, 5)]})
         session.update(delete={"t": [(300 + update, 0, 5)]})
         assert scanned and max(scanned) < 30, update
-        _check_against_oracle(session, PROGRAM)
+        _check_against_oracle(session, CONSTANT_ATOMS)
