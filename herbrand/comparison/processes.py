@@ -65,11 +65,18 @@ def _rss_bytes(pid: int) -> int:
 
 
 def _children(pid: int) -> list[int]:
-    """The processes ``pid``'s threads started, from /proc (empty once it is gone)."""
+    """The processes ``pid``'s threads started, from /proc: empty once it is gone, and
+    without the threads that go while it is read (a process exits at any moment)."""
+    try:
+        with os.scandir(f"/proc/{pid}/task") as tasks:
+            paths = [f"{task.path}/children" for task in tasks]
+    except OSError:
+        return []
     children = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+    for path in paths:
         try:
-            children += [int(child) for child in task.read_bytes().split()]
+            with open(path, "rb") as handle:
+                children += [int(child) for child in handle.read().split()]
         except (OSError, ValueError):
             continue
     return children

@@ -3,9 +3,11 @@ limit, through the launcher."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
+from herbrand.comparison import processes
 from herbrand.comparison.processes import run_process
 
 PY = sys.executable
@@ -64,3 +66,17 @@ def test_run_stops_past_the_memory_limit(tmp_path):
 def test_launcher_is_importable_without_site():
     launcher = Path(__file__).resolve().parents[2] / "herbrand" / "comparison" / "launch.py"
     assert "import os\nimport sys\nimport time\n" in launcher.read_text()
+
+
+def test_a_process_that_exits_while_its_tree_is_read_has_no_children(monkeypatch):
+    """The watchdog reads the tree every poll; a process that goes between the look-up of its
+    threads and their listing must not end the watchdog (and its timeout) with an error."""
+    scandir = os.scandir
+
+    def going(path):
+        if str(path).startswith(f"/proc/{os.getpid()}/task"):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", going)
+    assert processes._children(os.getpid()) == []
