@@ -209,7 +209,7 @@ class SparkBackend(Backend):
                         run.run_stratum(stratum)
                     write_from = time.perf_counter()
                     write_outputs(session, program, frames, str(output_dir), output_format,
-                                  stdout, counts, run.ordered)
+                                  stdout, counts, run.ordered, run.deferred_jobs())
                     run.settle()
                     finished = time.perf_counter()
                 finally:

@@ -31,19 +31,22 @@ stored (``Decomposition``). ``store`` caches it and counts its relations (a glob
 aggregate); a stratum in sort order whose one use is one write (``outputs.written_once``) is
 computed by that write instead, straight from the partitions into the files, and its sizes
 are what its tasks counted (an accumulator): no cache, no count job (TC over Gnutella08 on
-``local[2]``: see bench/README.md).
+``local[2]``: see bench/README.md). Where the file is on this machine's file system and so
+are the executors (``part_files``), the tasks write it themselves with herbrand's local
+writer (``Decomposition.write_parts``) and return no rows.
 
 Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the
 native engine's work on its share of the derivations plus loading the broadcast relations
-(O(their rows) per partition) and converting its rows to and from Arrow (O(rows)); when
-stored, Spark's columnar cache of the rows and their count. Memory per partition: the
+(O(their rows) per partition) and converting its rows to and from Arrow (O(rows)), or, when
+it writes them, the local writer's sort and formatting (O(n log n)); when stored, Spark's
+columnar cache of the rows and their count. Memory per partition: the
 broadcast relations and its share of the result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -69,6 +72,7 @@ from herbrand.framework.syntax import (
 from herbrand.spark_backend.executor_code import check_same_code, source_digest
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import frame_table, relation_table, table_relation
+from herbrand.spark_backend.part_files import PartFile
 from herbrand.translators.pivots import Pivot
 
 SEED_PREFIX = "@seed:"
@@ -107,8 +111,11 @@ class PartitionFixpoint:
     lower_types: tuple[tuple[str, tuple[str, ...]], ...]
     lower: object  # a Broadcast of {name: pa.Table}
     code: str  # the driver's ``executor_code.source_digest``: the worker checks it runs the same
-    sizes: object  # an Accumulator of ``RowCounts``: the rows the partition returns per relation
+    sizes: object  # an Accumulator of ``RowCounts``: the partition's rows per relation
     sort: bool = False  # each relation's rows sorted by column (``ordered_by_pivot``)
+    writes: tuple[int, PartFile] | None = None
+    """(k, part): the partition writes its rows of the stratum's ``k``-th relation as its part
+    file and returns no rows (``Decomposition.write_parts``)."""
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
@@ -135,6 +142,10 @@ class PartitionFixpoint:
             self.program, Database(relations, symbols, types, {}),
             evaluator=NativeEvaluator(), fixpoint=SemiNaiveFixpoint)
         self.sizes.add(tuple(len(result[name]) for name in self.relations))
+        if self.writes is not None:
+            k, part = self.writes
+            part.write(result[self.relations[k]], self.types[k], symbols)
+            return
         for k, name in enumerate(self.relations):
             if len(result[name]):
                 yield self._wide(k, result[name], symbols)
@@ -225,17 +236,20 @@ class Decomposition:
     its fixpoint, is lazy, computed by every job that reads it until ``store`` keeps it.
 
     Either ``store`` it (a job: the partitions are computed, cached and counted), or let
-    exactly one job read it whole, then take ``written_sizes``: the rows each task returned,
-    added up (an accumulator), exact when the job's last stage computes the partitions (a
-    write of the frame: Spark adds a result task's updates once, however often it ran) and
-    meaningless otherwise. ``release`` drops the cache and the broadcast relations."""
+    exactly one job compute it whole (a write of ``result``, or ``write_parts``), then take
+    ``written_sizes``: the rows each task counted, added up (an accumulator), exact when the
+    job's last stage computes the partitions (a write: Spark adds a result task's updates
+    once, however often it ran) and meaningless otherwise. ``release`` drops the cache and
+    the broadcast relations."""
 
-    def __init__(self, result: DataFrame, relations: tuple[str, ...], sizes: Accumulator,
-                 tables: Broadcast):
-        self.result = result
-        self.relations = relations
-        self._sizes = sizes
-        self._tables = tables
+    def __init__(self, seeds: DataFrame, task: PartitionFixpoint, schema: StructType):
+        self.result = seeds.mapInArrow(task, schema)
+        self.relations = task.relations
+        self._seeds = seeds
+        self._task = task
+        self._schema = schema
+        self._sizes: Accumulator = task.sizes
+        self._tables: Broadcast = task.lower
 
     def store(self) -> dict[str, int]:
         """Cache ``result`` and count each relation's rows: one job, whose global aggregate
@@ -246,6 +260,16 @@ class Decomposition:
                                   for k in range(len(self.relations)))).first()
         self._tables.unpersist()
         return dict(zip(self.relations, sizes, strict=True))
+
+    def write_parts(self, name: str, part: PartFile) -> None:
+        """Run the job with each task writing its partition's rows of relation ``name`` as its
+        part file (``part``) and returning no rows: one action, a write to Spark's ``noop``
+        sink, so that the tasks are its result stage's (``written_sizes`` is then exact).
+        Cost: the job (the range sample's too), the engine's work and the local writer's
+        (``PartFile.write``) in each task; nothing crosses to the JVM but the seeds."""
+        task = replace(self._task, writes=(self.relations.index(name), part))
+        self._seeds.mapInArrow(task, self._schema).write.format("noop").mode(
+            "overwrite").save()
 
     def written_sizes(self) -> dict[str, int]:
         """Rows per relation name, as the tasks of the one job that computed ``result``
@@ -298,7 +322,7 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
         seeds = seeds.repartitionByRange(partitions, PIVOT).drop(PIVOT)
     else:
         seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
-    return Decomposition(seeds.mapInArrow(task, schema), stratum.relations, sizes, tables)
+    return Decomposition(seeds, task, schema)
 
 
 def relation_of(result: DataFrame, stratum: Stratum, name: str,

@@ -265,6 +265,12 @@ class SparkFixpoint:
             self.stats[position] = replace(done, derived=done.derived + added)
         self.deferred.clear()
 
+    def deferred_jobs(self) -> dict[str, Decomposition]:
+        """Each relation of ``written_once`` whose stratum's job is left to its write
+        (``deferred``) -> that job. O(deferred strata)."""
+        return {name: decomposition for _, stratum, decomposition, _ in self.deferred
+                for name in self.written_once.intersection(stratum.relations)}
+
     def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
         return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)
 

@@ -4,6 +4,9 @@ cores without loading pyspark.
 
     >>> master_cores("local[2]"), master_cores("local-cluster[2,1,1024]"), master_cores("yarn")
     (2, 2, None)
+
+``local[N,F]`` is ``local[N]`` whose tasks may fail F times (Spark's local mode tries a task
+once otherwise).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-LOCAL = re.compile(r"^local(?:\[(\d+|\*)\])?$")
+LOCAL = re.compile(r"^local(?:\[(\d+|\*)(?:\s*,\s*\d+)?\])?$")
 LOCAL_CLUSTER = re.compile(r"^local-cluster\[(\d+),\s*(\d+),\s*\d+\]$")
 PARTITIONS_PER_CORE = 2
 """Shuffle partitions per core on a master whose cores are known: a pass of semi-naive

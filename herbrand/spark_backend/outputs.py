@@ -22,7 +22,11 @@ Parquet has no table without columns, so a nullary relation is written as its CS
 collected to the driver); ``.printsize`` prints ``relation<TAB>count``.
 
 A frame that is in sort order already, partition after partition (``ordered``: a decomposed
-stratum's, ``decomposed.ordered_by_pivot``), is written as it is, a task per partition.
+stratum's, ``decomposed.ordered_by_pivot``), is written as it is, a task per partition. When
+that stratum's job is left to the write (``written_once``) and the file and the executors are
+on this machine (``part_files.task_written_path``), its tasks write their rows themselves with
+herbrand's local writer and the driver joins their part files (``part_files``): the rows
+never reach the JVM.
 
 Cost: one job per output of at most ``ROWS_PER_WRITE_TASK`` rows or in order already; two (the
 range sample, the sort and write) for a larger one; and the concatenation of its part files.
@@ -42,8 +46,10 @@ from herbrand.framework import io
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.errors import FactsError
 from herbrand.framework.syntax import SYMBOL, Program
+from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.files import join_path
 from herbrand.spark_backend.frames import frame_types
+from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
 
 OUTPUT_FORMATS = ("csv", "parquet")
 ROWS_PER_WRITE_TASK = 1_000_000
@@ -166,17 +172,19 @@ def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> f
 
 def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],
                   out_dir: str, output_format: str = "csv", stdout: TextIO | None = None,
-                  counts: Mapping[str, int] | None = None,
-                  ordered: Collection[str] = ()) -> None:
+                  counts: Mapping[str, int] | None = None, ordered: Collection[str] = (),
+                  jobs: Mapping[str, Decomposition] | None = None) -> None:
     """Carry out ``program``'s ``.output`` and ``.printsize`` directives over ``frames``, in
     program order (see the module doc); ``counts`` (name -> rows, where known) chooses how many
-    tasks write a CSV file, the frames of ``ordered`` are in sort order already. Raises
+    tasks write a CSV file, the frames of ``ordered`` are in sort order already, and the
+    relations of ``jobs`` (name -> the decomposed job computing it, whose one use is this
+    write) are written as CSV by that job's tasks when ``part_files`` allows. Raises
     FactsError for an unsupported IO= or format."""
     if output_format not in OUTPUT_FORMATS:
         raise FactsError(f"unsupported output format {output_format!r} "
                          f"(supported: {', '.join(OUTPUT_FORMATS)})")
     stdout = sys.stdout if stdout is None else stdout
-    counts = counts or {}
+    counts, jobs = counts or {}, jobs or {}
     most = int(session.conf.get(_SHUFFLE_PARTITIONS))
     for directive in program.directives:
         name = directive.relation
@@ -192,6 +200,12 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
         elif output_format == "parquet" and frames[name].columns:
             frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
         else:
-            parts = 0 if name in ordered else write_parts(counts.get(name), most)
-            _write_single_file(session, frames[name], delimiter, parts,
-                               join_path(out_dir, filename))
+            path = join_path(out_dir, filename)
+            local = (task_written_path(path, session.sparkContext.master) if name in jobs
+                     else None)
+            if local is not None:
+                jobs[name].write_parts(name, part_file(local, delimiter))
+                join_parts(local)
+            else:
+                parts = 0 if name in ordered else write_parts(counts.get(name), most)
+                _write_single_file(session, frames[name], delimiter, parts, path)

@@ -166,12 +166,18 @@ def test_a_stratum_is_ordered_by_its_pivot_when_it_is_every_first_column(path):
     assert any(found) == expected, found
 
 
+@pytest.mark.parametrize("by_tasks", [True, False], ids=["by its tasks", "by Spark"])
 @pytest.mark.parametrize("kind", ["number", "symbol"])
 def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_path, monkeypatch,
-                                                                   kind):
+                                                                   kind, by_tasks):
     """TC (pivot: the first column): the decomposed job's partitions are ranges of the pivot,
     each sorted (symbols by their bytes, as Spark and the local writer order them), so the
-    output is written as it is (0 parts: no sort) and equals the local backend's file."""
+    output is written as it is: by the job's tasks to a local file (``part_files``), else by
+    Spark's writer (0 parts: no sort); either way the local backend's file."""
+    from herbrand.spark_backend import outputs
+
+    if not by_tasks:  # as for a path that is not local: hdfs://, s3a://
+        monkeypatch.setattr(outputs, "task_written_path", lambda path, master: None)
     written = recorded_writes(monkeypatch)
     path = PIVOT_FIXTURES / "tc_left_linear.dl"
     program = parse(path.read_text().replace("number", kind) + "\n.input e\n.output tc\n")
@@ -184,9 +190,10 @@ def test_a_stratum_ordered_by_its_pivot_is_written_without_a_sort(spark, tmp_pat
                                    encoding="utf-8")
     SparkBackend(session=spark).materialize_files(program, facts, tmp_path / "spark")
     io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local")
-    assert written == [0]
+    assert written == ([] if by_tasks else [0])
     assert (tmp_path / "spark" / "tc.csv").read_bytes() == (
         tmp_path / "local" / "tc.csv").read_bytes()
+    assert [p.name for p in (tmp_path / "spark").iterdir()] == ["tc.csv"]
 
 
 @pytest.mark.parametrize("types, rows", [
@@ -208,8 +215,9 @@ def test_a_partition_sorts_its_rows_as_arrow_does(types, rows):
 def test_a_stratum_only_written_is_computed_by_its_write_and_counted_by_its_tasks(
         spark, tmp_path, monkeypatch, printsize):
     """TC written once (``outputs.written_once``) is not cached and counted by a job of its
-    own (``Decomposition.store``): its write computes it, and its size, reported after the
-    write, is what the tasks counted; read once more (``.printsize``), it is stored."""
+    own (``Decomposition.store``): its write (by its tasks, ``Decomposition.write_parts``)
+    computes it, and its size, reported after the write, is what the tasks counted; read once
+    more (``.printsize``), it is stored and written by Spark."""
     from herbrand.spark_backend import outputs
     from herbrand.spark_backend.decomposed import Decomposition
 
@@ -220,6 +228,9 @@ def test_a_stratum_only_written_is_computed_by_its_write_and_counted_by_its_task
     write = outputs._write_single_file
     monkeypatch.setattr(outputs, "_write_single_file",
                         lambda *args: events.append("write") or write(*args))
+    write_parts = Decomposition.write_parts
+    monkeypatch.setattr(Decomposition, "write_parts",
+                        lambda *args: events.append("write by tasks") or write_parts(*args))
     program = parse((PIVOT_FIXTURES / "tc_left_linear.dl").read_text()
                     + "\n.input e\n.output tc\n" + (".printsize tc\n" if printsize else ""))
     facts = tmp_path / "facts"
@@ -231,9 +242,12 @@ def test_a_stratum_only_written_is_computed_by_its_write_and_counted_by_its_task
     local = herbrand.materialize(program, facts_dir=facts)
     size = len(local["tc"])
     assert [s.derived for s in run.stats] == [size]
-    passes = [(event.iteration, event.total) for event in events if event != "write"]
+    passes = [(event.iteration, event.total) for event in events if not isinstance(event, str)]
     assert passes[-1] == (2, size)
-    assert events.index("write") == (2 if printsize else 1)  # written once: pass 2 comes after
+    # written once: pass 2 comes after the write
+    write = "write" if printsize else "write by tasks"
+    assert [event for event in events if isinstance(event, str)] == [write]
+    assert events.index(write) == (2 if printsize else 1)
     assert stores == ([1] if printsize else [])
     io.write_outputs(program, local, tmp_path / "local", stdout=io_text.StringIO())
     assert (tmp_path / "spark" / "tc.csv").read_bytes() == (

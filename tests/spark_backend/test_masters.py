@@ -15,7 +15,8 @@ from herbrand.spark_backend.masters import (
 
 
 @pytest.mark.parametrize(("master", "cores"), [
-    ("local", 1), ("local[3]", 3), ("local[*]", os.cpu_count()),
+    ("local", 1), ("local[3]", 3), ("local[*]", os.cpu_count()), ("local[2,3]", 2),
+    ("local[*, 2]", os.cpu_count()),
     ("local-cluster[2,3,1024]", 6), ("local-cluster[2, 1, 512]", 2),
     ("spark://host:7077", None), ("yarn", None), ("k8s://https://host:443", None),
 ])

@@ -1,0 +1,116 @@
+"""A CSV output written by the tasks that compute its rows, straight to this machine's file
+system, in herbrand's own layout (``herbrand.framework.io``): no row goes to the JVM.
+
+When a decomposed stratum's one use is one CSV file (``outputs.written_once``) and its
+partitions hold ranges of the sort order (``decomposed.ordered_by_pivot``), each task can
+write its partition's rows of that relation itself, with the local writer
+(``csv_writer.relation_chunks`` and ``write_chunks``: the bytes the local backend writes for
+those rows), as the part file ``part-<partition id>`` of a directory beside the output; the
+driver then joins the parts in partition order into the file (``join_parts``). That takes
+the executors to see the driver's file system: a master on this machine
+(``masters.on_this_machine``) and a path on the local file system (``task_written_path``);
+every other output goes through Spark's writers (``outputs``).
+
+A task writes its part under a name of its own attempt, then renames it to the part's name
+(``os.replace``, atomic): a retried or speculative attempt writes the same bytes again, and a
+failed one leaves at most a temporary file, which ``join_parts`` never reads and removes with
+the directory.
+
+    >>> task_written_path("file:///data/out/tc.csv", "local[2]")
+    '/data/out/tc.csv'
+    >>> task_written_path("hdfs://name/out/tc.csv", "local[2]"), \\
+    ...     task_written_path("/data/out/tc.csv", "yarn")
+    (None, None)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from herbrand.framework.csv_writer import relation_chunks, write_chunks
+from herbrand.framework.storage import Relation
+from herbrand.framework.symbols import SymbolTable
+from herbrand.spark_backend.masters import on_this_machine
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_PART = re.compile(r"^part-(\d+)$")
+_COPY_BUFFER = 1 << 20
+
+
+def task_written_path(path: str, master: str) -> str | None:
+    """The absolute local path tasks write ``path`` (an output file's path as Spark would
+    take it) at, or None when they cannot: ``master``'s executors are not on this machine,
+    ``path`` has a scheme other than ``file:`` (or a ``file:`` host other than
+    ``localhost``), or it names a gzipped file (``.gz``: the local writer compresses it as one
+    stream). A relative path is the driver's working directory's, as for Spark. Pure (no
+    file system access)."""
+    if not on_this_machine(master) or path.endswith(".gz"):
+        return None
+    scheme = _SCHEME.match(path)
+    if scheme is not None:
+        if scheme.group(1).lower() != "file":
+            return None
+        path = path[scheme.end():]
+        if path.startswith("//"):
+            host, slash, rest = path[2:].partition("/")
+            if host not in ("", "localhost"):
+                return None
+            path = slash + rest
+    return os.path.abspath(path)
+
+
+def parts_directory(path: str) -> str:
+    """The directory of ``path``'s part files: ``path + ".parts"``, beside it."""
+    return path + ".parts"
+
+
+@dataclass(frozen=True)
+class PartFile:
+    """How a task writes its partition's rows of an output (pickled to the workers): into
+    ``directory`` (absolute, existing), fields separated by ``delimiter``."""
+
+    directory: str
+    delimiter: str
+
+    def write(self, relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> None:
+        """Write ``relation`` (of column ``types``, ids decoded with ``symbols``) as the part
+        file of this task's partition: the local writer's bytes, written under the attempt's
+        name and renamed (see the module doc). Cost: ``relation_chunks`` (O(n log n)) and the
+        bytes written."""
+        from pyspark import TaskContext
+
+        task = TaskContext.get()
+        part = Path(self.directory, f"part-{task.partitionId():05d}")
+        attempt = part.with_name(f".{part.name}.{task.taskAttemptId()}")
+        write_chunks(attempt, relation_chunks(relation, types, symbols, self.delimiter))
+        os.replace(attempt, part)
+
+
+def part_file(path: str, delimiter: str) -> PartFile:
+    """The PartFile of the output file ``path`` (absolute, local) with ``delimiter``: its part
+    directory (``parts_directory``) made empty (a stale one, left by a run that failed, is
+    removed first) and the output's folders created. O(the stale directory's files)."""
+    directory = parts_directory(path)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    return PartFile(directory, delimiter)
+
+
+def join_parts(path: str) -> None:
+    """Make ``path`` the concatenation of its part files in partition order (no part: an
+    empty file; the first is renamed to ``path`` and the others appended to it), then remove
+    the part directory. Cost: one sequential copy of every part but the first."""
+    directory = parts_directory(path)
+    parts = sorted((int(found.group(1)), name) for name in os.listdir(directory)
+                   if (found := _PART.match(name)) is not None)
+    if parts:
+        os.replace(os.path.join(directory, parts[0][1]), path)
+    with open(path, "ab" if parts else "wb") as target:
+        for _, name in parts[1:]:
+            with open(os.path.join(directory, name), "rb") as source:
+                shutil.copyfileobj(source, target, _COPY_BUFFER)
+    shutil.rmtree(directory)
