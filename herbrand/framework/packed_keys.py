@@ -142,8 +142,7 @@ def _unpack(part: np.ndarray, group: list[int], ranges: list[tuple[int, int]],
             out: list[np.ndarray]) -> None:
     """Write the columns of ``group`` whose keys (``_group_keys``, several columns packed)
     are ``part`` into ``out``, one int64 array of ``len(part)`` per column of the group, in
-    order. O(len(part) x columns)."""
-    part = part.copy()
+    order; ``part`` is consumed (overwritten). O(len(part) x columns)."""
     for column, values in zip(reversed(group[1:]), reversed(out[1:]), strict=True):
         lowest, span = ranges[column]
         np.remainder(part, span, out=values)
@@ -255,6 +254,6 @@ class SortedBlocks(Sequence):
                 block.append(part)
                 continue
             columns = [np.empty(len(part), dtype=np.int64) for _ in group]
-            _unpack(part, group, self._ranges, columns)
+            _unpack(part.copy(), group, self._ranges, columns)
             block.extend(columns)
         return block

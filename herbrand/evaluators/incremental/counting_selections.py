@@ -44,11 +44,9 @@ def _selected_literal(literal: Literal) -> tuple[str, Constants, Literal] | None
     the literal keeps its relation (negated, no integer constant, or nothing else)."""
     if literal.negated:
         return None
-    terms = literal.atom.terms
-    constants = tuple((column, term.value) for column, term in enumerate(terms)
-                      if isinstance(term, Const) and isinstance(term.value, int))
-    others = tuple(term for term in terms
-                   if not (isinstance(term, Const) and isinstance(term.value, int)))
+    constants = integer_constants(literal.atom)
+    others = tuple(literal.atom.terms[column]
+                   for column in other_columns(literal.atom.arity, constants))
     if not constants or not others:
         return None
     name = SELECTED_PREFIX + literal.atom.relation + ":" + ",".join(
@@ -56,13 +54,30 @@ def _selected_literal(literal: Literal) -> tuple[str, Constants, Literal] | None
     return name, constants, Literal(Atom(name, others, literal.atom.location))
 
 
-def _select(columns: np.ndarray, constants: Constants) -> np.ndarray:
-    """The rows of (arity, n) ``columns`` holding the constants, without their columns. O(n)."""
+def integer_constants(atom: Atom) -> Constants:
+    """The (column, value) of each integer constant of ``atom``, in column order."""
+    return tuple((column, term.value) for column, term in enumerate(atom.terms)
+                 if isinstance(term, Const) and isinstance(term.value, int))
+
+
+def other_columns(arity: int, constants: Constants) -> list[int]:
+    """The columns of an ``arity``-ary relation that hold none of ``constants``, in order."""
+    fixed = {column for column, _ in constants}
+    return [column for column in range(arity) if column not in fixed]
+
+
+def holding(columns: np.ndarray, constants: Constants) -> np.ndarray:
+    """Whether each row of (arity, n) ``columns`` holds the constants (a bool mask). O(n)."""
     mask = np.ones(columns.shape[1], dtype=bool)
     for column, value in constants:
         mask &= columns[column] == value
-    fixed = dict(constants)
-    kept = [c for c in range(columns.shape[0]) if c not in fixed]
+    return mask
+
+
+def _select(columns: np.ndarray, constants: Constants) -> np.ndarray:
+    """The rows of (arity, n) ``columns`` holding the constants, without their columns. O(n)."""
+    mask = holding(columns, constants)
+    kept = other_columns(columns.shape[0], constants)
     out = np.empty((len(kept), int(mask.sum())), dtype=np.int64)
     for row, column in zip(out, kept, strict=True):
         np.compress(mask, columns[column], out=row)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name
+from herbrand.evaluators.incremental.counting_selections import holding, integer_constants
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
@@ -123,17 +124,13 @@ def driven(rule: Rule, batches: Mapping[str, np.ndarray],
 
 def _matches(rows: np.ndarray, atom: Atom, seen: dict[tuple, bool] | None) -> bool:
     """Whether a row of ``rows`` has ``atom``'s integer constants in their columns."""
-    constants = tuple((column, term.value) for column, term in enumerate(atom.terms)
-                      if isinstance(term, Const) and isinstance(term.value, int))
+    constants = integer_constants(atom)
     if not constants:
         return rows.shape[1] > 0
     key = (atom.relation, constants)
     if seen is not None and key in seen:
         return seen[key]
-    mask = np.ones(rows.shape[1], dtype=bool)
-    for column, value in constants:
-        mask &= rows[column] == value
-    found = bool(mask.any())
+    found = bool(holding(rows, constants).any())
     if seen is not None:
         seen[key] = found
     return found

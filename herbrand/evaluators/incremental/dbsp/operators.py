@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from types import MappingProxyType
 
 import numpy as np
 
@@ -110,7 +111,8 @@ class LiftedRule:
                 head = Atom(HEAD, rule.head.terms + tuple(Var(f"@w{j}") for j in chosen))
                 terms.append((chosen, Rule(head, tuple(body), rule.location)))
         plain = Rule(Atom(HEAD, rule.head.terms), old_body, rule.location)
-        deltas = {chosen: frozenset(factors[j].delta for j in chosen) for chosen, _ in terms}
+        deltas = MappingProxyType({chosen: frozenset(factors[j].delta for j in chosen)
+                                   for chosen, _ in terms})
         return cls(rule, rule.head.relation, rule.head.arity, tuple(factors), plain,
                    tuple(terms), deltas)
 

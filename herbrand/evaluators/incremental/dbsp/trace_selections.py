@@ -24,27 +24,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_selections import Constants
+from herbrand.evaluators.incremental.counting_selections import (
+    Constants,
+    holding,
+    other_columns,
+)
 from herbrand.framework.storage import Relation
 
 
-def _holding(columns: np.ndarray, constants: Constants) -> np.ndarray:
-    """Whether each row of (arity, n) ``columns`` holds the constants. O(n)."""
-    mask = np.ones(columns.shape[1], dtype=bool)
-    for column, value in constants:
-        mask &= columns[column] == value
-    return mask
-
-
-def _others(arity: int, constants: Constants) -> list[int]:
-    """The columns that are not constants, in order."""
-    fixed = {column for column, _ in constants}
-    return [c for c in range(arity) if c not in fixed]
-
-
 def _gathered(columns: np.ndarray, positions: np.ndarray, constants: Constants) -> np.ndarray:
-    """The rows at ``positions`` without the constant columns. O(arity · len(positions))."""
-    return np.ascontiguousarray(columns[:, positions][_others(columns.shape[0], constants)])
+    """The rows at ``positions`` without the constant columns, in one gather.
+    O(arity · len(positions))."""
+    return columns[np.ix_(other_columns(columns.shape[0], constants), positions)]
 
 
 class _Selection:
@@ -78,7 +69,7 @@ class TraceSelections:
         entry = self._entries.get(constants)
         if entry is None:
             entry = self._entries[constants] = _Selection(
-                np.flatnonzero(_holding(columns, constants)))
+                np.flatnonzero(holding(columns, constants)))
         if entry.rows is None:
             entry.rows = _gathered(columns, entry.positions, constants)
         k = int(np.searchsorted(entry.positions, stop))
@@ -103,7 +94,7 @@ class TraceSelections:
                 kept = kept[left[slot] != kept]
                 kept = kept - np.searchsorted(left, kept)
             kept = kept + np.searchsorted(at, kept, side="right")
-            added = (at + np.arange(len(at)))[_holding(joined, constants)]
+            added = (at + np.arange(len(at)))[holding(joined, constants)]
             if len(added):  # both ascending and disjoint: one insertion
                 kept = np.insert(kept, np.searchsorted(kept, added), added)
             entries[constants] = _Selection(kept)

@@ -51,13 +51,13 @@ def test_an_update_takes_the_selections_it_kept_without_a_scan(monkeypatch):
     facts = {"t": [(i, 0, i + 1) for i in range(30)] + [(100 + i, 4, i) for i in range(30)]}
     session = IncrementalSession(DbspEngine, CONSTANT_ATOMS, facts)
     scanned = []
-    holding = trace_selections._holding
+    holding = trace_selections.holding
 
     def counted(columns, constants):
         scanned.append(columns.shape[1])
         return holding(columns, constants)
 
-    monkeypatch.setattr(trace_selections, "_holding", counted)
+    monkeypatch.setattr(trace_selections, "holding", counted)
     for fact in [(200, 4, 3), (299, 0, 5)]:  # the terms of either predicate's delta
         session.update(insert={"t": [fact]})
         session.update(delete={"t": [fact]})
