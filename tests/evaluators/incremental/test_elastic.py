@@ -141,10 +141,11 @@ def _fake_clock(monkeypatch, engine, bootstrap_seconds: float) -> dict:
     return now
 
 
-def _tc_engine(switch: float) -> ElasticEngine:
+def _tc_engine(switch: float, length: int = 30) -> ElasticEngine:
     engine = ElasticEngine(switch=switch)
     program = parse(TC)
-    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1) for i in range(30)])}))
+    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1)
+                                                                 for i in range(length)])}))
     assert engine.last_strategy == "bootstrap"
     return engine
 
@@ -190,7 +191,7 @@ def test_switch_fires_when_the_clock_passes_the_budget(monkeypatch):
 
 
 def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
-    engine = _tc_engine(0.0)
+    engine = _tc_engine(0.0, 60)
     ticks = itertools.count()  # a second per reading: every attempt is abandoned at once
     monkeypatch.setattr(ElasticEngine, "clock", staticmethod(lambda: next(ticks)))
     propagated = ElasticEngine._propagated
@@ -202,9 +203,9 @@ def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
 
     monkeypatch.setattr(ElasticEngine, "_propagated", counted)
     strategies = []
-    for edge in range(10, 20):
+    for edge in range(10, 20):  # two rows an update: one row would skip the most at once
         attempts.clear()
-        engine.update({}, _edges([(edge, edge + 1)]))
+        engine.update({}, _edges([(edge, edge + 1), (edge + 30, edge + 31)]))
         strategies.append((engine.last_switch.strategy, bool(attempts)))
         assert engine.last_strategy == "switched-to-bootstrap"
     attempted = ("switched-to-bootstrap", True)
@@ -216,9 +217,9 @@ def test_after_abandoned_attempts_updates_bootstrap_without_one(monkeypatch):
     assert engine.last_switch.strategy == "switched-to-bootstrap" and attempts
     engine.switch = 1e9
     for edge in range(20, 25):  # the other 4 of the deletes' 7 skips, then a completed attempt
-        engine.update({}, _edges([(edge, edge + 1)]))
+        engine.update({}, _edges([(edge, edge + 1), (edge + 30, edge + 31)]))
     assert engine.last_switch.strategy == "update" and (0, 25) not in engine.database["tc"]
-    engine.update({}, _edges([(25, 26)]))  # a completed Update resets the backoff
+    engine.update({}, _edges([(25, 26), (55, 56)]))  # a completed Update resets the backoff
     assert engine.last_switch.strategy == "update"
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from herbrand.evaluators.incremental.elastic_budget import (
+    LEAST_UPDATE,
     MAX_SKIPPED,
     Abandoned,
     SwitchBackoff,
@@ -134,3 +135,16 @@ def test_backoff_attempts_an_update_half_the_size_of_the_abandoned_ones():
     assert backoff.attempt(10)  # half of it: attempted, no skip consumed
     backoff.record(True, 10)
     assert not backoff.attempt(6) and backoff.attempt(5)
+
+
+def test_backoff_skips_the_most_after_an_abandoned_update_of_one_row():
+    """A one-row update is the least there is: its abandon skips MAX_SKIPPED updates at once
+    (the exponential backoff would skip one), and a completed update ends the skipping."""
+    backoff = SwitchBackoff()
+    assert LEAST_UPDATE == 1 and backoff.attempt(1)
+    backoff.record(True, 1)
+    assert [backoff.attempt(1) for _ in range(MAX_SKIPPED + 1)] == [False] * MAX_SKIPPED + [True]
+    backoff.record(False, 1)
+    assert backoff.attempt(1)
+    backoff.record(True, 2)  # two rows: not the least; one update skipped
+    assert [backoff.attempt(2) for _ in range(2)] == [False, True]
