@@ -7,18 +7,23 @@ import importlib
 import pkgutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import herbrand.translators
+from herbrand.framework.analysis import rule_literals
 from herbrand.framework.parser import parse
 from herbrand.translators.ir import Plan, Scan, TranslationError, walk
 from herbrand.translators.pending import Pending
 from herbrand.translators.pipeline import (
     DEFAULT_PASSES,
+    _translated,
     explain_program,
     format_plan,
     translate_program,
     translate_rule,
 )
+from tests.strategies import programs_with_facts
 
 TC = """
 .decl edge(x: number, y: number)
@@ -124,3 +129,28 @@ path(x, z) :- path(x, y), edge(y, z).
 
 recursive stratum path: pivot path=0
 """
+
+
+def test_a_rule_translated_again_with_its_sizes_in_the_same_order_gets_the_kept_plan():
+    r = rule("path(x, z) :- path(x, y), edge(y, z), node(z).")
+    first = translate_rule(r, sizes={"path": 10, "edge": 5, "node": 7, "other": 1})
+    assert translate_rule(r, sizes={"path": 900, "edge": 20, "node": 30}) is first
+    # another order of sizes is another key: the plan of a fresh translation
+    reordered = translate_rule(r, sizes={"path": 1, "edge": 5, "node": 7})
+    assert reordered is not first
+    assert reordered == _translated.__wrapped__(r, DEFAULT_PASSES, (("edge", 5), ("node", 7),
+                                                                    ("path", 1)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs_with_facts(max_body=4), st.lists(st.integers(0, 5), min_size=8, max_size=8))
+def test_kept_plans_equal_plans_translated_with_the_exact_sizes(case, drawn):
+    """Ranks of sizes order the joins as the sizes do (ties and unknown sizes included)."""
+    program, _ = case
+    names = sorted({d.name for d in program.declarations})
+    sizes = {name: size for name, size in zip(names, drawn, strict=False) if size}
+    for r in program.proper_rules:
+        exact = tuple((name, sizes[name]) for name in sorted(
+            {literal.atom.relation for literal, _ in rule_literals(r)}) if name in sizes)
+        assert translate_rule(r, sizes=sizes) == _translated.__wrapped__(
+            r, DEFAULT_PASSES, exact)
