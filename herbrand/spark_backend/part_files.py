@@ -9,7 +9,9 @@ those rows), as the part file ``part-<partition id>`` of a directory beside the 
 driver then joins the parts in partition order into the file (``join_parts``). That takes
 the executors to see the driver's file system: a master on this machine
 (``masters.on_this_machine``) and a path on the local file system (``task_written_path``);
-every other output goes through Spark's writers (``outputs``).
+every other output goes through Spark's writers (``outputs``). A gzipped output
+(``csv_writer.gzipped``: ``r.csv.gz``) has each task gzip its part: the joined members are one
+gzip file of the local backend's bytes (an output of no part: ``csv_writer.EMPTY_GZIP``).
 
 A task writes its part under a name of its own attempt, then renames it to the part's name
 (``os.replace``, atomic): a retried or speculative attempt writes the same bytes again, and a
@@ -31,7 +33,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from herbrand.framework.csv_writer import relation_chunks, write_chunks
+from herbrand.framework.csv_writer import EMPTY_GZIP, gzipped, relation_chunks, write_chunks
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.spark_backend.masters import on_this_machine
@@ -45,10 +47,9 @@ def task_written_path(path: str, master: str) -> str | None:
     """The absolute local path tasks write ``path`` (an output file's path as Spark would
     take it) at, or None when they cannot: ``master``'s executors are not on this machine,
     ``path`` has a scheme other than ``file:`` (or a ``file:`` host other than
-    ``localhost``), or it names a gzipped file (``.gz``: the local writer compresses it as one
-    stream). A relative path is the driver's working directory's, as for Spark. Pure (no
-    file system access)."""
-    if not on_this_machine(master) or path.endswith(".gz"):
+    ``localhost``). A relative path is the driver's working directory's, as for Spark. Pure
+    (no file system access)."""
+    if not on_this_machine(master):
         return None
     scheme = _SCHEME.match(path)
     if scheme is not None:
@@ -71,10 +72,12 @@ def parts_directory(path: str) -> str:
 @dataclass(frozen=True)
 class PartFile:
     """How a task writes its partition's rows of an output (pickled to the workers): into
-    ``directory`` (absolute, existing), fields separated by ``delimiter``."""
+    ``directory`` (absolute, existing), fields separated by ``delimiter``, gzipped when
+    ``compressed``."""
 
     directory: str
     delimiter: str
+    compressed: bool = False
 
     def write(self, relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> None:
         """Write ``relation`` (of column ``types``, ids decoded with ``symbols``) as the part
@@ -86,30 +89,35 @@ class PartFile:
         task = TaskContext.get()
         part = Path(self.directory, f"part-{task.partitionId():05d}")
         attempt = part.with_name(f".{part.name}.{task.taskAttemptId()}")
-        write_chunks(attempt, relation_chunks(relation, types, symbols, self.delimiter))
+        write_chunks(attempt, relation_chunks(relation, types, symbols, self.delimiter),
+                     self.compressed)
         os.replace(attempt, part)
 
 
 def part_file(path: str, delimiter: str) -> PartFile:
-    """The PartFile of the output file ``path`` (absolute, local) with ``delimiter``: its part
-    directory (``parts_directory``) made empty (a stale one, left by a run that failed, is
-    removed first) and the output's folders created. O(the stale directory's files)."""
+    """The PartFile of the output file ``path`` (absolute, local) with ``delimiter``, gzipped
+    when ``gzipped(path)``: its part directory (``parts_directory``) made empty (a stale one,
+    left by a run that failed, is removed first) and the output's folders created. O(the
+    stale directory's files)."""
     directory = parts_directory(path)
     shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(directory)
-    return PartFile(directory, delimiter)
+    return PartFile(directory, delimiter, gzipped(path))
 
 
 def join_parts(path: str) -> None:
     """Make ``path`` the concatenation of its part files in partition order (no part: an
-    empty file; the first is renamed to ``path`` and the others appended to it), then remove
-    the part directory. Cost: one sequential copy of every part but the first."""
+    empty file, ``EMPTY_GZIP`` when ``gzipped(path)``; the first is renamed to ``path`` and the
+    others appended to it), then remove the part directory. Cost: one sequential copy of
+    every part but the first."""
     directory = parts_directory(path)
     parts = sorted((int(found.group(1)), name) for name in os.listdir(directory)
                    if (found := _PART.match(name)) is not None)
     if parts:
         os.replace(os.path.join(directory, parts[0][1]), path)
     with open(path, "ab" if parts else "wb") as target:
+        if not parts and gzipped(path):
+            target.write(EMPTY_GZIP)
         for _, name in parts[1:]:
             with open(os.path.join(directory, name), "rb") as source:
                 shutil.copyfileobj(source, target, _COPY_BUFFER)

@@ -1,12 +1,13 @@
 import gzip
 import io as stdio
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework import io
+from herbrand.framework import csv_writer, io
 from herbrand.framework.errors import FactsError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -75,6 +76,34 @@ def test_read_facts_other_delimiters_and_gzip(tmp_path):
     gz = tmp_path / "z.facts.gz"
     gz.write_bytes(gzip.compress(b"5\t6\n"))
     assert io.read_facts(gz, (N, N), SymbolTable()).to_set() == {(5, 6)}
+
+
+def test_read_facts_reads_gzip_members_joined(tmp_path, monkeypatch):
+    """Gzip files joined (the Spark backend's output of several parts, an empty one among
+    them) are one file of their bytes joined; a large one whose last member is small (the
+    trailer's size) still goes to pyarrow, by its compressed size."""
+    joined = gzip.compress(b"1\t2\n") + csv_writer.EMPTY_GZIP + gzip.compress(b"3\t4\n")
+    gz = tmp_path / "r.facts.gz"
+    gz.write_bytes(joined)
+    assert io.read_facts(gz, (N, N), SymbolTable()).to_set() == {(1, 2), (3, 4)}
+    monkeypatch.delitem(sys.modules, "pyarrow", raising=False)
+    monkeypatch.setattr(io, "ARROW_MIN_BYTES", len(joined))
+    assert io._worth_arrow(gz)
+    monkeypatch.setattr(io, "ARROW_MIN_BYTES", len(joined) + 1)
+    assert not io._worth_arrow(gz)  # the trailer says 4 bytes
+
+
+def test_gzipped_outputs_are_named_by_their_last_suffix(tmp_path):
+    assert [csv_writer.gzipped(name) for name in ("r.csv.gz", "file:///o/r.gz", "r.gz.csv",
+                                                  "r.GZ", "o/.gz")] == [True, True, False,
+                                                                       False, False]
+    csv_writer.write_chunks(tmp_path / "r.csv", [b"1\n"], compressed=True)
+    csv_writer.write_chunks(tmp_path / "r.gz", [b"2\n"], compressed=False)
+    csv_writer.write_chunks(tmp_path / "d" / "r.gz", [b"3\n"])
+    assert gzip.decompress((tmp_path / "r.csv").read_bytes()) == b"1\n"
+    assert (tmp_path / "r.gz").read_bytes() == b"2\n"
+    assert gzip.decompress((tmp_path / "d" / "r.gz").read_bytes()) == b"3\n"
+    assert gzip.decompress(csv_writer.EMPTY_GZIP) == b""
 
 
 @pytest.mark.parametrize(

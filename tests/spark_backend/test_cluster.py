@@ -3,7 +3,8 @@
 Each test runs ``herbrand run --backend spark`` in a subprocess (one process can hold only one
 SparkContext, and the suite's own session is a ``local[2]`` one), both with TC decomposed (its
 pivot: one job, herbrand's engine in each partition, in Python workers the executors start) and
-with semi-naive passes (``--no-decompose``). One test kills an executor JVM in the middle of the
+with semi-naive passes (``--no-decompose``), writing a gzipped file (the executors' parts,
+each gzipped, joined) with the local backend's bytes. One test kills an executor JVM in the middle of the
 recursive run; with reliable checkpoints the run still completes, its lost tasks redone on the
 executor the cluster starts in its place.
 """
@@ -19,17 +20,19 @@ from pathlib import Path
 
 import pytest
 
+from herbrand.cli import main
 from herbrand.workloads import dyre_edges, dyre_program, write_facts_dir
 
 from .conftest import requires_java
+from .edge_files import plain_bytes
 
 MASTER = "local-cluster[2,1,1024]"
 TC_GRAPH1000 = 11_532
 pytestmark = requires_java
 
 
-def _command(facts: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "herbrand.cli", "run", str(dyre_program("tc")),
+def _command(facts: Path, out: Path, *extra: str, program: Path | None = None) -> list[str]:
+    return [sys.executable, "-m", "herbrand.cli", "run", str(program or dyre_program("tc")),
             "-F", str(facts), "-D", str(out), "--backend", "spark", "--master", MASTER,
             "--spark-conf", "spark.ui.enabled=false",
             "--spark-conf", "spark.sql.shuffle.partitions=4", *extra]
@@ -67,11 +70,19 @@ PATHS = {"decomposed": ((), 1), "semi-naive": (("--no-decompose",), 3)}
 @pytest.mark.parametrize("path", PATHS)
 def test_tc_over_graph1000_on_two_executors(tmp_path, path):
     extra, _ = PATHS[path]
-    result = subprocess.run(_command(_facts(tmp_path), tmp_path / "out", "--no-progress",
-                                     "--stats", *extra),
+    program = tmp_path / "tc.dl"
+    program.write_text(dyre_program("tc").read_text().replace(
+        ".output tc\n", '.output tc(filename="tc.csv.gz")\n'))
+    facts = _facts(tmp_path)
+    result = subprocess.run(_command(facts, tmp_path / "out", "--no-progress", "--stats",
+                                     *extra, program=program),
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert len((tmp_path / "out" / "tc.csv").read_text().splitlines()) == TC_GRAPH1000
+    assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "local"),
+                 "--no-progress"]) == 0
+    written = plain_bytes(tmp_path / "out" / "tc.csv.gz")
+    assert written == plain_bytes(tmp_path / "local" / "tc.csv.gz")
+    assert written.count(b"\n") == TC_GRAPH1000
     passes = int(re.search(r"^total\t(\d+)\t", result.stderr, re.MULTILINE)[1])
     assert (passes == 2) == (path == "decomposed"), result.stderr[-2000:]
 

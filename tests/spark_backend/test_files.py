@@ -3,6 +3,7 @@ sides of runs that do both)."""
 
 from __future__ import annotations
 
+import gzip
 import io as text_io
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import herbrand
 from herbrand import cli
 from herbrand.framework import io
+from herbrand.framework.csv_writer import EMPTY_GZIP
 from herbrand.framework.errors import FactsError
 from herbrand.spark_backend import files
 from herbrand.spark_backend.session import run_settings
@@ -59,6 +61,18 @@ def test_reading_a_well_formed_file_is_one_job_and_keeps_its_rows(spark, tmp_pat
         assert _last_job(spark) - before == 1
         assert relation.count == 2
         path.unlink()  # the rows are read from storage, not from the file
+        assert sorted(relation.rows.collect()) == [(1, "a"), (2, "b")]
+    finally:
+        relation.release()
+
+
+def test_gzip_files_joined_are_read_as_one(spark, tmp_path):
+    """A gzipped output the Spark backend wrote in parts (gzip members, an empty one among
+    them) reads back as the local reader reads it."""
+    path = tmp_path / "r.csv.gz"
+    path.write_bytes(gzip.compress(b"1\ta\n") + EMPTY_GZIP + gzip.compress(b"2\tb\n"))
+    relation = files.read_relation(spark, str(path), "r", ("number", "symbol"), "\t")
+    try:
         assert sorted(relation.rows.collect()) == [(1, "a"), (2, "b")]
     finally:
         relation.release()

@@ -1,19 +1,31 @@
 """Spark writes .output relations itself, in Soufflé's layouts: one sorted file, written by
-one task or by several in parallel and concatenated, or as it is when in order already."""
+one task or by several in parallel and concatenated, or as it is when in order already; each
+gzipped when its name ends in ``.gz``; the bytes are the local backend's."""
 
 from __future__ import annotations
 
 import io as text_io
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 import herbrand
+from herbrand.cli import main
 from herbrand.framework import io
 from herbrand.framework.analysis import analyse
 from herbrand.spark_backend import outputs
+from herbrand.spark_backend.backend import SparkBackend
 from tests.spark_backend.conftest import recorded_writes
-from tests.spark_backend.edge_files import PROGRAM, facts_dir
+from tests.spark_backend.edge_files import (
+    FACTS,
+    NUMBER_EDGES,
+    PROGRAM,
+    SYMBOL_EDGES,
+    facts_dir,
+    plain_bytes,
+    tc_files,
+)
 
 
 def test_write_parts_follow_the_rows_within_the_cores():
@@ -113,3 +125,49 @@ def test_a_stratum_of_two_relations_is_written_once_when_one_is_written(directiv
                              "b(x, z) :- a(x, y), e(y, z).\na(x, z) :- b(x, y), e(y, z).\n"
                              + directives)
     assert outputs.written_once(program, analyse(program), "out") == expected
+
+
+EXTREMES = (b"-9223372036854775808\t9223372036854775807\n9223372036854775807\t0\n"
+            b"0\t-9223372036854775808\n")
+SPARK_WRITES = {  # how Spark's writers take the file: (decompose, rows per task, directives)
+    "one-task": (False, outputs.ROWS_PER_WRITE_TASK, "", [1]),
+    "ranges": (False, 2, "", [4]),  # the test session's 4 shuffle partitions
+    "in-order": (True, outputs.ROWS_PER_WRITE_TASK, "\n.printsize tc", [0]),
+}
+
+
+@pytest.mark.parametrize("how", SPARK_WRITES)
+@pytest.mark.parametrize("kind, params, edges, file", [
+    ("number", '(filename="tc.csv.gz")', NUMBER_EDGES, "tc.csv.gz"),  # Spark's CSV writer
+    ("symbol", '(filename="sub/tc.gz", delimiter="\\"")', SYMBOL_EDGES, "sub/tc.gz"),  # text
+    ("number", '(filename="tc.csv.gz")', b"", "tc.csv.gz"),  # an empty gzip file
+    ("number", '(delimiter="é")', EXTREMES, "tc.csv"),
+], ids=["gzip-numbers", "gzip-bytes", "gzip-empty", "extremes"])
+def test_spark_s_writers_write_the_local_backend_s_bytes(spark, tmp_path, monkeypatch, how,
+                                                         kind, params, edges, file):
+    """Each way Spark's writers take a file (one task; ranges joined; a frame in order
+    already), gzipped or not: the bytes of ``herbrand run`` on the local backend (gunzipped
+    for a ``.gz`` name, which must hold gzip)."""
+    decompose, rows_per_task, more, parts = SPARK_WRITES[how]
+    monkeypatch.setattr(outputs, "ROWS_PER_WRITE_TASK", rows_per_task)
+    written = recorded_writes(monkeypatch)
+    program, facts = tc_files(tmp_path, kind, params, edges, more)
+    SparkBackend(session=spark, decompose=decompose).materialize_files(
+        herbrand.parse(program.read_text()), facts, tmp_path / "spark", stdout=text_io.StringIO())
+    assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "local"),
+                 "--no-progress"]) == 0
+    assert written == (parts if edges or how == "in-order" else [1])
+    assert plain_bytes(tmp_path / "spark" / file) == plain_bytes(tmp_path / "local" / file)
+    assert [p.name for p in (tmp_path / "spark" / file).parent.iterdir()] == [Path(file).name]
+
+
+@pytest.mark.parametrize("facts_text", [FACTS, ""], ids=["true", "false"])
+def test_a_gzipped_nullary_output_is_the_local_backend_s(spark_backend, tmp_path, facts_text):
+    program = herbrand.parse(PROGRAM.replace(".output flag", '.output flag(filename="f.gz")'))
+    facts = facts_dir(tmp_path, facts_text)
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=text_io.StringIO())
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local",
+                     stdout=text_io.StringIO())
+    expected = b"()\n" if facts_text else b""
+    assert plain_bytes(tmp_path / "spark" / "f.gz") == plain_bytes(tmp_path / "local" / "f.gz")
+    assert plain_bytes(tmp_path / "spark" / "f.gz") == expected

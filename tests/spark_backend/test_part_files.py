@@ -15,10 +15,18 @@ import pytest
 
 import herbrand
 from herbrand.cli import main
+from herbrand.framework.csv_writer import EMPTY_GZIP
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.part_files import join_parts, parts_directory, task_written_path
 from tests.spark_backend.conftest import recorded_writes, requires_java
+from tests.spark_backend.edge_files import (
+    NUMBER_EDGES,
+    SYMBOL_EDGES,
+    TC,
+    plain_bytes,
+    tc_files,
+)
 
 HERE = os.path.abspath("out/tc.csv")
 
@@ -34,7 +42,7 @@ HERE = os.path.abspath("out/tc.csv")
     ("s3a://bucket/data/tc.csv", "local-cluster[2,1,1024]", None),
     ("/data/tc.csv", "spark://host:7077", None),
     ("/data/tc.csv", "yarn", None),
-    ("/data/tc.csv.gz", "local[2]", None),  # the local writer gzips it as one stream
+    ("/data/tc.csv.gz", "local[2]", "/data/tc.csv.gz"),  # each task gzips its part
 ])
 def test_tasks_write_only_local_files_on_a_master_on_this_machine(path, master, expected):
     assert task_written_path(path, master) == expected
@@ -53,20 +61,10 @@ def test_parts_are_joined_in_partition_order_and_removed(tmp_path):
     directory.mkdir()  # no part at all: an empty file, over an old one
     join_parts(path)
     assert Path(path).read_bytes() == b"" and not directory.exists()
-
-
-TC = """
-.decl e(x: {kind}, y: {kind})
-.decl tc(x: {kind}, y: {kind})
-.input e
-.output tc{params}
-tc(x, y) :- e(x, y).
-tc(x, z) :- tc(x, y), e(y, z).
-"""
-NUMBER_EDGES = b"".join(b"%d\t%d\n" % ((i * 37) % 41 - 20, (i * 11) % 43 - 21)
-                        for i in range(90))
-SYMBOL_EDGES = (b"a\xff\tb\nb\t\xfe\x00c\n\xfe\x00c\t\xc3\xa9\n\xc3\xa9\ta\xff\n"
-                b"\x80\t\xed\xa0\x80q\nz\t\x80\nm\t\xc3\xa9\n")
+    directory = Path(parts_directory(path + ".gz"))
+    directory.mkdir()  # gzipped: an empty gzip file
+    join_parts(path + ".gz")
+    assert Path(path + ".gz").read_bytes() == EMPTY_GZIP and not directory.exists()
 
 
 @pytest.mark.parametrize("kind, params, edges, file", [
@@ -77,7 +75,11 @@ SYMBOL_EDGES = (b"a\xff\tb\nb\t\xfe\x00c\n\xfe\x00c\t\xc3\xa9\n\xc3\xa9\ta\xff\n
     ("symbol", '(delimiter="\\"")', SYMBOL_EDGES, "tc.csv"),
     ("number", '(filename="sub/dir/paths.txt", delimiter="\\t|")', NUMBER_EDGES,
      "sub/dir/paths.txt"),
-], ids=["numbers", "empty", "bytes", "comma", "quote", "subdirectory"])
+    ("number", '(filename="tc.csv.gz")', NUMBER_EDGES, "tc.csv.gz"),  # gzip members joined
+    ("number", '(filename="tc.csv.gz")', b"", "tc.csv.gz"),  # no part: an empty gzip file
+    ("symbol", '(filename="sub/tc.gz", delimiter="\\"")', SYMBOL_EDGES, "sub/tc.gz"),
+], ids=["numbers", "empty", "bytes", "comma", "quote", "subdirectory", "gzip", "gzip-empty",
+        "gzip-bytes"])
 def test_tasks_write_the_local_backend_s_bytes(spark, tmp_path, monkeypatch, kind, params,
                                                edges, file):
     written_by_spark = recorded_writes(monkeypatch)
@@ -85,17 +87,13 @@ def test_tasks_write_the_local_backend_s_bytes(spark, tmp_path, monkeypatch, kin
     write_parts = Decomposition.write_parts
     monkeypatch.setattr(Decomposition, "write_parts",
                         lambda *args: by_tasks.append(1) or write_parts(*args))
-    program = tmp_path / "tc.dl"
-    program.write_text(TC.format(kind=kind, params=params))
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "e.facts").write_bytes(edges)
+    program, facts = tc_files(tmp_path, kind, params, edges)
     SparkBackend(session=spark).materialize_files(herbrand.parse(program.read_text()), facts,
                                                   tmp_path / "spark", stdout=text_io.StringIO())
     assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "local"),
                  "--no-progress"]) == 0
     assert (by_tasks, written_by_spark) == ([1], [])
-    assert (tmp_path / "spark" / file).read_bytes() == (tmp_path / "local" / file).read_bytes()
+    assert plain_bytes(tmp_path / "spark" / file) == plain_bytes(tmp_path / "local" / file)
     top = file.split("/")[0]
     assert [p.name for p in (tmp_path / "spark").iterdir()] == [top]
     assert [p.name for p in (tmp_path / "spark" / file).parent.iterdir()] == [Path(file).name]

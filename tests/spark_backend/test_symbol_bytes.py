@@ -54,3 +54,16 @@ def test_a_database_in_and_out_keeps_the_bytes(spark_backend, tmp_path):
     for name in ("p", "n"):
         assert set(result.decoded_rows(name)) == set(local.decoded_rows(name))
     assert ("a\udcff", "b") in set(result.decoded_rows("p"))
+
+
+def test_stdout_keeps_the_bytes_as_the_local_backend_does(spark_backend, tmp_path):
+    """Lines collected to the driver as bytes, decoded as the local writer decodes them (no
+    U+FFFD for a byte that is not UTF-8)."""
+    program = herbrand.parse(PROGRAM.replace(".output p\n", ".output p(IO=stdout)\n"))
+    facts = _facts(tmp_path)
+    spark_stdout, local_stdout = text_io.StringIO(), text_io.StringIO()
+    spark_backend.materialize_files(program, facts, tmp_path / "spark", stdout=spark_stdout)
+    io.write_outputs(program, herbrand.materialize(program, facts_dir=facts), tmp_path / "local",
+                     stdout=local_stdout)
+    assert spark_stdout.getvalue() == local_stdout.getvalue()
+    assert "a\udcff\tb\n" in spark_stdout.getvalue()
