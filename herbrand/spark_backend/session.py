@@ -20,7 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pyspark
-from pyspark import SparkContext
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from herbrand.framework.errors import BackendMemoryError, BackendUnavailableError
@@ -30,6 +31,8 @@ from herbrand.spark_backend.masters import on_this_machine, session_defaults
 
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
 """Set when spark-submit started the JVM before Python (the session is then spark-submit's)."""
+APP_NAME = "herbrand"
+_STDERR = 2  # the file descriptor the driver JVM's standard output goes to (``_launch_driver``)
 
 RUN_SETTINGS: dict[str, str] = {
     # int64 arithmetic wraps and division by zero is NULL (a failed derivation), as locally
@@ -74,7 +77,7 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
         # Python workers on this machine run this interpreter, which has herbrand and numpy
         # (a decomposed stratum runs herbrand's engine in them); pyspark reads only this
         os.environ["PYSPARK_PYTHON"] = sys.executable
-    builder = SparkSession.builder.appName("herbrand")
+    builder = SparkSession.builder.appName(APP_NAME)
     if SUBMITTED not in os.environ:  # under spark-submit, the master is spark-submit's
         builder = builder.master(master)
     # start-up options for a JVM this call starts, unless the user gives the driver's own
@@ -86,6 +89,8 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
         builder = builder.config(key, value)
     try:
         with failures_reported(master, settings):
+            if starting:
+                _launch_driver(master, settings)
             session = builder.getOrCreate()
     except BackendMemoryError:
         raise
@@ -97,6 +102,18 @@ def start_session(master: str, conf: Mapping[str, str]) -> SparkSession:
         pid = session.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
         record_at_exit(java, pid, startup.recording)
     return session
+
+
+def _launch_driver(master: str, settings: Mapping[str, str]) -> None:
+    """Start the driver JVM (pyspark's gateway, which the session is then made on) for
+    ``master`` with ``settings``, as the session's builder would, but with the JVM's standard
+    output on this process's standard error: the JVM prints lines of its own there (a class
+    archive's dump at exit: "Dynamic dump to file ..."), which would end up among the outputs
+    a run prints to stdout (``-D -``). Cost: the JVM's start."""
+    conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
+    conf.setMaster(master).setAppName(APP_NAME)
+    SparkContext._ensure_initialized(
+        gateway=launch_gateway(conf, popen_kwargs={"stdout": _STDERR}))
 
 
 @contextmanager

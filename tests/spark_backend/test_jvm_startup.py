@@ -131,8 +131,8 @@ def test_a_failed_dump_leaves_no_archive_and_says_why(java, tmp_path, capsys, bo
 
 @requires_java
 def test_the_first_run_records_the_archive_and_the_next_runs_on_it(tmp_path):
-    """Two ``herbrand run --backend spark`` processes on an empty cache directory: the first
-    records the archive at its exit, the second starts with ``-Xshare:on`` (the JVM fails to
+    """Two ``herbrand run --backend spark -D -`` processes on an empty cache directory: the
+    first records the archive at its exit (its stdout only the outputs), the second starts with ``-Xshare:on`` (the JVM fails to
     start if it cannot map the archive). Neither prints a Spark warning or a CDS log line."""
     program = tmp_path / "p.dl"
     program.write_text(".decl e(x: number)\n.output e\ne(1).\n")
@@ -140,12 +140,15 @@ def test_the_first_run_records_the_archive_and_the_next_runs_on_it(tmp_path):
     for name in Path(jvm_startup.cache_directory()).glob("kernels_*"):
         (tmp_path / "cache").mkdir(exist_ok=True)
         os.symlink(name, tmp_path / "cache" / name.name)
-    command = [sys.executable, "-m", "herbrand.cli", "run", str(program), "-D",
-               str(tmp_path / "out"), "--backend", "spark", "--master", "local[1]",
-               "--no-progress"]
+    command = [sys.executable, "-m", "herbrand.cli", "run", str(program), "-D", "-",
+               "--backend", "spark", "--master", "local[1]", "--no-progress"]
     first = subprocess.run(command, capture_output=True, text=True, timeout=300,
                            env=environment)
     assert first.returncode == 0, first.stderr
+    # the JVM's own lines (the dump's "Dynamic dump to file ...") go to stderr, not among
+    # the outputs printed to stdout
+    assert first.stdout == "---------------\ne\n===============\n1\n===============\n", \
+        first.stdout
     archive = archive_path(java_executable(), tmp_path / "cache" / "spark")
     assert archive.is_file(), first.stderr
     second = subprocess.run(
