@@ -290,8 +290,13 @@ class StratumCircuit:
         moves = differentiate(dr_changes, arity)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
-        left = np.concatenate([m.negative() for m in moves], axis=1)
-        joined = [m.positive() for m in moves]
-        joined_at = np.repeat(np.arange(len(moves)), [j.shape[1] for j in joined])
+        left, left_at = _by_iteration([m.negative() for m in moves])
+        joined, joined_at = _by_iteration([m.positive() for m in moves])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
-        return trace.moved(trace.find(left), np.concatenate(joined, axis=1), joined_at, counts)
+        return trace.moved(trace.find(left, left_at), joined, joined_at, counts)
+
+
+def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of per-iteration ``blocks`` in one block, and the iteration of each."""
+    return (np.concatenate(blocks, axis=1),
+            np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))
