@@ -39,7 +39,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import sorted_positions
-from herbrand.evaluators.incremental.dbsp.counts_kernels import counts_at, counts_plus
+from herbrand.evaluators.incremental.dbsp.counts_kernels import NEVER, counts_at, counts_plus
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.row_index import identity_codec
 
@@ -101,13 +101,23 @@ class Counts:
     def at(self, rows: ZSet, i: int) -> np.ndarray:
         """X_i of each row of ``rows``, in its order (0 for a row never counted): the rows'
         runs found by galloping, then scanned (``counts_at``). O(m log(N / m) + m + the
-        probed rows' runs) on packed rows; unpacked ones are ranked first (O(N log N))."""
-        pending = self._pending.at(rows, i) if self._pending is not None else 0
-        if not len(rows) or not len(self._counts):
-            return np.zeros(len(rows), dtype=np.int64) + pending
-        keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
-        return counts_at(keys, self._iterations, self._counts, probe,
-                         sorted_positions(keys, probe), i) + pending
+        probed rows' runs) per level on packed rows; unpacked ones are ranked first (O(N log
+        N))."""
+        return self.reading(rows, i)[0]
+
+    def reading(self, rows: ZSet, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """``at(rows, i)``, and per row the first iteration after i at which its count changes
+        (``NEVER`` when none: X_j of the row is the same for i <= j < that iteration)."""
+        found, nexts = (np.zeros(len(rows), dtype=np.int64),
+                        np.full(len(rows), NEVER, dtype=np.int64))
+        if len(rows) and len(self._counts):
+            keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
+            found, nexts = counts_at(keys, self._iterations, self._counts, probe,
+                                     sorted_positions(keys, probe), i)
+        if self._pending is None:
+            return found, nexts
+        pending, later = self._pending.reading(rows, i)
+        return found + pending, np.minimum(nexts, later)
 
     def plus(self, changes: Sequence[ZSet]) -> Counts:
         """The counts after dX[j] += ``changes[j]`` for every j. Changes of more than
