@@ -27,7 +27,8 @@ A rule change is an update too: the rules a stratum gains (or loses) add their d
 the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
-of the deltas' rows in the stored counts (one binary search each); the terms that only input
+of the deltas' rows in the stored counts (one binary search each, but for the rows read at the
+last iteration whose counts did not change since: ``count_reads``); the terms that only input
 changes drive are kept as running sums over the previous trace's slices (``input_terms``);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
@@ -49,6 +50,7 @@ import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
 from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term, slice_name
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
@@ -194,6 +196,7 @@ class StratumCircuit:
         dx_changes = {r: [] for r in self.relations}
         dr_changes = {r: [] for r in self.relations}
         sums = self.inputs.sums()
+        reads = {r: CountReads(traces[r].counts) for r in self.relations}
 
         def slice_of(relation: str, j: int) -> Relation:
             return Relation(rows_at(traces[relation], j), unique=True)
@@ -237,7 +240,7 @@ class StratumCircuit:
             change = {r: change[r] + rule_x[r] for r in self.relations}
             repeated = True
             for r in self.relations:
-                before = traces[r].counts.at(change[r], i)
+                before = reads[r].at(change[r], i)
                 dr = incremental_distinct(before, change[r])
                 dx_changes[r].append(change[r])
                 dr_changes[r].append(dr)
@@ -290,8 +293,13 @@ class StratumCircuit:
         moves = differentiate(dr_changes, arity)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
-        left = np.concatenate([m.negative() for m in moves], axis=1)
-        joined = [m.positive() for m in moves]
-        joined_at = np.repeat(np.arange(len(moves)), [j.shape[1] for j in joined])
+        left, left_at = _by_iteration([m.negative() for m in moves])
+        joined, joined_at = _by_iteration([m.positive() for m in moves])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
-        return trace.moved(trace.find(left), np.concatenate(joined, axis=1), joined_at, counts)
+        return trace.moved(trace.find(left, left_at), joined, joined_at, counts)
+
+
+def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of per-iteration ``blocks`` in one block, and the iteration of each."""
+    return (np.concatenate(blocks, axis=1),
+            np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))

@@ -11,11 +11,14 @@ when packed), the count (8) and the iteration in the smallest unsigned type that
 depth (1 for fewer than 256 iterations): 17 where the dX Z-sets took 16.
 
 Adding an update's changes to the entries copies every entry once (O(N), block copies
-between the changed rows), which on a shallow stratum with a tiny change was the larger part of
-an update. So the changes go to a second, small ``Counts`` (pending; X is linear in dX, so a
-lookup sums the two), merged into the entries only once it holds more than 1/``PENDING_SHARE``
-of their number: an update copies the pending entries, and the O(N) merge is amortised over
-the updates that filled them.
+between the changed rows), which on a shallow stratum with a tiny change, or on TC over
+graph10000 (89k changed entries of 676k per 1% update), was a large part of an update. So the
+entries are levels, as in a log-structured merge: changes under 1/``PENDING_SHARE`` of the
+entries go to a smaller ``Counts`` of pending changes (itself levelled; X is linear in dX, so
+a lookup sums the levels), merged into the entries only once it holds more than
+1/``PENDING_SHARE`` of their number. An update copies the small levels it lands in, the
+larger merges are amortised over the updates that filled them, and changes that cancel (an
+insert and its delete) vanish in the small level.
 
 Rows are held in ``identity_codec``'s encoding, whose packed order is the rows'
 lexicographic order (so packed and unpacked runs sort alike).
@@ -36,7 +39,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import sorted_positions
-from herbrand.evaluators.incremental.dbsp.counts_kernels import counts_at, counts_plus
+from herbrand.evaluators.incremental.dbsp.counts_kernels import NEVER, counts_at, counts_plus
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.row_index import identity_codec
 
@@ -49,8 +52,9 @@ class Counts:
     __slots__ = ("arity", "depth", "_data", "_packed", "_iterations", "_counts", "_pending",
                  "_entries_depth")
 
-    # the pending changes are merged into the entries once they are more than this share
-    PENDING_SHARE = 16
+    # a level of pending changes is merged into the entries above it once it holds more than
+    # 1/PENDING_SHARE of their number
+    PENDING_SHARE = 4
 
     def __init__(self, arity: int, data: np.ndarray, iterations: np.ndarray,
                  counts: np.ndarray, packed: bool):
@@ -65,13 +69,15 @@ class Counts:
         self._entries_depth = int(iterations.max()) + 1 if len(iterations) else 0
         self.depth = self._entries_depth
 
-    def _with_pending(self, pending: Counts) -> Counts:
-        """These entries with ``pending`` as the pending changes. O(1)."""
+    def _with_pending(self, pending: Counts | None) -> Counts:
+        """These entries with ``pending`` as the pending changes (none when it is None or
+        empty). O(1)."""
         out = object.__new__(Counts)
         out.arity, out._data, out._packed = self.arity, self._data, self._packed
-        out._iterations, out._counts, out._pending = self._iterations, self._counts, pending
+        out._iterations, out._counts = self._iterations, self._counts
+        out._pending = pending if pending is not None and len(pending) else None
         out._entries_depth = self._entries_depth
-        out.depth = max(self._entries_depth, pending.depth)
+        out.depth = max(self._entries_depth, out._pending.depth if out._pending else 0)
         return out
 
     @classmethod
@@ -95,41 +101,51 @@ class Counts:
     def at(self, rows: ZSet, i: int) -> np.ndarray:
         """X_i of each row of ``rows``, in its order (0 for a row never counted): the rows'
         runs found by galloping, then scanned (``counts_at``). O(m log(N / m) + m + the
-        probed rows' runs) on packed rows; unpacked ones are ranked first (O(N log N))."""
-        pending = self._pending.at(rows, i) if self._pending is not None else 0
-        if not len(rows) or not len(self._counts):
-            return np.zeros(len(rows), dtype=np.int64) + pending
-        keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
-        return counts_at(keys, self._iterations, self._counts, probe,
-                         sorted_positions(keys, probe), i) + pending
+        probed rows' runs) per level on packed rows; unpacked ones are ranked first (O(N log
+        N))."""
+        return self.reading(rows, i)[0]
+
+    def reading(self, rows: ZSet, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """``at(rows, i)``, and per row the first iteration after i at which its count changes
+        (``NEVER`` when none: X_j of the row is the same for i <= j < that iteration)."""
+        found, nexts = (np.zeros(len(rows), dtype=np.int64),
+                        np.full(len(rows), NEVER, dtype=np.int64))
+        if len(rows) and len(self._counts):
+            keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
+            found, nexts = counts_at(keys, self._iterations, self._counts, probe,
+                                     sorted_positions(keys, probe), i)
+        if self._pending is None:
+            return found, nexts
+        pending, later = self._pending.reading(rows, i)
+        return found + pending, np.minimum(nexts, later)
 
     def plus(self, changes: Sequence[ZSet]) -> Counts:
-        """The counts after dX[j] += ``changes[j]`` for every j, added to the pending changes
-        (``_merged``), which are merged into the entries once they pass 1/``PENDING_SHARE``
-        of them. O(P + c log c) for P pending and c changed entries on packed rows, plus,
-        amortised over the updates that fill the pending changes, O(N) for the merge."""
+        """The counts after dX[j] += ``changes[j]`` for every j. Changes of more than
+        1/``PENDING_SHARE`` of the entries are merged into them with the pending levels;
+        others are added to the pending levels (recursively: each level is a ``Counts``),
+        and a level that grows past 1/``PENDING_SHARE`` of the entries above it is merged
+        into them. Each entry is so copied O(log_PENDING_SHARE(N / c)) times before it
+        reaches the entries: O(c log c + c log(N / c)) amortised per update of c changed
+        entries on packed rows, where merging every update into the entries cost O(N)."""
         size = sum(len(z) for z in changes)
         if not size:
             return self
-        if self._pending is None:
-            if size * self.PENDING_SHARE > len(self._counts):
-                return self._merged(changes)
-            return self._with_pending(Counts.of(self.arity, changes))
-        if (len(self._pending) + size) * self.PENDING_SHARE > len(self._counts):
-            kept = self._pending._stream()
-            width = max(len(kept), len(changes))
-            empty = [ZSet.empty(self.arity)] * width
-            return self._merged([a + b for a, b in zip([*kept, *empty][:width],
-                                                       [*changes, *empty][:width],
-                                                       strict=True)])
-        return self._with_pending(self._pending._merged(changes))
+        if size * self.PENDING_SHARE > len(self._counts):
+            return self._merged(changes if self._pending is None
+                                else _summed(self.arity, self._pending._stream(), changes))
+        pending = (Counts.of(self.arity, changes) if self._pending is None
+                   else self._pending.plus(changes))
+        if len(pending) * self.PENDING_SHARE > len(self._counts):
+            return self._merged(pending._stream())
+        return self._with_pending(pending)
 
     def _stream(self) -> list[ZSet]:
-        """The dX stream of the entries (one Z-set per iteration; no pending changes)."""
+        """The dX stream (one Z-set per iteration), the pending levels' changes included."""
         dx = self._differences()
         data = self._data if self.arity else self._data[:0]
-        return [ZSet(self.arity, data[:, self._iterations == j], self._packed,
-                     dx[self._iterations == j]) for j in range(self._entries_depth)]
+        own = [ZSet(self.arity, data[:, self._iterations == j], self._packed,
+                    dx[self._iterations == j]) for j in range(self._entries_depth)]
+        return own if self._pending is None else _summed(self.arity, own, self._pending._stream())
 
     def _differences(self) -> np.ndarray:
         """dX of each entry: its running count less the one before it in its row's run."""
@@ -143,7 +159,7 @@ class Counts:
         block copies + O(c log c) for c changed entries on packed rows."""
         parts = [(_keys(z), j, z.weights) for j, z in enumerate(changes) if len(z)]
         if not parts:
-            return self
+            return self._with_pending(None)
         packed = self._packed and all(p for (_, p), _, _ in parts)
         data = self._data if packed == self._packed else _unpacked(self._data, self.arity)
         keys, change, rows = _flat(data, np.concatenate(
@@ -186,6 +202,14 @@ def _keys(z: ZSet) -> tuple[np.ndarray, bool]:
     if not z.arity:
         return np.zeros((1, len(z)), dtype=np.int64), False
     return data, packed
+
+
+def _summed(arity: int, a: Sequence[ZSet], b: Sequence[ZSet]) -> list[ZSet]:
+    """Two streams of Z-sets of ``arity`` added iteration by iteration (the shorter padded
+    with empty Z-sets)."""
+    width = max(len(a), len(b))
+    empty = [ZSet.empty(arity)] * width
+    return [x + y for x, y in zip([*a, *empty][:width], [*b, *empty][:width], strict=True)]
 
 
 def _unpacked(data: np.ndarray, arity: int) -> np.ndarray:

@@ -3,8 +3,8 @@
 ascending needles among the keys (``counting_merge.sorted_positions``, by galloping).
 
 - ``counts_at(keys, iterations, counts, probe, starts, i)``: for each distinct probe key, the
-  running count of its entry with the last iteration <= i (0 when none): a scan of the key's
-  run from its start. O(m + the runs' lengths).
+  running count of its entry with the last iteration <= i (0 when none), and the iteration of
+  its next entry: a scan of the key's run from its start. O(m + the runs' lengths).
 - ``counts_plus(keys, iterations, counts, change, change_at, weights, starts, dtype)``: the
   entries after adding the differences ``weights`` at (key, iteration) = (``change``,
   ``change_at``) (sorted by key then iteration, distinct): the untouched stretches between
@@ -14,8 +14,9 @@ ascending needles among the keys (``counting_merge.sorted_positions``, by gallop
 
     >>> import numpy as np
     >>> keys, at, counts = np.array([1, 1, 4]), np.array([0, 2, 1]), np.array([1, 3, 2])
-    >>> counts_at(keys, at, counts, np.array([1, 4, 5]), np.array([0, 2, 3]), 1).tolist()
-    [1, 2, 0]
+    >>> found, nexts = counts_at(keys, at, counts, np.array([1, 4, 5]), np.array([0, 2, 3]), 1)
+    >>> found.tolist(), (nexts == NEVER).tolist(), int(nexts[0])
+    ([1, 2, 0], [False, True, True], 2)
     >>> keys, at, counts = counts_plus(keys, at, counts, np.array([1, 4]), np.array([1, 1]),
     ...                                np.array([2, -2]), np.array([0, 2]), np.dtype(np.uint8))
     >>> keys.tolist(), at.tolist(), counts.tolist()
@@ -30,20 +31,33 @@ from herbrand.evaluators.native.exported import exported
 
 # the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
 ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
+# the next iteration of a row whose count never changes again
+NEVER = np.iinfo(np.int64).max
 
 
-@exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8)"
-            for t in ITERATION_TYPES))
-def counts_at(keys, iterations, counts, probe, starts, i):
-    """See the module docstring."""
+@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8, i8[::1], i8[::1])"
+            for t in ITERATION_TYPES), writes=("out", "nexts"))
+def _counts_at(keys, iterations, counts, probe, starts, i, out, nexts):
     n = keys.shape[0]
-    out = np.zeros(probe.shape[0], dtype=np.int64)
     for j in range(probe.shape[0]):
         at = starts[j]
-        while at < n and keys[at] == probe[j] and iterations[at] <= i:
+        out[j], nexts[j] = 0, NEVER
+        while at < n and keys[at] == probe[j]:
+            if iterations[at] > i:
+                nexts[j] = iterations[at]
+                break
             out[j] = counts[at]
             at += 1
-    return out
+    return probe.shape[0]
+
+
+def counts_at(keys: np.ndarray, iterations: np.ndarray, counts: np.ndarray, probe: np.ndarray,
+              starts: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """See the module docstring; also returns, per probe, the iteration of its key's next
+    entry after i (``NEVER`` when none): its running count is the same up to there."""
+    out, nexts = np.empty(len(probe), dtype=np.int64), np.empty(len(probe), dtype=np.int64)
+    _counts_at(keys, iterations, counts, probe, starts, i, out, nexts)
+    return out, nexts
 
 
 @exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], "

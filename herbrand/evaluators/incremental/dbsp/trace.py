@@ -13,7 +13,7 @@ from herbrand.evaluators.incremental.counting_merge import segment_positions, sp
 from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.trace_selections import Constants, TraceSelections
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
-from herbrand.evaluators.incremental.row_index import ABSENT, identity_codec
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
 
 
@@ -45,25 +45,14 @@ class Trace:
         """The same rows with other derivation counts."""
         return Trace(self.relation, self.offsets, counts, self.selections)
 
-    def find(self, rows: np.ndarray) -> np.ndarray:
-        """Positions of ``rows`` in the relation (ABSENT where missing): a binary search of
-        each row in each iteration's sorted rows, in place (``segment_positions``: nothing
-        encoded or copied). O(depth · m log n)."""
-        found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
-        columns = self.relation.columns
-        if not rows.shape[1] or not columns.shape[1]:
-            return found
-        if not rows.shape[0]:
-            return np.zeros(rows.shape[1], dtype=np.int64)
-        starts = np.concatenate([[0], self.offsets[:-1]])
-        nonempty = np.flatnonzero(self.offsets > starts)
-        m = rows.shape[1]
-        probes, stops = np.tile(rows, len(nonempty)), np.repeat(self.offsets[nonempty], m)
-        at = segment_positions(columns, np.repeat(starts[nonempty], m), stops, probes)
-        hits = np.flatnonzero((at < stops) & np.all(
-            columns[:, np.minimum(at, columns.shape[1] - 1)] == probes, axis=0))
-        found[hits % m] = at[hits]  # a row is in one iteration at most
-        return found
+    def find(self, rows: np.ndarray, iterations: np.ndarray) -> np.ndarray:
+        """Positions in the relation of ``rows``, each first derived at its iteration in
+        ``iterations`` (it must be there, as the rows an update moves out of an iteration
+        are): a binary search of each row in its iteration's sorted rows, in place
+        (``segment_positions``: nothing encoded or copied). O(m log n)."""
+        bounds = np.concatenate([[0], self.offsets])
+        return segment_positions(self.relation.columns, bounds[iterations],
+                                 bounds[iterations + 1], rows)
 
     def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
               counts: Counts) -> Trace:

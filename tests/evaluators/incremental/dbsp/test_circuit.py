@@ -47,14 +47,20 @@ def test_moving_rows_keeps_the_trace_sorted_and_findable(start, joins, big):
     joins = {(a + offset, b): i for (a, b), i in joins.items()}
     trace = Trace.of(_columns(start), np.array(list(start.values()), dtype=np.int64), ())
     left = [row for row in start if row in joins or row[1] < 0]
-    moved = trace.moved(trace.find(_columns(left)), _columns(joins),
+    moved = trace.moved(trace.find(_columns(left), _iterations(left, start)), _columns(joins),
                         np.array(list(joins.values()), dtype=np.int64), ())
     expected = {row: i for row, i in start.items() if row not in left} | joins
     rows = list(map(tuple, moved.relation.columns.T.tolist()))
     assert dict(zip(rows, moved.iterations().tolist(), strict=True)) == expected
     assert rows == sorted(rows, key=lambda r: (expected[r], r))  # by iteration, then row
-    assert moved.find(_columns(rows)).tolist() == list(range(len(rows)))
+    assert moved.find(_columns(rows), _iterations(rows, expected)).tolist() == list(
+        range(len(rows)))
 
 
 def _columns(rows) -> np.ndarray:
     return np.array(list(rows), dtype=np.int64).reshape(-1, 2).T
+
+
+def _iterations(rows, first) -> np.ndarray:
+    """The first iteration of each of ``rows`` (``first``: row -> iteration)."""
+    return np.array([first[row] for row in rows], dtype=np.int64)

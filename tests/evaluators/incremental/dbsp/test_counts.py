@@ -64,26 +64,47 @@ def test_doctests():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(0, 3).flatmap(lambda a: st.tuples(st.just(a), streams(a), streams(a),
-                                                     streams(a))),
-       st.sampled_from([1, 8, 10**9]))
-def test_pending_changes_read_as_merged_ones(case, share):
-    """Two rounds of changes, kept pending (a share of 1: while they are fewer than the
-    entries) or merged at once (10**9), give the integrated stream's counts and
-    differences."""
-    arity, stream, first, second = case
-    length = max(len(stream), len(first), len(second))
-    pad = [ZSet.empty(arity)] * length
-    summed = [a + b + c for a, b, c in zip([*stream, *pad][:length], [*first, *pad][:length],
-                                           [*second, *pad][:length], strict=True)]
+@given(st.integers(0, 3).flatmap(lambda a: st.tuples(st.just(a), streams(a),
+                                                     st.lists(streams(a), max_size=5))),
+       st.sampled_from([1, 2, 4, 10**9]))
+def test_levelled_changes_read_as_merged_ones(case, share):
+    """Rounds of changes, kept in pending levels (a share of 1 or 2: while they are fewer
+    than the entries above them) or merged at once (10**9), give the integrated stream's
+    counts and differences after every round (the plain model: the streams summed)."""
+    arity, stream, rounds = case
     kept = Counts.PENDING_SHARE
     try:
         Counts.PENDING_SHARE = share
-        after = Counts.of(arity, stream).plus(first).plus(second)
+        after, summed = Counts.of(arity, stream), list(stream)
+        for changes in rounds:
+            after, summed = after.plus(changes), counts._summed(arity, summed, changes)
+            assert after.differences() == _sums(summed, len(summed))
+            probe = sum(summed, ZSet.empty(arity))
+            for i in range(len(summed) + 1):
+                assert after.at(probe, i).tolist() == accumulated(summed, probe, i).tolist()
+            assert after.depth >= max((j + 1 for j, z in enumerate(summed) if len(z)),
+                                      default=0)
     finally:
         Counts.PENDING_SHARE = kept
-    assert after.differences() == _sums(summed, length)
-    probe = sum(stream + first + second, ZSet.empty(arity))
-    for i in range(length + 1):
-        assert after.at(probe, i).tolist() == accumulated(summed, probe, i).tolist()
-    assert after.depth >= max((j + 1 for j, z in enumerate(summed) if len(z)), default=0)
+
+
+def test_changes_that_cancel_copy_no_entries(monkeypatch):
+    """A change of a tenth of the entries and its negation (an insert and its delete) meet
+    in a pending level: no merge copies the 1000 entries, and the counts are the ones before
+    (no pending entries left)."""
+    rows = np.arange(1000)[None, :]
+    before = Counts.of(1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))])
+    change = [ZSet.empty(1), ZSet.of(rows[:, ::10], np.full(100, 2, dtype=np.int64))]
+    copied = []
+    merge = counts.counts_plus
+
+    def counted(keys, *args):
+        copied.append(len(keys))
+        return merge(keys, *args)
+
+    monkeypatch.setattr(counts, "counts_plus", counted)
+    after = before.plus(change).plus([-z for z in change])
+    assert max(copied) < 1000
+    assert len(after) == len(before) == 1000
+    assert after.differences() == before.differences()
+    assert after.at(ZSet.of_set(rows), 1).tolist() == [1] * 1000

@@ -40,7 +40,8 @@ def test_selections_are_the_prefixes_of_r_i_before_and_after_a_move(start, joins
     rows = list(start)
     left = [rows[k] for k in sorted(leaving) if k < len(rows)]
     left += [row for row in joins if row in start and row not in left]
-    moved = trace.moved(trace.find(_columns(left)), _columns(joins),
+    moved = trace.moved(trace.find(_columns(left), np.array([start[r] for r in left],
+                                                            dtype=np.int64)), _columns(joins),
                         np.array(list(joins.values()), dtype=np.int64), ())
     _assert_selections(moved)
 
