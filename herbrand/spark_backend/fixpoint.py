@@ -319,8 +319,8 @@ class SparkFixpoint:
                 iteration: int, frames: dict[str, DataFrame], single: bool) -> None:
         """Derive the pass's rows from ``frames``, keep the new ones as the deltas (each
         checkpointed, all stored and counted by one job, ``Checkpoints.store_all``, their
-        lineage cut when it returns) and grow the full relations; then free the checkpoints a stored
-        layout supersedes (``Checkpoints.collect``).
+        lineage cut when it returns) and grow the full relations; then free the checkpoints a
+        stored layout supersedes (``Checkpoints.collect``).
 
         In one partition (``single``), a delta is read, and added to its full relation, as
         its checkpoint estimated at its exact row count (``checkpoints.sized``). A

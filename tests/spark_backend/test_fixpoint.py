@@ -110,7 +110,6 @@ def test_a_pass_runs_one_job(spark):
     assert stages == [1] * len(stages), stages
 
 
-
 MUTUAL = """
 .decl e(x: number, y: number)
 .decl a(x: number, y: number)
