@@ -23,14 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import reduce
 
 from py4j.java_gateway import JavaObject
 from py4j.protocol import Py4JError
-from pyspark.sql import DataFrame, Observation, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession
 
-_ROWS = "rows"
 CHECKPOINT_ALL_MARKED = "spark.checkpoint.checkpointAllMarkedAncestors"
 """SparkContext local property: a job cuts the lineage of every marked RDD it read."""
 
@@ -103,20 +100,6 @@ class Checkpoints:
         (two for a reliable checkpoint: Spark writes its files by computing it again) that
         also stores the checkpoints it reads; its lineage is cut when this returns."""
         return checkpoint_rdd(frame).count()
-
-    def store_all(self, frames: tuple[DataFrame, ...]) -> tuple[int, ...]:
-        """The rows of each checkpoint of ``frames`` (``cut``), computed and stored together
-        by one job (``store`` for one): a write to Spark's ``noop`` sink of their union, each
-        counted as it passes (``DataFrame.observe``), in place of a job each. Every
-        checkpoint's lineage is cut when this returns, as ``store`` cuts one's."""
-        if len(frames) < 2:
-            return tuple(map(self.store, frames))
-        observations = [Observation() for _ in frames]
-        observed = [frame.observe(observation, F.count(F.lit(1)).alias(_ROWS)).select()
-                    for frame, observation in zip(frames, observations, strict=True)]
-        with self.marking():  # the checkpoints are the job's ancestors, not its last RDD
-            reduce(DataFrame.union, observed).write.format("noop").mode("overwrite").save()
-        return tuple(observation.get[_ROWS] for observation in observations)
 
     @contextmanager
     def marking(self) -> Iterator[None]:

@@ -5,9 +5,8 @@ without a pivot, inside one partition.
 Given the stratum's seeds (its relations after the first pass: given facts and exit rules),
 ``run_decomposed``
 
-1. collects the lower relations the recursive rules read on the driver, all in one job
-   (``collect_tables``: their union in the wide layout of step 2), and broadcasts them (Arrow
-   tables; the caller checks they are small enough);
+1. collects the lower relations the recursive rules read on the driver and broadcasts them
+   (Arrow tables; the caller checks they are small enough);
 2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
    then each relation's columns, null outside its own rows) and partitions it on the pivot
    column's value, so that every seed of one pivot value lands in one partition: by ranges of
@@ -48,11 +47,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import reduce
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark import Accumulator, AccumulatorParam, Broadcast
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -74,7 +71,7 @@ from herbrand.framework.syntax import (
 )
 from herbrand.spark_backend.executor_code import check_same_code, source_digest
 from herbrand.spark_backend.expressions import column_name
-from herbrand.spark_backend.frames import relation_table, table_relation
+from herbrand.spark_backend.frames import frame_table, relation_table, table_relation
 from herbrand.spark_backend.part_files import PartFile
 from herbrand.translators.pivots import Pivot
 
@@ -99,45 +96,6 @@ def _wide_schema(types: tuple[tuple[str, ...], ...]) -> StructType:
 
 def _arrow_type(type_: str) -> pa.DataType:
     return pa.string() if type_ == SYMBOL else pa.int64()
-
-
-def _wide_columns(frame: DataFrame, k: int, types: tuple[tuple[str, ...], ...],
-                  schema: StructType) -> list:
-    """The columns of ``frame``, the rows of the ``k``-th of relations of column ``types``, in
-    the wide layout of ``schema`` (``_wide_schema(types)``): its number, its own columns, null
-    in the others'."""
-    columns = [F.lit(k).cast("long").alias(RELATION)]
-    for other, other_types in enumerate(types):
-        columns += [frame[column_name(j)].alias(wide_column(k, j)) if other == k
-                    else F.lit(None).cast(schema[wide_column(other, j)].dataType)
-                    .alias(wide_column(other, j)) for j in range(len(other_types))]
-    return columns
-
-
-def own_rows(wide: pa.Table, k: int, arity: int) -> pa.Table:
-    """The rows of the ``k``-th relation (of ``arity`` columns) of an Arrow table in the wide
-    layout, as columns c0..; a nullary relation's rows keep the relation number as a
-    placeholder column (a pickled Arrow table without columns loses its rows). O(rows)."""
-    rows = wide.filter(pc.equal(wide.column(RELATION), k))
-    if not arity:
-        return rows.select([RELATION])
-    return rows.select([wide_column(k, j) for j in range(arity)]).rename_columns(
-        [column_name(j) for j in range(arity)])
-
-
-def collect_tables(frames: dict[str, DataFrame], names: tuple[str, ...],
-                   types: dict[str, tuple[str, ...]]) -> dict[str, pa.Table]:
-    """The rows of the relations ``names`` (their ``frames``, column ``types``) collected to
-    the driver as Arrow tables (``own_rows``) by one job: their union in the wide layout,
-    where a ``toArrow`` each was a job (and a plan) each. O(rows) on the driver."""
-    if not names:
-        return {}
-    own = tuple(types[name] for name in names)
-    schema = _wide_schema(own)
-    parts = [frames[name].select(*_wide_columns(frames[name], k, own, schema))
-             for k, name in enumerate(names)]
-    wide = reduce(DataFrame.union, parts).toArrow()
-    return {name: own_rows(wide, k, len(own[k])) for k, name in enumerate(names)}
 
 
 @dataclass(frozen=True)
@@ -173,8 +131,10 @@ class PartitionFixpoint:
         tables = self.lower.value
         relations = {name: table_relation(tables[name], types, symbols)
                      for name, types in self.lower_types}
+        numbers = seeds.column(RELATION).to_numpy()
         for k, name in enumerate(self.relations):
-            own = own_rows(seeds, k, len(self.types[k]))
+            own = seeds.filter(pa.array(numbers == k)).select(
+                [wide_column(k, j) for j in range(len(self.types[k]))])
             relations[SEED_PREFIX + name] = table_relation(own, self.types[k], symbols)
         types = {**dict(self.lower_types),
                  **{SEED_PREFIX + n: t for n, t in zip(self.relations, self.types, strict=True)}}
@@ -225,21 +185,11 @@ def sorted_table(relation: Relation, types: tuple[str, ...], symbols: SymbolTabl
     return relation_table(Relation(np.vstack(rows), unique=True), types, symbols)
 
 
-def lower_relations(stratum: Stratum, rules: tuple[Rule, ...] | None = None
-                    ) -> tuple[str, ...]:
-    """The relations of lower strata the stratum's ``rules`` (default: all its rules) read
-    (sorted)."""
+def lower_relations(stratum: Stratum) -> tuple[str, ...]:
+    """The relations of lower strata the stratum's rules read (sorted)."""
     own = set(stratum.relations)
-    return tuple(sorted({literal.atom.relation
-                         for rule in (stratum.rules if rules is None else rules)
+    return tuple(sorted({literal.atom.relation for rule in stratum.rules
                          for literal, _ in rule_literals(rule)} - own))
-
-
-def recursive_rules(stratum: Stratum) -> tuple[Rule, ...]:
-    """The rules of ``stratum`` whose body reads one of its own relations."""
-    own = set(stratum.relations)
-    return tuple(rule for rule in stratum.rules
-                 if any(isinstance(e, Literal) and e.atom.relation in own for e in rule.body))
 
 
 def ordered_by_pivot(stratum: Stratum, pivot: Pivot | None,
@@ -255,12 +205,15 @@ def ordered_by_pivot(stratum: Stratum, pivot: Pivot | None,
 
 def _partition_program(stratum: Stratum, types: dict[str, tuple[str, ...]]) -> Program:
     """The stratum's recursive rules and ``name :- @seed:name`` for each of its relations."""
-    recursive = recursive_rules(stratum)
+    own = set(stratum.relations)
+    recursive = tuple(rule for rule in stratum.rules
+                      if any(isinstance(e, Literal) and e.atom.relation in own
+                             for e in rule.body))
     copies = []
     for name in stratum.relations:
         variables = tuple(Var(f"v{j}") for j in range(len(types[name])))
         copies.append(Rule(Atom(name, variables), (Literal(Atom(SEED_PREFIX + name, variables)),)))
-    names = [*lower_relations(stratum, recursive), *stratum.relations,
+    names = [*lower_relations(stratum), *stratum.relations,
              *(SEED_PREFIX + name for name in stratum.relations)]
     declarations = tuple(
         Declaration(name, tuple(Column(f"c{j}", t) for j, t in enumerate(
@@ -338,10 +291,10 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
     broadcast. When ``ordered_by_pivot``, the parts are ranges of pivot values (Spark
     samples the seeds when the job runs: a job more) and hold their rows sorted; else they
     are split by the pivot value's hash."""
-    lower = lower_relations(stratum, recursive_rules(stratum))
+    lower = lower_relations(stratum)
     ordered = ordered_by_pivot(stratum, pivot, types)
     context = session.sparkContext
-    tables = context.broadcast(collect_tables(frames, lower, types))
+    tables = context.broadcast({name: frame_table(frames[name]) for name in lower})
     sizes = context.accumulator((0,) * len(stratum.relations), RowCounts())
     own = tuple(types[name] for name in stratum.relations)
     task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
@@ -351,7 +304,11 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
     parts = []
     for k, name in enumerate(stratum.relations):
         frame = frames[name]
-        columns = _wide_columns(frame, k, own, schema)
+        columns = [F.lit(k).cast("long").alias(RELATION)]
+        for other, other_types in enumerate(own):
+            columns += [frame[column_name(j)].alias(wide_column(k, j)) if other == k
+                        else F.lit(None).cast(schema[wide_column(other, j)].dataType)
+                        .alias(wide_column(other, j)) for j in range(len(other_types))]
         if pivot is not None:
             value = frame[column_name(pivot.position(name))]
             columns.append((value if ordered else F.xxhash64(value)).alias(PIVOT))

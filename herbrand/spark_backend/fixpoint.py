@@ -318,9 +318,9 @@ class SparkFixpoint:
     def _derive(self, stratum: Stratum, plans: tuple[tuple[Rule, ir.Plan], ...],
                 iteration: int, frames: dict[str, DataFrame], single: bool) -> None:
         """Derive the pass's rows from ``frames``, keep the new ones as the deltas (each
-        checkpointed, all stored and counted by one job, ``Checkpoints.store_all``, their
-        lineage cut when it returns) and grow the full relations; then free the checkpoints a
-        stored layout supersedes (``Checkpoints.collect``).
+        checkpointed, stored and counted in one job, ``Checkpoints.store``, its lineage cut
+        when it returns) and grow the full relations; then free the checkpoints a stored
+        layout supersedes (``Checkpoints.collect``).
 
         In one partition (``single``), a delta is read, and added to its full relation, as
         its checkpoint estimated at its exact row count (``checkpoints.sized``). A
@@ -334,19 +334,16 @@ class SparkFixpoint:
             builder = PlanFrames(self.session, frames, self.counts, broadcast_rows, rule)
             derived.setdefault(rule.head.relation, []).append(builder.frame(plan))
         added, most = 0, int(self.session.conf.get(SHUFFLE_PARTITIONS))
-        cut = {name: self._checkpoints.cut(new_rows(
-                   reduce(DataFrame.union, heads), frames[name],
-                   self._parts.get(name) or partition_count(self.counts[name], most,
-                                                            self.rows_per_partition)))
-               for name, heads in derived.items() if name in stratum.relations}
-        sizes = dict(zip(cut, self._checkpoints.store_all(tuple(cut.values())), strict=True))
         for name in stratum.relations:
             heads = derived.get(name)
+            layout = self._parts.get(name) or partition_count(self.counts[name], most,
+                                                              self.rows_per_partition)
             if heads is None:
                 delta, size = self.frames[name].limit(0), 0
             else:
-                delta = stored = cut[name]
-                size = sizes[name]
+                new = new_rows(reduce(DataFrame.union, heads), frames[name], layout)
+                delta = stored = self._checkpoints.cut(new)
+                size = self._checkpoints.store(delta)
                 if single:
                     delta = sized(delta, size)
             if single and heads is not None:

@@ -129,20 +129,3 @@ def test_a_sized_checkpoint_is_the_same_rows_estimated_at_their_count(spark):
     assert checkpoint_rdd(estimated).id() == checkpoint_rdd(frame).id()
     assert sorted(estimated.collect()) == sorted(frame.collect())
     checkpoints.release()
-
-
-def test_several_checkpoints_are_stored_and_counted_by_one_job(spark):
-    """Each checkpoint's rows (none, a join's, a nullary relation's one), all stored and cut
-    by one job, where ``store`` is a job each."""
-    checkpoints = Checkpoints(spark, None)
-    edges = spark.createDataFrame([(i, i + 1) for i in range(10)], "c0 long, c1 long")
-    frames = (edges.limit(0), edges.alias("a").join(edges.alias("b"), "c1"),
-              spark.range(1).select())
-    cut = tuple(map(checkpoints.cut, frames))
-    tracker = spark.sparkContext.statusTracker()
-    before = max(tracker.getJobIdsForGroup(None), default=-1)
-    assert checkpoints.store_all(cut) == (0, 10, 1)
-    assert max(tracker.getJobIdsForGroup(None), default=-1) == before + 1
-    assert all(checkpoint_rdd(frame).isCheckpointed() for frame in cut)
-    assert [frame.count() for frame in cut] == [0, 10, 1]
-    checkpoints.release()

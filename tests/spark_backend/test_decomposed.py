@@ -17,10 +17,8 @@ from herbrand.framework.analysis import analyse
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
-from herbrand.spark_backend import decomposed
 from herbrand.spark_backend.backend import SparkBackend
-from herbrand.spark_backend.decomposed import collect_tables, ordered_by_pivot, sorted_table
-from herbrand.spark_backend.frames import relation_frame, table_relation
+from herbrand.spark_backend.decomposed import ordered_by_pivot, sorted_table
 from herbrand.translators.pivots import find_pivot
 from tests.spark_backend.conftest import recorded_writes
 
@@ -148,49 +146,6 @@ def test_a_nullary_lower_relation_reaches_the_partitions(spark, on, expected):
     assert decomposed == local and len(local["tc"]) == expected
     assert _recursive_passes(program, stats) == [2]
 
-
-
-def _last_job(spark) -> int:
-    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1)
-
-
-def test_the_lower_relations_are_collected_by_one_job(spark):
-    """Numbers, symbols (bytes that are not UTF-8 too), a true nullary relation and an empty
-    one: one job, each table the rows ``frame_table`` collects alone (a job each)."""
-    symbols = SymbolTable()
-    types = {"e": ("number", "number"), "s": ("symbol",), "flag": (), "none": ("number",)}
-    relations = {"e": Relation.from_rows([(1, 2), (2, 3)], 2),
-                 "s": Relation.from_rows([(symbols.intern("é\udcff"),), (symbols.intern("a"),)], 1),
-                 "flag": Relation.from_rows([()], 0), "none": Relation.empty(1)}
-    frames = {name: relation_frame(spark, relation, types[name], symbols)
-              for name, relation in relations.items()}
-    before = _last_job(spark)
-    tables = collect_tables(frames, tuple(frames), types)
-    assert _last_job(spark) == before + 1
-    for name, relation in relations.items():
-        assert table_relation(tables[name], types[name], symbols) == relation, name
-
-
-def test_only_the_lower_relations_the_recursive_rules_read_are_broadcast(spark, monkeypatch):
-    program = parse("""
-.decl e(x: number, y: number)
-.decl start(x: number)
-.decl r(x: number, y: number)
-r(x, y) :- e(x, y), start(x).
-r(x, z) :- r(x, y), e(y, z).
-""")
-    collected = []
-
-    def recorded(frames, names, types):
-        collected.append(names)
-        return collect_tables(frames, names, types)
-
-    monkeypatch.setattr(decomposed, "collect_tables", recorded)
-    facts = {"e": [(i, i + 1) for i in range(12)], "start": [(0,), (5,)]}
-    result, stats = _run(program, facts, SparkBackend(session=spark))
-    local, _ = _run(program, facts, "local")
-    assert result == local and _recursive_passes(program, stats) == [2]
-    assert collected == [("e",)]
 
 def _fixture_positions(path: Path) -> dict[str, int]:
     """The pivot positions a fixture's first line states (``// pivot: a=0, b=1``; none: {})."""

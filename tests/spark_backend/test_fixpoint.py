@@ -110,34 +110,6 @@ def test_a_pass_runs_one_job(spark):
     assert stages == [1] * len(stages), stages
 
 
-MUTUAL = """
-.decl e(x: number, y: number)
-.decl a(x: number, y: number)
-.decl b(x: number, y: number)
-a(x, y) :- e(x, y).
-b(x, z) :- a(x, y), e(y, z).
-a(x, z) :- b(x, y), e(y, z).
-"""
-
-
-def test_a_pass_of_several_relations_runs_one_job(spark):
-    """The deltas of a stratum of two relations are stored and counted by one job per pass
-    (a job each before), and the result is the local backend's. (No layout between the passes:
-    the pass after one may store it in a job of its own, ``test_a_pass_runs_one_job``.)"""
-    tracker = spark.sparkContext.statusTracker()
-    jobs_by_pass = []
-
-    def observed(event):
-        jobs_by_pass.append(max(tracker.getJobIdsForGroup(None), default=-1))
-
-    backend = SparkBackend(session=spark, decompose=False, checkpoint_interval=100)
-    facts = {"e": chain(12)}
-    result = herbrand.materialize(MUTUAL, facts=facts, backend=backend, observer=observed)
-    local = herbrand.materialize(MUTUAL, facts=facts)
-    assert {n: set(result[n].to_rows()) for n in "ab"} == {n: set(local[n].to_rows()) for n in "ab"}
-    steps = [b - a for a, b in pairwise(jobs_by_pass)]
-    assert len(steps) > 5 and steps[:-1] == [1] * (len(steps) - 1), steps
-
 def compilations(spark) -> int:
     """Classes Spark's code generator has compiled in this JVM so far (cache misses)."""
     metrics = spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics
