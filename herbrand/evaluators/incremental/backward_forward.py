@@ -128,7 +128,7 @@ class BackwardForward:
                               if stratum.recursive else ())
         self._saturation = tuple(reading_proved(v, stratum.relations)
                                  for v in self._consequences)
-        self._near = NearHeads(self._saturation, stratum.relations)
+        self._near: NearHeads | None = None  # made by the first round that cuts
         self._proved_read = {literal.atom.relation for rule in self._saturation
                              for literal, _ in rule_literals(rule)}
         self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
@@ -170,7 +170,7 @@ class BackwardForward:
         O(n log n) per index, not kept yet."""
         self._select_constants()
         rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences,
-                                                      *self._near.cut_rules]
+                                                      *self._near_heads().cut_rules]
         self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
         for instance in self._instances:
             for position in instance.members:
@@ -190,7 +190,7 @@ class BackwardForward:
                                 zip(self._instances, rules[:count], strict=True))
         self._saturation = rules[count:count + saturation]
         self._consequences = rules[count + saturation:]
-        self._near = NearHeads(self._saturation, self._relations)
+        self._near = None
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -320,9 +320,18 @@ class BackwardForward:
                 **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
                    for n in self._relations}})
             deltas = {delta_name(n): new.get(n, self._empty[n]) for n in self._relations}
-            rules, cuts = self._near.rules(self._facts, self._new)
+            delta = sum(rows.shape[1] for rows in new.values())
+            rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
+                           self._near_heads().rules(self._facts, self._new))
             derived = {n: [rows] for n, rows in
-                       self._derive(rules, reads.with_relations(cuts), deltas).items()}
+                       self._derive(rules, reads.with_relations(cuts) if cuts else reads,
+                                    deltas).items()}
+
+    def _near_heads(self) -> NearHeads:
+        """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
+        if self._near is None:
+            self._near = NearHeads(self._saturation, self._relations)
+        return self._near
 
     def _expansion(self, instances, full: bool
                    ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
