@@ -24,7 +24,8 @@ bounded by the materialization.
   all its columns (on TC, ``tc(x, y)`` in ``tc(x, z) :- tc(x, y), e(y, z)``: the 372k instance
   rows of a 1% delete of graph10000 in 30 ms instead of 60). Instances whose stratum atoms are all
   in P prove their heads; ``saturate`` then runs the semi-naive delta variants of the stratum's
-  rules over P (``@proved:``), keeping only checked heads. The unproved facts of the frontier are
+  rules over P (``@proved:``), keeping only checked heads (their lower literals cut first to
+  the rows that can derive one: ``near_heads``). The unproved facts of the frontier are
   expanded: their instances' stratum atoms not yet in C form the next frontier.
 - Before a (lazy) round enumerates every instance of its frontier, it runs only the rules
   whose body has no atom of the stratum: such an instance proves its head outright, and
@@ -81,6 +82,7 @@ from herbrand.evaluators.incremental.instance_rules import (
     instance_rule,
     reading_proved,
 )
+from herbrand.evaluators.incremental.near_heads import NearHeads
 from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
@@ -126,6 +128,7 @@ class BackwardForward:
                               if stratum.recursive else ())
         self._saturation = tuple(reading_proved(v, stratum.relations)
                                  for v in self._consequences)
+        self._near: NearHeads | None = None  # made by the first round that cuts
         self._proved_read = {literal.atom.relation for rule in self._saturation
                              for literal, _ in rule_literals(rule)}
         self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
@@ -166,7 +169,8 @@ class BackwardForward:
         hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
         O(n log n) per index, not kept yet."""
         self._select_constants()
-        rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences]
+        rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences,
+                                                      *self._near_heads().cut_rules]
         self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
         for instance in self._instances:
             for position in instance.members:
@@ -186,6 +190,7 @@ class BackwardForward:
                                 zip(self._instances, rules[:count], strict=True))
         self._saturation = rules[count:count + saturation]
         self._consequences = rules[count + saturation:]
+        self._near = None
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -315,8 +320,18 @@ class BackwardForward:
                 **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
                    for n in self._relations}})
             deltas = {delta_name(n): new.get(n, self._empty[n]) for n in self._relations}
+            delta = sum(rows.shape[1] for rows in new.values())
+            rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
+                           self._near_heads().rules(self._facts, self._new))
             derived = {n: [rows] for n, rows in
-                       self._derive(self._saturation, reads, deltas).items()}
+                       self._derive(rules, reads.with_relations(cuts) if cuts else reads,
+                                    deltas).items()}
+
+    def _near_heads(self) -> NearHeads:
+        """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
+        if self._near is None:
+            self._near = NearHeads(self._saturation, self._relations)
+        return self._near
 
     def _expansion(self, instances, full: bool
                    ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:

@@ -8,6 +8,7 @@ import pytest
 from herbrand.evaluators.incremental import bf
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
+from herbrand.evaluators.incremental.near_heads import NEAR, NearHeads
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.engine_helpers import TC, record_index_builds
 
@@ -112,7 +113,8 @@ def test_the_bootstrap_builds_the_indexes_an_insert_and_a_delete_probe(monkeypat
     session.update(insert={"e": [(20, 21), (5, 0)]})
     session.update(delete={"e": [(3, 4), (12, 13)]})
     assert session.engine.last_strategy == "bf"
-    assert built == []
+    # a saturation's cut of e is made by the step (near_heads): only its own index is new
+    assert [(name, key) for name, key in built if not name.startswith(NEAR)] == []
 
 
 def test_a_small_frontier_is_expanded_fully_in_fewer_rounds(checks, monkeypatch):
@@ -137,3 +139,27 @@ def _record_calls(monkeypatch, engine) -> list:
     monkeypatch.setattr(engine._evaluator, "derive",
                         lambda rules, instance: calls.append(rules) or original(rules, instance))
     return calls
+
+
+def test_the_saturation_reads_only_the_edges_into_checked_heads(checks, monkeypatch):
+    monkeypatch.setattr(NearHeads, "MIN_DELTA", 1)  # every saturation round cuts
+    # a chain with two shortcuts: deleting e(3, 4) checks tc(x, y) for x <= 3 < y and more
+    # (more facts than e has rows, so the saturation's e is cut): the edges into a node that
+    # no checked fact ends at derive no checked head and are left out of the cut
+    edges = [(i, i + 1) for i in range(20)] + [(0, 5), (7, 3)]
+    session = IncrementalSession(BFEngine, TC, {"e": edges})
+    session.update(delete={"e": [(3, 4)]})
+    check, = checks
+    targets = set(check._facts["tc"].checked_rows()[1].tolist())
+    cut = _rows(check._near._cuts["@near0.1:e"].relation.columns)
+    # (C as its last saturation saw it: a prefix of the final C)
+    assert cut and cut <= {(y, z) for y, z in edges if z in targets and (y, z) != (3, 4)}
+    assert len(cut) < len(edges) - 1
+
+
+def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(checks):
+    edges = [(i, i + 1) for i in range(20)] + [(0, 5), (7, 3)]
+    session = IncrementalSession(BFEngine, TC, {"e": edges})
+    session.update(delete={"e": [(3, 4)]})
+    check, = checks
+    assert check._facts["tc"].proved_count < NearHeads.MIN_DELTA and check._near is None
