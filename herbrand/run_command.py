@@ -96,7 +96,8 @@ def add_run_parser(commands) -> None:
                           "with a pivot runs as one job, herbrand's engine in each partition)")
     run.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
                      help="format of the .output relations (default csv; parquet: a backend "
-                          "that writes files itself, spark)")
+                          "that writes files itself, spark: each the directory of its file "
+                          "name with .parquet for its extension)")
     run.add_argument("--engine", default=None,
                      help=f"materialize with an incremental engine: "
                           f"{registry_names(INCREMENTAL_ENGINES)}")
@@ -252,7 +253,8 @@ def _setting(text: str) -> tuple[str, str]:
 
 def _run_distributed(args, program: Program, backend: Backend) -> int:
     """``run`` on a backend that reads the ``.input`` files and writes the ``.output``
-    relations itself (``materialize_files``), so no relation passes through this process."""
+    relations itself (``materialize_files``), so no relation passes through this process;
+    the run's notes (``FilesRun.notes``) go to stderr, one line each."""
     if args.summary:
         raise UsageError("--summary needs a local backend (a distributed backend writes "
                          "its outputs where it runs)")
@@ -268,6 +270,8 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
     finally:
         if progress is not None:
             progress.close()
+    for note in run.notes:
+        print(f"herbrand: note: {note}", file=sys.stderr)
     if args.stats:
         _print_stats(run.stats, time.perf_counter() - start)
         _print_phases(started_at(), start, run.phases)

@@ -166,12 +166,15 @@ class StratumStats:
 
 @dataclass(frozen=True)
 class FilesRun:
-    """What ``Backend.materialize_files`` did: the per-stratum ``stats`` and the seconds of
-    the run's serial phases in order (``phases``: (name, seconds) pairs, ``strata`` among them,
-    as ``herbrand run --stats`` prints them)."""
+    """What ``Backend.materialize_files`` did: the per-stratum ``stats``, the seconds of the
+    run's serial phases in order (``phases``: (name, seconds) pairs, ``strata`` among them, as
+    ``herbrand run --stats`` prints them), and ``notes``: one line for each directive the run
+    carried out otherwise than it reads (an output written elsewhere or in another format),
+    which ``herbrand run`` prints to stderr."""
 
     stats: tuple[StratumStats, ...]
     phases: tuple[tuple[str, float], ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

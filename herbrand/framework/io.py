@@ -60,7 +60,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from os import PathLike
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TextIO
 
 from herbrand.framework.csv_writer import (
@@ -203,8 +203,9 @@ def io_parameters(directive: Directive, extension: str) -> tuple[str, str, str]:
     """(IO kind, file name, delimiter) of an ``.input`` or ``.output`` directive (the file
     name defaults to the relation's name and ``extension``). Raises FactsError at the directive
     for a parameter other than IO, filename and delimiter, an IO kind the directive cannot
-    have (inputs: file; outputs: file, stdout) or an empty delimiter or one holding a
-    newline. O(parameters)."""
+    have (inputs: file; outputs: file, stdout), an empty delimiter or one holding a
+    newline, or an output file name that names a folder (``""``, ``.``, ``..``, ``/``: its
+    last name, as pathlib reads it, is empty or ``..``). O(parameters)."""
     place = directive_place(directive)
     for key, value in directive.params:
         if key not in _IO_PARAMS:
@@ -217,7 +218,10 @@ def io_parameters(directive: Directive, extension: str) -> tuple[str, str, str]:
     delimiter = _unescape(directive.param("delimiter", "\t"))
     if not delimiter or "\n" in delimiter:
         raise FactsError(f"{place}: invalid delimiter {quoted(delimiter)}")
-    return kind, directive.param("filename", directive.relation + extension), delimiter
+    filename = directive.param("filename", directive.relation + extension)
+    if directive.kind == "output" and kind == "file" and PurePosixPath(filename).name in ("", ".."):
+        raise FactsError(f"{place}: filename {quoted(filename)} names a folder, not a file")
+    return kind, filename, delimiter
 
 
 def check_directives(program: Program) -> None:

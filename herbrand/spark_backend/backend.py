@@ -39,6 +39,7 @@ from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_
 from herbrand.spark_backend.masters import master_cores, master_family
 from herbrand.spark_backend.outputs import write_outputs, written_once
 from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
+from herbrand.spark_backend.paths import check_paths, parquet_notes
 from herbrand.spark_backend.session import java_executable, run_settings, start_session
 
 
@@ -181,14 +182,18 @@ class SparkBackend(Backend):
     ) -> FilesRun:
         """Run ``program`` with Spark reading its ``.input`` files from ``facts_dir`` and
         writing its ``.output`` relations to ``output_dir`` (``-``: stdout) as ``csv`` or
-        ``parquet`` (see ``files``); returns the per-stratum stats and the seconds of the
-        phases ``session`` (starting it, or none when it runs already), ``read and set-up``,
-        ``strata`` and ``write`` (which holds the job of a decomposed stratum whose one use is
-        a write, ``outputs.written_once``: its progress line comes after it). Raises the
-        analysis errors, FactsError for a missing or malformed file, BackendUnavailableError
-        without Java. Cost: the run's Spark jobs; only stdout output and inline facts pass the
-        driver."""
+        ``parquet`` (see ``files``, ``outputs``); returns the per-stratum stats, the seconds of
+        the phases ``session`` (starting it, or none when it runs already), ``read and
+        set-up``, ``strata`` and ``write`` (which holds the job of a decomposed stratum whose
+        one use is a write, ``outputs.written_once``: its progress line comes after it), and
+        the notes of a Parquet run (``paths.parquet_notes``). Raises the analysis errors;
+        before the session starts, FactsError, OutputError or UsageError for a path Spark
+        cannot take as the local backend does (``paths.check_paths``); FactsError for a
+        missing or malformed file, OutputError for an output the file system refuses,
+        BackendUnavailableError without Java. Cost: the run's Spark jobs; only stdout output
+        and inline facts pass the driver."""
         strata = analyse(program)
+        check_paths(program, str(output_dir), output_format)
         started = time.perf_counter()
         session = self.spark()
         read_from = time.perf_counter()
@@ -221,7 +226,8 @@ class SparkBackend(Backend):
         return FilesRun(tuple(run.stats), (
             ("session", read_from - started),
             ("read and set-up", write_from - read_from - computed),
-            ("strata", computed), ("write", finished - write_from)))
+            ("strata", computed), ("write", finished - write_from)),
+            parquet_notes(program, str(output_dir)) if output_format == "parquet" else ())
 
     @staticmethod
     def _add_inline_facts(session: SparkSession, program: Program,

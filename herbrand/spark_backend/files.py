@@ -47,6 +47,7 @@ from operator import or_
 
 from py4j.protocol import Py4JJavaError
 from pyspark import StorageLevel
+from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -55,6 +56,7 @@ from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
+from herbrand.spark_backend.paths import java_failure, join_path
 from herbrand.spark_backend.session import sql_settings
 
 _BOM = b"\xef\xbb\xbf"
@@ -99,14 +101,6 @@ def united(relation: StoredRelation, frame: DataFrame) -> StoredRelation:
     return union
 
 
-def join_path(directory: str, filename: str) -> str:
-    """``filename`` under ``directory`` (a local path or a URI); an absolute ``filename`` or a
-    URI stays as it is."""
-    if filename.startswith("/") or re.match(r"^[a-zA-Z][\w+.-]*://", filename):
-        return filename
-    return f"{str(directory).rstrip('/')}/{filename}"
-
-
 # -- reading ------------------------------------------------------------------------------------
 
 
@@ -115,27 +109,15 @@ def _bytes_literal(data: bytes) -> Column:
     return F.lit(bytearray(data)).cast("string")
 
 
-def _io_exception(session: SparkSession, error: Py4JJavaError) -> object | None:
-    """The innermost java.io.IOException behind a failed Spark call, or None."""
-    jvm = session.sparkContext._jvm
-    kind = jvm.java.lang.Class.forName("java.io.IOException")
-    throwable = getattr(error, "java_exception", None)
-    found = None
-    while throwable is not None:
-        if kind.isInstance(throwable):
-            found = throwable
-        throwable = throwable.getCause()
-    return found
-
-
 @contextmanager
 def _reading(session: SparkSession, path: str, name: str) -> Iterator[None]:
-    """Turn a failure to read ``path`` (an IOException under a Spark call) into the FactsError
-    ``cannot read``: ``io.INVALID_GZIP`` for a broken ``.gz``, else the exception's message."""
+    """Turn a failure to read ``path`` (a Java exception of ``paths.PATH_FAILURES`` under a
+    Spark call) into the FactsError ``cannot read``: ``io.INVALID_GZIP`` for a broken ``.gz``,
+    else the exception's message."""
     try:
         yield
-    except Py4JJavaError as error:
-        cause = _io_exception(session, error)
+    except (Py4JJavaError, CapturedException) as error:
+        cause = java_failure(error, session)
         if cause is None:
             raise
         if path.endswith(".gz") and cause.getClass().getName() in _GZIP_FAILURES:
@@ -151,8 +133,8 @@ def _file_head(session: SparkSession, path: str, name: str, size: int = 4) -> by
     from the driver."""
     jvm = session.sparkContext._jvm
     configuration = session.sparkContext._jsc.hadoopConfiguration()
-    target = jvm.org.apache.hadoop.fs.Path(path)
     with _reading(session, path, name):
+        target = jvm.org.apache.hadoop.fs.Path(path)
         filesystem = target.getFileSystem(configuration)
         if not filesystem.exists(target):
             raise io.missing_file_error(path, name)

@@ -19,11 +19,14 @@ goes through Java strings), by the text writer. A gzipped file name (``csv_write
 members, join into one gzip file of the local backend's bytes (no part:
 ``csv_writer.EMPTY_GZIP``).
 
-``parquet`` writes the Spark directory ``<out_dir>/<relation>.parquet`` (columns c0..c{k-1});
+``parquet`` writes the Spark directory ``paths.parquet_path`` (columns c0..c{k-1}): the
+directive's file name with its extension replaced, ``<out_dir>/<relation>.parquet`` by default;
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
-``-`` as ``out_dir`` or ``IO=stdout`` prints the relation in Soufflé's banner layout (rows are
-collected to the driver as bytes, decoded as the local backend decodes them: UTF-8 with
-``surrogateescape``); ``.printsize`` prints ``relation<TAB>count``.
+``-`` as ``out_dir`` (CSV only: ``paths.check_paths``) or ``IO=stdout`` prints the relation in
+Soufflé's banner layout (rows are collected to the driver as bytes, decoded as the local
+backend decodes them: UTF-8 with ``surrogateescape``); ``.printsize`` prints
+``relation<TAB>count``. A path the file system refuses is an OutputError naming the directive
+(``_writing``), never Java's trace.
 
 A frame that is in sort order already, partition after partition (``ordered``: a decomposed
 stratum's, ``decomposed.ordered_by_pivot``), is written as it is, a task per partition. When
@@ -40,22 +43,25 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TextIO
 
+from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from herbrand.framework import io
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.csv_writer import EMPTY_GZIP, gzipped
-from herbrand.framework.errors import FactsError
+from herbrand.framework.errors import FactsError, OutputError
 from herbrand.framework.symbols import ENCODING
-from herbrand.framework.syntax import SYMBOL, Program
+from herbrand.framework.syntax import SYMBOL, Directive, Program
 from herbrand.spark_backend.decomposed import Decomposition
-from herbrand.spark_backend.files import join_path
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
+from herbrand.spark_backend.paths import java_failure, join_path, parquet_path
 
 OUTPUT_FORMATS = ("csv", "parquet")
 ROWS_PER_WRITE_TASK = 1_000_000
@@ -158,6 +164,21 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
         filesystem.delete(checksum, False)
 
 
+@contextmanager
+def _writing(session: SparkSession, directive: Directive, path: str) -> Iterator[None]:
+    """Turn a failure to write ``path`` (a Java exception of ``paths.PATH_FAILURES`` under a
+    Spark call) into an OutputError naming ``directive``, the path and Java's reason."""
+    try:
+        yield
+    except (Py4JJavaError, CapturedException) as error:
+        cause = java_failure(error, session)
+        if cause is None:
+            raise
+        reason = (cause.getMessage() or cause.getClass().getName()).splitlines()[0]
+        raise OutputError(f"{io.directive_place(directive)}: cannot write {path}: "
+                          f"{reason}") from None
+
+
 def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> frozenset[str]:
     """The relations each of which is, of its whole stratum, the one thing read after the
     stratum: by one ``.output`` directive to a file (not stdout), while no other directive
@@ -211,14 +232,17 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
             lines = _sorted_lines(frames[name], delimiter).select(F.col("value").cast("binary"))
             io.write_stdout(name, [str(row[0], *ENCODING) for row in lines.collect()], stdout)
         elif output_format == "parquet" and frames[name].columns:
-            frames[name].write.mode("overwrite").parquet(join_path(out_dir, f"{name}.parquet"))
+            path = parquet_path(out_dir, filename)
+            with _writing(session, directive, path):
+                frames[name].write.mode("overwrite").parquet(path)
         else:
             path = join_path(out_dir, filename)
             local = (task_written_path(path, session.sparkContext.master) if name in jobs
                      else None)
-            if local is not None:
-                jobs[name].write_parts(name, part_file(local, delimiter))
-                join_parts(local)
-            else:
-                parts = 0 if name in ordered else write_parts(counts.get(name), most)
-                _write_single_file(session, frames[name], delimiter, parts, path)
+            with _writing(session, directive, path):
+                if local is not None:
+                    jobs[name].write_parts(name, part_file(local, delimiter))
+                    join_parts(local)
+                else:
+                    parts = 0 if name in ordered else write_parts(counts.get(name), most)
+                    _write_single_file(session, frames[name], delimiter, parts, path)

@@ -317,6 +317,10 @@ SEMANTICS = [
              TC.replace(".output path", ".output path(IO=sqlite)")),
     _program("empty-delimiter", "semantics", FactsError, "invalid delimiter ''",
              TC.replace(".input edge", '.input edge(delimiter="")')),
+    *(_program(f"output-filename-{row_id}", "semantics", FactsError,
+               f"prog.dl:4:9: .output path: filename '{name}' names a folder, not a file",
+               TC.replace(".output path", f'.output path(filename="{name}")'))
+      for row_id, name in (("empty", ""), ("dot", "."), ("dot-dot", "sub/.."))),
 ]
 
 BIG = b"".join(b"%d\t%d\n" % (i, i + 1) for i in range(60_000))
