@@ -38,7 +38,7 @@ ENTRY_POINTS = {
     "compact": f"i8({_STORAGE}, i8, {_ARRAY}, i4[::1], {_ARRAY})",
     "choose": f"i8({_PROGRAM}, i8, i8, {_TABLE}, {_TABLE}, {_ARRAY}, {_ARRAY})",
     "run": f"i8({_PROGRAM}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_STORAGE}, {_ARRAY}, {_ARRAY}, i8, "
-           f"i8, {_RUN_SCRATCH})",
+           f"i8, {_RUN_SCRATCH}, {_TABLE})",
     "run_task": f"i8({_PROGRAM}, i8, {_STORAGE}, {_ARRAY}, {_ARRAY}, {_ARRAY}, "
                 f"{_RUN_SCRATCH_TASK})",
 }

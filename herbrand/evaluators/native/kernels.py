@@ -103,7 +103,8 @@ def _start_rule(program, rule, rel_meta, ix_meta, ix_cols, low, high, visible, r
 
 @njit(nogil=True)
 def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low, high, budget,
-        max_delta, registers, values, cursor, stop, key, stack, part, progress, state, need):
+        max_delta, registers, values, cursor, stop, key, stack, part, progress, state, need,
+        sizes):
     """Apply ``rules`` of ``program``, each rule or its alternative (``alternatives``, aligned
     with ``rules``, -1 for none), whichever ``_choose`` expects cheaper at each iteration, each
     head tuple inserted into its relation when new. With ``budget`` 0: once (a pass). Otherwise
@@ -111,7 +112,9 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
     (their delta is ``[low, high)``, at most ``max_delta`` rows in all: a larger one is left to
     parallel tasks) and at most ``budget`` times, apply the delta variants ``rules``, then make
     the rows they appended the next delta. The stratum is at its fixpoint when the last delta is
-    empty (``low == high`` for every relation).
+    empty (``low == high`` for every relation). Iteration i of the call (from 0), for i below
+    ``sizes``' rows, records the size of each of ``relations`` at its end in ``sizes[i]``
+    (in the order of ``relations``): where each iteration's new rows end.
 
     Returns DONE, with ``progress`` holding the iterations run and the tuples added, or a
     request for room (``need``): the caller grows the storage and calls again with the same
@@ -162,6 +165,9 @@ def run(program, rules, alternatives, relations, rel_meta, ix_meta, ix_cols, low
             for rel in relations:
                 low[rel] = high[rel]
                 high[rel] = rel_meta[rel, R_SIZE]
+            if progress[RUN_ITERATIONS] < sizes.shape[0]:
+                for j in range(len(relations)):
+                    sizes[progress[RUN_ITERATIONS], j] = high[relations[j]]
         progress[RUN_ITERATIONS] += 1
         progress[RUN_POSITION] = 0
         progress[RUN_PHASE] = PHASE_START

@@ -47,6 +47,7 @@ from herbrand.framework.storage import Relation, row_keys
 # one atomic per row is nothing beside it
 CHUNKS_PER_WORKER = 64
 MIN_CHUNK, MAX_CHUNK = 1, 1024
+_NO_SIZES = np.zeros((0, 0), dtype=np.int64)  # ``run`` records no iteration's sizes
 
 
 def claim_chunk(rows: int, workers: int) -> int:
@@ -298,15 +299,17 @@ class NativeStore(NativeArrays):
     # -- running kernels -------------------------------------------------------------------------
 
     def run(self, program, rules: np.ndarray, alternatives: np.ndarray, relations: np.ndarray,
-            low: np.ndarray, high: np.ndarray, budget: int, max_delta: int) -> tuple[int, int]:
+            low: np.ndarray, high: np.ndarray, budget: int, max_delta: int,
+            sizes: np.ndarray = _NO_SIZES) -> tuple[int, int]:
         """``kernels.run`` of ``program`` (an ``encoding.Program``) until done, growing storage
-        when it asks; (iterations run, tuples added)."""
+        when it asks; (iterations run, tuples added). ``sizes``: an (iterations, len(relations))
+        array the first iterations record the sizes of ``relations`` at their end in."""
         progress = np.zeros(L.RUN_FIELDS, dtype=np.int64)
         state = np.zeros(L.STATE_FIELDS, dtype=np.int64)
         scratch = program.scratch()
         while (code := self.kernels.run(program.arrays, rules, alternatives, relations,
                                         *self.arguments(), low, high, budget, max_delta,
-                                        *scratch, progress, state, self.need)) != L.DONE:
+                                        *scratch, progress, state, self.need, sizes)) != L.DONE:
             self._make_room(code)
         return int(progress[L.RUN_ITERATIONS]), int(progress[L.RUN_ADDED])
 

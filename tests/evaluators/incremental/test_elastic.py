@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from herbrand.evaluators.incremental import elastic_state, elastic_stratum
+from herbrand.evaluators.incremental import elastic_native, elastic_state, elastic_stratum
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
+from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.parser import parse
@@ -431,3 +432,23 @@ def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
 
 def _body_atoms(rule):
     return [element.atom for element in rule.body if hasattr(element, "atom")]
+
+
+def test_the_native_bootstrap_numbers_many_iterations_per_kernel_call(monkeypatch):
+    """The kernel records where each iteration ends, so a chain of 300 edges (300 iterations
+    and a last one deriving nothing) is numbered in 1 + ceil(300 / 64) kernel runs, not one per
+    iteration, with Algorithm 2's iterations."""
+    monkeypatch.setattr(elastic_native, "ITERATIONS_PER_CALL", 64)
+    runs = []
+    run = NativeStore.run
+
+    def counting(self, *args):
+        runs.append(args[6])  # the budget: 0 for a pass
+        return run(self, *args)
+
+    monkeypatch.setattr(NativeStore, "run", counting)
+    facts = {"e": [(i, i + 1) for i in range(300)]}
+    engine = ElasticEngine()
+    engine.bootstrap(parse(TC), encode_facts(parse(TC), facts))
+    assert runs == [0] + [64] * 5
+    _assert_agrees(_state(engine), _exact(parse(TC), facts), "numbered")
