@@ -2,8 +2,9 @@
 
 The native executor (``herbrand.evaluators.native``) appends each iteration's new tuples to the
 end of their relation, so a stratum's semi-naive run leaves its relations in iteration order,
-and the first iteration of every tuple (Algorithm 2's I_k) is read off the iterations' ends: no per-tuple work beyond the materialization itself. ``NativeNumbering`` keeps one
-store across the strata of a Bootstrap (a relation a lower stratum produced is not loaded again).
+and the first iteration of every tuple (Algorithm 2's I_k) is read off the iterations' ends: no
+per-tuple work beyond the materialization itself. ``NativeNumbering`` keeps one store across
+the strata of a Bootstrap (a relation a lower stratum produced is not loaded again).
 
 The numbering is exact only when no rule of an iteration reads the tuples that another rule
 appended in the same iteration. The kernels catch every index up before an iteration starts,
