@@ -19,7 +19,10 @@ dR[i] the incremental distinct of X_{i-1} under dX[i].
 epoch's changes (inputs, and ΔR_{i-1} of this stratum) against the previous epoch's values
 (inputs, R_{i-1}), ΔR_i the incremental distinct of X_i under ΔX_i; the state then takes
 dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes differentiated along
-iterations). It stops at the first iteration i where ΔR_i = ΔR_{i-1} and the previous
+iterations). The loop computes δ_i = ΔX_i - ΔX_{i-1} itself, each group of terms' change
+from the last iteration (``InputTerms``: an input-driven term's is its value over one slice of
+the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct; no
+stream is summed or differentiated apart. It stops at the first iteration i where ΔR_i = ΔR_{i-1} and the previous
 epoch's streams no longer move iteration i + 1 (``Trace.settled_from``): ΔX_{i+1} would equal
 ΔX_i, so both epochs have reached their fixpoint.
 
@@ -29,11 +32,10 @@ the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored counts (one binary search each, but for the rows read at the
 last iteration whose counts did not change since: ``count_reads``); the terms that only input
-changes drive are kept as running sums over the previous trace's slices (``input_terms``);
-then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
+changes drive change by their value over the previous trace's slices (``input_terms``); then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
 pending entries). At an iteration whose ΔR repeats the last one's, the other terms that read
-R_{i-1} of at most one relation once gain their value over its slice dR[i-1] in the same way
+R_{i-1} of at most one relation once change by their value over its slice dR[i-1] likewise
 (``InputTerms.sliced``), and the rest are evaluated again only when an R_{i-1} they read grew.
 The old values' constant selections (a literal such as ``m(a, 1, b)`` over R_{i-1}) are
 prefixes of the traces' kept selections, carried from trace to trace (``trace_selections``),
@@ -57,7 +59,6 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedRule,
     accumulated,
     delta_name,
-    differentiate,
     negation_delta,
     old_name,
 )
@@ -190,13 +191,13 @@ class StratumCircuit:
         rule_stream, work = self._rule_stream(traces, old, rule_changes, symbols, budget)
         if rule_stream is None:
             return None
-        rule_x = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         settled_from = max(max(t.settled_from for t in traces.values()), len(rule_stream) - 1)
-        previous = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-        dx_changes = {r: [] for r in self.relations}
-        dr_changes = {r: [] for r in self.relations}
-        sums = self.inputs.sums()
         reads = {r: CountReads(traces[r].counts) for r in self.relations}
+        now = {r: ZSet.empty(self.arities[r]) for r in self.relations}  # ΔR_{i-1}
+        x = dict(now)  # ΔX_{i-1}
+        moved = dict(now)  # ΔR_{i-1} - ΔR_{i-2}
+        dx_stream = {r: [] for r in self.relations}  # δ_i = ΔX_i - ΔX_{i-1}
+        dr_stream = {r: [] for r in self.relations}  # ΔR_i - ΔR_{i-1}
 
         def slice_of(relation: str, j: int) -> Relation:
             return Relation(rows_at(traces[relation], j), unique=True)
@@ -207,54 +208,56 @@ class StratumCircuit:
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
                                     self.selections, self.semijoins, frozenset(slices))
 
-        # the values of the terms left to the evaluation at the last iteration: those that
-        # read R_{i-1} of at most one relation once (single) and the others (multiple).
-        # When ΔR repeats the last iteration's, the single ones gain their value over the
-        # slices dR[i-1] (none where the previous epoch's trace derived nothing first at
-        # i - 1), and the multiple ones repeat unless an R_{i-1} they read grew
-        single: dict[str, ZSet] | None = None
-        multiple: dict[str, ZSet] = {}
-        repeated = False
+        # the values at the last iteration of the terms left to the evaluation over R_{i-1}
+        # and ΔR_{i-1} (``InputTerms.others``): those that read R_{i-1} of at most one
+        # relation once (single) and the others (multiple). When ΔR repeats the last
+        # iteration's, the single ones change by their value over the slices dR[i-1] (none
+        # where the previous epoch's trace derived nothing first at i - 1), and the multiple
+        # ones only if an R_{i-1} they read grew
+        single = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+        multiple = dict(single)
         i = 0
         while True:
+            delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
+            _add(delta, self.inputs.changes(i, slice_of, over_slices, self.rules))
+            repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
-            changed = {**deltas, **{delta_name(r): previous[r] for r in self.relations}}
-            if single is None or not repeated or grown & self.inputs.multiple_read:
+            changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
+            if any(self.inputs.others) and (not repeated or grown & self.inputs.multiple_read):
                 values = {r: traces[r].value(i - 1 if r in self.inputs.read else -1)
                           for r in self.relations}
                 step = self._evaluation(symbols, {**old, **values}, changed,
                                         {r: traces[r] for r in self.inputs.read}, i - 1)
-                if single is None or not repeated:
-                    single = self._changes(step, self.inputs.single)
-                multiple = self._changes(step, self.inputs.multiple)
+                if not repeated:
+                    value = self._changes(step, self.inputs.single)
+                    _add(delta, value, single)
+                    single = value
+                value = self._changes(step, self.inputs.multiple)
+                _add(delta, value, multiple)
+                multiple = value
             if repeated and grown:
                 step = over_slices({slice_name(r): slice_of(r, i - 1) for r in grown}, changed)
                 added = self._changes(step, [[t for r, t in terms if r in grown]
                                              for terms in self.inputs.sliced])
+                _add(delta, added)
                 single = {r: single[r] + added[r] for r in self.relations}
-            change = {r: single[r] + multiple[r] for r in self.relations}
-            for r, value in sums.advance(i, slice_of, over_slices, self.rules).items():
-                change[r] = change[r] + value
             if i < len(rule_stream):
-                rule_x = {r: rule_x[r] + rule_stream[i][r] for r in self.relations}
-            change = {r: change[r] + rule_x[r] for r in self.relations}
-            repeated = True
+                _add(delta, rule_stream[i])
             for r in self.relations:
-                before = reads[r].at(change[r], i)
-                dr = incremental_distinct(before, change[r])
-                dx_changes[r].append(change[r])
-                dr_changes[r].append(dr)
-                repeated &= dr == previous[r]
-                previous[r] = dr
+                x[r] = x[r] + delta[r]
+                dr = incremental_distinct(reads[r].at(x[r], i), x[r])
+                moved[r], now[r] = dr - now[r], dr
+                dx_stream[r].append(delta[r])
+                dr_stream[r].append(moved[r])
                 work += len(dr)
             if budget is not None and work > budget:
                 return None
-            if repeated and i >= settled_from:
+            if i >= settled_from and not any(len(m) for m in moved.values()):
                 break
             i += 1
-        result = {r: self._retraced(traces[r], dx_changes[r], dr_changes[r])
+        result = {r: self._retraced(traces[r], dx_stream[r], dr_stream[r])
                   for r in self.relations}
-        return result, previous
+        return result, now
 
     def _rule_stream(self, traces: Mapping[str, Trace], old: Mapping[str, Relation],
                      rule_changes: Sequence[tuple[LiftedRule, int]], symbols,
@@ -284,19 +287,23 @@ class StratumCircuit:
             stream.append(out)
         return stream, work
 
-    def _retraced(self, trace: Trace, dx_changes: list[ZSet],
-                  dr_changes: list[ZSet]) -> Trace:
-        """The trace after an epoch whose per-iteration changes were ``dx_changes`` (ΔX_i)
-        and ``dr_changes`` (ΔR_i)."""
-        arity = trace.relation.arity
-        counts = trace.counts.plus(differentiate(dx_changes, arity))
-        moves = differentiate(dr_changes, arity)
+    def _retraced(self, trace: Trace, dx_stream: list[ZSet], moves: list[ZSet]) -> Trace:
+        """The trace after an epoch whose changes, differentiated along the iterations, were
+        ``dx_stream`` (ΔX_i - ΔX_{i-1}) and ``moves`` (ΔR_i - ΔR_{i-1})."""
+        counts = trace.counts.plus(dx_stream)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
         left, left_at = _by_iteration([m.negative() for m in moves])
         joined, joined_at = _by_iteration([m.positive() for m in moves])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
         return trace.moved(trace.find(left, left_at), joined, joined_at, counts)
+
+
+def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
+         less: Mapping[str, ZSet] | None = None) -> None:
+    """Add ``change`` (less ``less``) to ``into``, relation by relation."""
+    for r, value in change.items():
+        into[r] = into[r] + (value if less is None else value - less[r])
 
 
 def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

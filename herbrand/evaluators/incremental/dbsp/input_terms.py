@@ -1,26 +1,30 @@
-"""The terms of a stratum's incremental joins that only the epoch's input changes drive.
+"""The terms of a stratum's incremental joins, classed by how they move along an update's
+iterations.
 
 In an update, ΔX_i sums at every iteration i the terms of each rule's incremental join over
 the previous epoch's values (the inputs, R_{i-1}) and the epoch's changes (the inputs' Δ,
-ΔR_{i-1}). A term whose delta factors are all input changes moves along the iterations only
+ΔR_{i-1}); the circuit computes δ_i = ΔX_i - ΔX_{i-1}, the terms' change from one iteration to
+the next. A term whose delta factors are all input changes moves along the iterations only
 through the stratum relations it reads as old values, R_{i-1}. Reading one of them once, it is
-linear in it: term(R_{i-1}) = term(R_{i-2}) + term(dR[i-1]), with dR[i-1] the rows the previous
-epoch first derived at iteration i-1 (a slice of its trace). So its value is kept as a running
-sum, and each iteration adds the term over one slice, where evaluating it over R_{i-1} reduced
-or indexed the whole prefix and derived all its rows again at every iteration (on TC over
-graph10000, ``tc(x, y), Δe(y, z)``: a scan of up to 262k rows and 45k derivations sorted per
-iteration of a 1% insert). Reading none of them, it is evaluated once per update.
+linear in it: term(R_{i-1}) - term(R_{i-2}) = term(dR[i-1]), with dR[i-1] the rows the previous
+epoch first derived at iteration i-1 (a slice of its trace), so its change is the term over one
+slice (``InputTerms.changes``), where evaluating it over R_{i-1} reduced or indexed the whole
+prefix and derived all its rows again at every iteration (on TC over graph10000,
+``tc(x, y), Δe(y, z)``: a scan of up to 262k rows and 45k derivations sorted per iteration of a
+1% insert). Reading none of them, it changes at iteration 0 only.
 
-The same holds for the other terms (driven by ΔR_{i-1}) at an iteration whose ΔR_{i-1}
-equals ΔR_{i-2}: those reading R_{i-1} of at most one relation once (``single``) gain their
-value over the slice (``sliced``), those reading more (``multiple``) are evaluated again.
+The other terms (driven by ΔR_{i-1}) are evaluated over R_{i-1} and ΔR_{i-1}, their change the
+difference from their last value, except at an iteration whose ΔR_{i-1} equals ΔR_{i-2}: then
+those reading R_{i-1} of at most one relation once (``single``) change by their value over the
+slice (``sliced``), and those reading more (``multiple``) are evaluated again only if R_{i-1}
+grew. (Evaluating one reading ΔR_{i-1} alone over ΔR_{i-1} - ΔR_{i-2} instead reads both
+iterations' rows: on TC, whose ΔR_i hold different rows at each iteration, twice the rows.)
 
 A slice is read under its own name (``slice_name``): the evaluator's kept indexes and the
 circuit's kept selections of the growing prefix R_{i-1} are not replaced by it.
 
-Cost over an update: each such term over each row of the previous epoch's trace once (a scan
-of the slices for a semi-join reduction, or one index build each) plus, per iteration, one
-addition of the slice's derivations to the running sums.
+Cost over an update: each input-driven term over each row of the previous epoch's trace once
+(a scan of the slices for a semi-join reduction, or one index build each).
 """
 
 from __future__ import annotations
@@ -89,9 +93,26 @@ class InputTerms:
         self.multiple_read = frozenset(r for rest in self.multiple for _, rule in rest
                                        for r in _reads(rule, olds))
 
-    def sums(self) -> InputSums:
-        """The running sums of one update, all zero."""
-        return InputSums(self)
+    def changes(self, i: int, slices: Callable[[str, int], Relation],
+                evaluation: Callable[[Mapping[str, Relation]], LiftedEvaluation],
+                rules: Sequence[LiftedRule]) -> dict[str, ZSet]:
+        """The change of the input-driven terms' sum from iteration i - 1 to ``i``, per head
+        relation (none where it is empty): at 0 the terms reading no stratum relation, at
+        i > 0 the others over dR[i-1]. ``slices(r, j)``: dR[j] of the previous epoch's trace
+        of ``r``; ``evaluation(old)``: a LiftedEvaluation over ``old`` with the epoch's input
+        changes. O(the terms' joins over the slices)."""
+        wanted = [t for t in self.terms if (t.reads is None) == (i == 0)]
+        parts = {r: slices(r, i - 1) for r in {t.reads for t in wanted} - {None}}
+        wanted = [t for t in wanted if t.reads is None or len(parts[t.reads])]
+        if not wanted:
+            return {}
+        step = evaluation({slice_name(r): part for r, part in parts.items()})
+        out: dict[str, ZSet] = {}
+        for t in wanted:
+            head = rules[t.rule].head
+            value = step.change(rules[t.rule], (t.term,))
+            out[head] = out[head] + value if head in out else value
+        return out
 
 
 def _reads(rule: Rule, olds: Mapping[str, str]) -> list[str]:
@@ -109,36 +130,3 @@ def _sliced(rule: Rule, relation: str | None) -> Rule:
         renamed(e, slice_name(relation))
         if isinstance(e, Literal) and e.atom.relation == old_name(relation) else e
         for e in rule.body))
-
-
-class InputSums:
-    """One update's values of the input-driven terms at its current iteration."""
-
-    def __init__(self, terms: InputTerms):
-        self._terms = terms
-        self._sums: dict[int, ZSet] = {}  # term position -> its value at this iteration
-
-    def advance(self, i: int, slices: Callable[[str, int], Relation],
-                evaluation: Callable[[Mapping[str, Relation]], LiftedEvaluation],
-                rules: Sequence[LiftedRule]) -> dict[str, ZSet]:
-        """Move to iteration ``i`` (called for 0, 1, ... in order) and return the terms' sum
-        per head relation. ``slices(r, j)``: dR[j] of the previous epoch's trace of ``r``;
-        ``evaluation(old)``: a LiftedEvaluation over ``old`` with the epoch's input changes.
-        At 0 the terms reading no stratum relation are evaluated; at i > 0 each other term
-        gains its value over dR[i-1]."""
-        wanted = [(at, t) for at, t in enumerate(self._terms.terms)
-                  if (t.reads is None) == (i == 0)]
-        if wanted:
-            reads = {t.reads for _, t in wanted if t.reads is not None}
-            parts = {r: slices(r, i - 1) for r in reads}
-            if i == 0 or any(len(part) for part in parts.values()):
-                step = evaluation({slice_name(r): part for r, part in parts.items()})
-                for at, t in wanted:
-                    if t.reads is None or len(parts[t.reads]):
-                        value = step.change(rules[t.rule], (t.term,))
-                        self._sums[at] = self._sums.get(at, ZSet.empty(value.arity)) + value
-        out: dict[str, ZSet] = {}
-        for at, value in self._sums.items():
-            head = rules[self._terms.terms[at].rule].head
-            out[head] = out[head] + value if head in out else value
-        return out
