@@ -22,9 +22,10 @@ dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes different
 iterations). The loop computes δ_i = ΔX_i - ΔX_{i-1} itself, each group of terms' change
 from the last iteration (``InputTerms``: an input-driven term's is its value over one slice of
 the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct; no
-stream is summed or differentiated apart. It stops at the first iteration i where ΔR_i = ΔR_{i-1} and the previous
-epoch's streams no longer move iteration i + 1 (``Trace.settled_from``): ΔX_{i+1} would equal
-ΔX_i, so both epochs have reached their fixpoint.
+stream is summed or differentiated apart. It stops at the first iteration i where
+ΔR_i = ΔR_{i-1} and the previous epoch's streams no longer move iteration i + 1
+(``Trace.settled_from``): ΔX_{i+1} would equal ΔX_i, so both epochs have reached their
+fixpoint.
 
 A rule change is an update too: the rules a stratum gains (or loses) add their derivations over
 the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively over the trace.
@@ -32,7 +33,8 @@ the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored counts (one binary search each, but for the rows read at the
 last iteration whose counts did not change since: ``count_reads``); the terms that only input
-changes drive change by their value over the previous trace's slices (``input_terms``); then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
+changes drive change by their value over the previous trace's slices (``input_terms``);
+then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
 pending entries). At an iteration whose ΔR repeats the last one's, the other terms that read
 R_{i-1} of at most one relation once change by their value over its slice dR[i-1] likewise

@@ -20,10 +20,10 @@ are the products of those columns (vectorised). A negated factor's delta holds t
 (non-wildcard columns) whose absence changed: +1 when an instance disappeared, -1 when it
 appeared. Cost per term: the evaluator's join from the (small) delta relations.
 
-``delay``, ``integrate`` and ``differentiate`` are the stream operators over iterations (a
-stream is a list of Z-sets, one per iteration): z^-1, running sums, and differences; a
-bootstrap integrates its growing dX stream on lookup (``accumulated``), a trace keeps it
-integrated per row (``counts.Counts``).
+A stream over iterations is a list of Z-sets, one per iteration; a bootstrap integrates its
+growing dX stream on lookup (``accumulated``), a trace keeps it integrated per row
+(``counts.Counts``), and an update computes its changes differentiated along the iterations
+itself (``circuit``).
 """
 
 from __future__ import annotations
@@ -205,14 +205,6 @@ class LiftedEvaluation:
         return ZSet.of(np.concatenate(parts, axis=1), np.concatenate(weights))
 
 
-def integrate(stream: Sequence[ZSet], arity: int) -> ZSet:
-    """The running sum of a stream of Z-sets up to its end (the integration operator)."""
-    total = ZSet.empty(arity)
-    for value in stream:
-        total = total + value
-    return total
-
-
 def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:
     """The weights of the rows of ``at`` in the integral of ``stream`` at index ``upto``, by
     summing lookups in each element (no integral is built; ``ZSet.weights_at``).
@@ -222,14 +214,3 @@ def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:
         total += value.weights_at(at)
     return total
 
-
-def delay(stream: Sequence[ZSet], arity: int) -> list[ZSet]:
-    """The stream shifted by one step (z^-1): ``out[i] = stream[i - 1]``, ``out[0]`` empty."""
-    return [ZSet.empty(arity), *stream[:-1]] if len(stream) else []
-
-
-def differentiate(stream: Sequence[ZSet], arity: int) -> list[ZSet]:
-    """Differences of consecutive elements (the differentiation operator, 1 - z^-1):
-    ``out[i] = stream[i] - stream[i - 1]``, with ``stream[-1]`` empty."""
-    return [value - previous for value, previous in zip(stream, delay(stream, arity),
-                                                        strict=True)]
