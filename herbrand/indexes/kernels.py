@@ -260,3 +260,107 @@ def sort_unique(block: np.ndarray) -> np.ndarray:
 def is_strictly_sorted(block: np.ndarray) -> bool:
     """Whether the columns of a (c, n) block increase strictly. O(n c)."""
     return bool(_strictly_sorted(np.ascontiguousarray(block)))
+
+
+# ---------------------------------------------------------------------------------------------
+# A probe of one sorted run (numba)
+# ---------------------------------------------------------------------------------------------
+
+_INT64_MIN = np.int64(-(1 << 63))
+_SIGN_BIT = np.uint64(1 << 63)
+_ALL_BITS = np.uint64((1 << 64) - 1)
+
+
+@helper(inline="always")
+def _packed_bounds(column, low, high):
+    """The range of entries of the sorted int64 ``column`` within [low, high]."""
+    a, b = 0, column.shape[0]
+    while a < b:
+        mid = (a + b) >> 1
+        if column[mid] < low:
+            a = mid + 1
+        else:
+            b = mid
+    start, b = a, column.shape[0]
+    while a < b:
+        mid = (a + b) >> 1
+        if column[mid] <= high:
+            a = mid + 1
+        else:
+            b = mid
+    return start, a
+
+
+@helper(inline="always")
+def _prefix_bound(data, keys, j, right):
+    """The first column of ``data`` whose leading ``len(keys)`` rows are above (``right``) or
+    not below column j of ``keys``."""
+    a, b = 0, data.shape[1]
+    while a < b:
+        mid = (a + b) >> 1
+        c = 0
+        for i in range(keys.shape[0]):
+            if data[i, mid] != keys[i, j]:
+                c = -1 if data[i, mid] < keys[i, j] else 1
+                break
+        if c < 0 or (right and c == 0):
+            a = mid + 1
+        else:
+            b = mid
+    return a
+
+
+@exported("i8[:, ::1](i8[:, ::1], b1, i8[:, ::1], i8, i8[::1], i8[::1])")
+def _run_join(data, packed, keys, width, shifts, order):
+    """The probe of a sorted run (see ``run_join``) in two passes: the ranges, then the
+    pairs."""
+    m, k, arity = keys.shape[1], keys.shape[0], order.shape[0]
+    lo = np.empty(m, dtype=np.int64)
+    hi = np.empty(m, dtype=np.int64)
+    offset = np.int64(1) << (width - 1) if width else np.int64(0)
+    field = (np.int64(1) << width) - 1 if width else np.int64(0)
+    total = 0
+    for j in range(m):
+        if not packed:
+            lo[j] = _prefix_bound(data, keys, j, False)
+            hi[j] = _prefix_bound(data, keys, j, True)
+        else:
+            fits = True
+            for i in range(k):
+                fits = fits and -offset <= keys[i, j] < offset
+            lo[j] = hi[j] = 0
+            if fits:  # the bit fields in uint64: int64 arithmetic must not overflow here
+                raw = np.uint64(0)
+                for i in range(k):
+                    raw |= np.uint64(keys[i, j] + offset) << np.uint64(shifts[i])
+                rest = ((np.uint64(1) << np.uint64(shifts[k - 1])) - np.uint64(1) if k
+                        else _ALL_BITS)
+                lo[j], hi[j] = _packed_bounds(data[0], np.int64(raw ^ _SIGN_BIT),
+                                              np.int64((raw | rest) ^ _SIGN_BIT))
+        total += hi[j] - lo[j]
+    out = np.empty((1 + arity, total), dtype=np.int64)
+    p = 0
+    for j in range(m):
+        for r in range(lo[j], hi[j]):
+            out[0, p] = j
+            if packed:
+                bits = data[0, r] ^ _INT64_MIN
+                for i in range(arity):
+                    out[1 + order[i], p] = ((bits >> shifts[i]) & field) - offset
+            else:
+                for i in range(arity):
+                    out[1 + order[i], p] = data[i, r]
+            p += 1
+    return out
+
+
+def run_join(data: np.ndarray, packed: bool, keys: np.ndarray, width: int,
+             shifts: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(probe positions, matching rows) of a sorted run's ``data`` (``runs.SortedRun``: packed
+    int64 keys of ``width``-bit fields at ``shifts``, or columns in ``order``) for a (k, m)
+    block of probe keys (its first k columns in ``order``): the rows in the original column
+    order, pairs in probe order. A probe value that cannot be packed matches nothing. One
+    kernel call: O(m log n + k) for k pairs, about a microsecond for a small probe."""
+    out = _run_join(data, packed, np.ascontiguousarray(keys, dtype=np.int64), width, shifts,
+                    order)
+    return out[0], out[1:]

@@ -22,9 +22,9 @@ import numpy as np
 
 from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, ViewRun
 from herbrand.indexes.kernels import (
-    expand_ranges,
     is_strictly_sorted,
     merge_unique,
+    run_join,
     searchsorted,
     sort_unique,
 )
@@ -43,6 +43,9 @@ class RowCodec:
         self.width = 64 // arity if arity >= 2 else 0  # bits per packed field; 0: never pack
         self.offset = 1 << (self.width - 1) if self.width else 0
         self.shifts = [self.width * (arity - 1 - i) for i in range(arity)]
+        # the same as arrays, for the kernels
+        self.shift_array = np.array(self.shifts, dtype=np.int64)
+        self.order_array = np.array(self.order, dtype=np.int64)
 
     def fits(self, block: np.ndarray) -> np.ndarray:
         """Per column of a block: whether every value fits a packed field."""
@@ -173,31 +176,14 @@ class SortedRun:
             return self
         return SortedRun(self.codec, mine[:, keep], packed)
 
-    def bounds(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each column of a (len(key), m) block of probe keys, the range of matching rows.
-
-        O(m log n): one ``np.searchsorted`` per side on packed data (probe keys that cannot be
-        packed match nothing), the lexicographic numba search on the key rows otherwise.
-        """
-        m, k = keys.shape[1], len(self.codec.key)
-        if k == 0:
-            return np.zeros(m, dtype=np.int64), np.full(m, len(self), dtype=np.int64)
-        if not self.packed:
-            prefix = self.data[:k]
-            return searchsorted(prefix, keys, "left"), searchsorted(prefix, keys, "right")
-        low = self.codec.pack(keys)
-        high = low | np.uint64((1 << self.codec.shifts[k - 1]) - 1)
-        lo = np.searchsorted(self.data[0], (low ^ _SIGN).view(np.int64), side="left")
-        hi = np.searchsorted(self.data[0], (high ^ _SIGN).view(np.int64), side="right")
-        return lo, np.where(self.codec.fits(keys), hi, lo)
-
     def join(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(probe positions, matching rows) for a (len(key), m) block of probe keys.
+        """(probe positions, matching rows) for a (len(key), m) block of probe keys; probe
+        keys that cannot be packed match nothing on packed data.
 
-        O(m log n + k) for k pairs, vectorised (searchsorted, then ``expand_ranges``).
-        """
-        positions, indices = expand_ranges(*self.bounds(keys))
-        return positions, self.codec.decode(self.data[:, indices], self.packed)
+        O(m log n + k) for k pairs, in one kernel call (``kernels.run_join``)."""
+        codec = self.codec
+        return run_join(self.data, self.packed, keys, codec.width, codec.shift_array,
+                        codec.order_array)
 
     def key_slice(self, lo: tuple[int, ...], hi: tuple[int, ...]) -> SortedRun:
         """The run of rows whose key lies in [lo, hi]: O(log n) Python steps and an O(k) copy."""

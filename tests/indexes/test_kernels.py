@@ -109,8 +109,26 @@ def test_probe_values_that_cannot_be_packed_match_nothing():
     run = SortedRun.from_batch(codec, np.array([[0, 1, -1], [5, 6, 7]]))
     assert run.packed
     keys = np.array([[1, 2**40 + 1, -(2**40) - 1, -1]])
-    lo, hi = run.bounds(keys)
-    assert (hi - lo).tolist() == [1, 0, 0, 1]
+    positions, rows = run.join(keys)
+    assert positions.tolist() == [0, 3] and as_rows(rows) == [(1, 6), (-1, 7)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda a: st.tuples(
+    st.just(a), st.permutations(range(a)), st.integers(0, a), blocks(a, st.sampled_from(
+        [-(2**62), -(2**20), -2, -1, 0, 1, 2, 2**20 - 1, 2**40]), 25),
+    blocks(a, st.sampled_from([-(2**62), -1, 0, 1, 2, 2**40]), 8))))
+def test_run_join_matches_a_nested_loop(case):
+    """Packed and column runs, every key length and column order, probes that cannot pack."""
+    arity, order, length, rows, probes = case
+    key = tuple(order[:length])
+    run = SortedRun.from_batch(RowCodec(arity, key), as_block(rows, arity))
+    keys = as_block(probes, arity)[list(key)] if key else np.zeros((0, len(probes)), np.int64)
+    positions, matched = run.join(keys)
+    expected = sorted((j, row) for j, probe in enumerate(probes) for row in set(rows)
+                      if all(row[c] == probe[c] for c in key))
+    assert sorted(zip(positions.tolist(), as_rows(matched), strict=True)) == expected
+    assert positions.tolist() == sorted(positions.tolist())  # pairs in probe order
 
 
 def test_runs_of_different_encodings_merge_and_subtract():
