@@ -43,7 +43,9 @@ class ProgressDisplay:
 
     def __call__(self, event: Progress) -> None:
         self._show(
-            f"stratum {event.stratum + 1}/{event.strata}  iteration {event.iteration}  "
+            f"stratum {event.stratum + 1}/{event.strata}"
+            f"{'' if event.where is None else ' on ' + event.where}"
+            f"  iteration {event.iteration}  "
             f"+{event.delta:,} tuples  total {event.total:,}", throttled=True)
 
     def stage(self, text: str) -> None:

@@ -41,12 +41,13 @@ OUTPUT_FORMATS = ("csv", "parquet")
 # options of `herbrand run` passed to the backend's constructor when given: flag -> parameter
 BACKEND_OPTIONS = {"--master": "master", "--spark-conf": "conf",
                    "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
-                   "--no-decompose": "decompose"}
+                   "--no-decompose": "decompose", "--driver-rows": "driver_rows"}
 # what each flag of `herbrand run` goes with, as data: flag -> its attribute in the namespace
 RUN_FLAGS = {"--evaluator": "evaluator", "--fixpoint": "fixpoint", "--index": "index",
              "--backend": "backend", "--master": "master", "--spark-conf": "spark_conf",
              "--checkpoint-dir": "checkpoint_dir", "--workers": "workers",
-             "--no-decompose": "no_decompose", "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
+             "--no-decompose": "no_decompose", "--driver-rows": "driver_rows",
+             "--output-format": "output_format", "--stats": "stats", "--summary": "summary",
              "--no-progress": "no_progress", "--engine": "engine", "--updates": "updates"}
 ENGINE_FLAGS = ("--engine", "--updates", "--index", "--stats", "--summary", "--no-progress")
 EVALUATOR_FLAGS = ("--evaluator", "--fixpoint", "--index")
@@ -94,6 +95,11 @@ def add_run_parser(commands) -> None:
     run.add_argument("--no-decompose", action="store_true",
                      help="spark: semi-naive passes for every recursive stratum (default: one "
                           "with a pivot runs as one job, herbrand's engine in each partition)")
+    run.add_argument("--driver-rows", type=int, default=None, metavar="N",
+                     help="spark: a stratum reading at most N rows in all runs on the driver "
+                          "with herbrand's engine (unless it derives over 1M), small local "
+                          "files are read and its outputs written there (default 100000; 0: "
+                          "all on Spark)")
     run.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
                      help="format of the .output relations (default csv; parquet: a backend "
                           "that writes files itself, spark: each the directory of its file "
@@ -231,7 +237,8 @@ def _backend(args) -> Backend:
     name = args.backend or builtins.DEFAULT_BACKEND
     given = {"--master": args.master, "--checkpoint-dir": args.checkpoint_dir,
              "--spark-conf": dict(map(_setting, args.spark_conf or [])) or None,
-             "--workers": args.workers, "--no-decompose": False if args.no_decompose else None}
+             "--workers": args.workers, "--no-decompose": False if args.no_decompose else None,
+             "--driver-rows": args.driver_rows}
     cls = BACKENDS.get(name)
     accepted = inspect.signature(cls).parameters
     options = {}
@@ -314,10 +321,14 @@ def _print_engine_stats(engine: str, materialization: Materialization) -> None:
 
 
 def _print_stats(stats: Sequence[StratumStats], seconds: float) -> None:
-    print("stratum\titerations\tderived\tseconds\trelations", file=sys.stderr)
+    placed = any(s.where is not None for s in stats)  # a last column: where each ran
+    columns = ("stratum", "iterations", "derived", "seconds", "relations") + (
+        ("where",) if placed else ())
+    print("\t".join(columns), file=sys.stderr)
     for s in stats:
-        print(f"{s.stratum}\t{s.iterations}\t{s.derived}\t{s.seconds:.3f}\t{','.join(s.relations)}",
-              file=sys.stderr)
+        fields = [str(s.stratum), str(s.iterations), str(s.derived), f"{s.seconds:.3f}",
+                  ",".join(s.relations)] + ([str(s.where)] if placed else [])
+        print("\t".join(fields), file=sys.stderr)
     print(f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
           f"\t{seconds:.3f}", file=sys.stderr)
 

@@ -162,6 +162,9 @@ class StratumStats:
     iterations: int
     derived: int  # new tuples added to the stratum's relations
     seconds: float
+    where: str | None = None
+    """Where it ran, for a backend that runs strata in more than one place (``spark``:
+    ``driver`` or ``spark``); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,7 @@ class Progress:
     iteration: int
     delta: int  # new tuples in this iteration
     total: int  # tuples derived so far in the whole run
+    where: str | None = None  # as ``StratumStats.where``
 
 
 ProgressObserver = Callable[[Progress], None]

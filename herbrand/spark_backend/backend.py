@@ -33,6 +33,8 @@ from herbrand.framework.errors import ArityError, UsageError
 from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
+from herbrand.spark_backend import driver_strata
+from herbrand.spark_backend.driver_strata import Driver
 from herbrand.spark_backend.files import StoredRelation, read_inputs, stored, united
 from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
@@ -61,6 +63,13 @@ class SparkBackend(Backend):
       as semi-naive passes).
     - ``rows_per_partition``: known rows per partition of a recursive relation during
       semi-naive passes (``partitions``).
+    - ``driver_rows``: a stratum whose relations read hold at most this many rows in all
+      runs on the driver with herbrand's native engine, unless it derives over
+      ``derived_budget`` rows (then it runs on Spark); local input files of at most about
+      that many rows are read, and outputs held on the driver written, by the local reader
+      and writer (``driver_strata``). None: ``driver_strata.DRIVER_ROWS`` (100,000), read
+      when a run starts; 0: every stratum on Spark.
+    - ``derived_budget``: see ``driver_rows``.
     - ``session``: an existing SparkSession to run on (else the active one, or a new one).
 
     Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
@@ -96,6 +105,8 @@ class SparkBackend(Backend):
                  broadcast_rows: int = 1_000_000, decompose: bool = True,
                  single_partition_rows: int = SINGLE_PARTITION_ROWS,
                  rows_per_partition: int = ROWS_PER_PARTITION,
+                 driver_rows: int | None = None,
+                 derived_budget: int = driver_strata.DERIVED_BUDGET,
                  session: SparkSession | None = None):
         self.master = master
         self.conf = dict(conf or {})
@@ -105,6 +116,10 @@ class SparkBackend(Backend):
         self.decompose = decompose
         self.single_partition_rows = single_partition_rows
         self.rows_per_partition = rows_per_partition
+        if driver_rows is not None and driver_rows < 0:
+            raise UsageError(f"driver_rows must be 0 (off) or more, not {driver_rows}")
+        self.driver_rows = driver_rows
+        self.derived_budget = derived_budget
         self.session = session
 
     def spark(self) -> SparkSession:
@@ -114,10 +129,21 @@ class SparkBackend(Backend):
             self.session = start_session(self.master, self.conf)
         return self.session
 
+    def _driver(self, session: SparkSession, program: Program,
+                symbols: SymbolTable) -> Driver | None:
+        """Where this run's small strata run (``driver_strata``), or None when
+        ``driver_rows`` is 0."""
+        rows = driver_strata.DRIVER_ROWS if self.driver_rows is None else self.driver_rows
+        if not rows:
+            return None
+        return Driver(session, program.declaration_of, symbols, rows, self.derived_budget)
+
     def _fixpoint(self, session: SparkSession, frames: dict[str, DataFrame],
                   counts: dict[str, int], strata: int, observer: ProgressObserver | None,
-                  written_once: frozenset[str] = frozenset()) -> SparkFixpoint:
+                  written_once: frozenset[str] = frozenset(),
+                  driver: Driver | None = None) -> SparkFixpoint:
         return SparkFixpoint(session, frames, counts, strata=strata, written_once=written_once,
+                             driver=driver,
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
                              broadcast_rows=self.broadcast_rows, decompose=self.decompose,
@@ -148,21 +174,29 @@ class SparkBackend(Backend):
         session = self.spark()
         with run_settings(session):
             frames, counts = {}, {}
+            driver = self._driver(session, program, database.symbols)
             for declaration in program.declarations:
                 name = declaration.name
                 relation = relations.get(name, Relation.empty(declaration.arity))
                 if relation.arity != declaration.arity:
                     raise ArityError(f"relation {name}: given rows have arity {relation.arity}, "
                                      f"declared arity {declaration.arity}")
-                frames[name] = relation_frame(session, relation, types[name], database.symbols)
+                if driver is None:
+                    frames[name] = relation_frame(session, relation, types[name],
+                                                  database.symbols)
+                else:
+                    driver.add(name, relation)
                 counts[name] = len(relation)
-            run = self._fixpoint(session, frames, counts, len(strata), observer)
+            run = self._fixpoint(session, frames, counts, len(strata), observer, driver=driver)
             try:
                 for stratum in strata:
                     run.run_stratum(stratum)
                 for declaration in program.declarations:
-                    relations[declaration.name] = frame_relation(
-                        frames[declaration.name], declaration.types, database.symbols)
+                    name = declaration.name
+                    relations[name] = (driver.relations[name]
+                                       if driver is not None and driver.holds(name) else
+                                       frame_relation(frames[name], declaration.types,
+                                                      database.symbols))
             finally:
                 run.release()
         attributes = {**database.attributes, **attribute_names(program)}
@@ -198,23 +232,28 @@ class SparkBackend(Backend):
         session = self.spark()
         read_from = time.perf_counter()
         with run_settings(session):
-            relations = read_inputs(session, program, str(facts_dir))
+            driver = self._driver(session, program, SymbolTable())
+            relations = read_inputs(session, program, str(facts_dir), driver)
             try:
-                self._add_inline_facts(session, program, relations)
+                self._add_inline_facts(session, program, relations, driver)
                 frames = {name: relation.rows for name, relation in relations.items()}
                 counts = {name: relation.count for name, relation in relations.items()}
                 for declaration in program.declarations:
-                    if declaration.name not in frames:
-                        frames[declaration.name] = empty_frame(session, declaration.types)
-                        counts[declaration.name] = 0
+                    name = declaration.name
+                    if driver is not None and name not in frames:
+                        driver.add(name, Relation.empty(declaration.arity))
+                        counts[name] = len(driver.relations[name])
+                    elif name not in frames:
+                        frames[name] = empty_frame(session, declaration.types)
+                        counts[name] = 0
                 run = self._fixpoint(session, frames, counts, len(strata), observer,
-                                     written_once(program, strata, str(output_dir)))
+                                     written_once(program, strata, str(output_dir)), driver)
                 try:
                     for stratum in strata:
                         run.run_stratum(stratum)
                     write_from = time.perf_counter()
                     write_outputs(session, program, frames, str(output_dir), output_format,
-                                  stdout, counts, run.ordered, run.deferred_jobs())
+                                  stdout, counts, run.ordered, run.deferred_jobs(), driver)
                     run.settle()
                     finished = time.perf_counter()
                 finally:
@@ -231,11 +270,15 @@ class SparkBackend(Backend):
 
     @staticmethod
     def _add_inline_facts(session: SparkSession, program: Program,
-                          relations: dict[str, StoredRelation]) -> None:
+                          relations: dict[str, StoredRelation], driver: Driver | None) -> None:
         """Add the facts written in ``program`` to ``relations`` (name -> stored rows), each
-        relation holding some stored again with them (``files.united``: a job each)."""
-        symbols = SymbolTable()
+        relation holding some stored again with them (``files.united``: a job each), or, with
+        a ``driver``, to the driver's rows of the others."""
+        symbols = SymbolTable() if driver is None else driver.symbols
         for name, facts in inline_facts(program, Database({}, symbols)).items():
+            if driver is not None and name not in relations:
+                driver.add(name, facts)
+                continue
             inline = relation_frame(session, facts, program.declaration_of[name].types, symbols)
             relations[name] = (united(relations[name], inline) if name in relations
                                else stored(inline))

@@ -54,6 +54,7 @@ from pyspark.sql import functions as F
 from herbrand.framework import io
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
+from herbrand.spark_backend.driver_strata import Driver
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
 from herbrand.spark_backend.paths import java_failure, join_path
@@ -262,11 +263,13 @@ def read_relation(session: SparkSession, path: str, name: str, types: tuple[str,
     return StoredRelation(kept.drop(_ID), count, kept)
 
 
-def read_inputs(session: SparkSession, program: Program,
-                facts_dir: str) -> dict[str, StoredRelation]:
+def read_inputs(session: SparkSession, program: Program, facts_dir: str,
+                driver: Driver | None = None) -> dict[str, StoredRelation]:
     """Each ``.input`` relation of ``program`` read from ``facts_dir`` and stored (see the module
-    doc), several directives of one relation united (``united``: a job more). Raises as
-    ``read_relation``, with nothing left stored."""
+    doc), several directives of one relation united (``united``: a job more); with a
+    ``driver``, the files it reads (``Driver.reads``: small, local) are read there by the local
+    reader, and a relation read in both places is united here (its driver's rows a frame).
+    Raises as ``read_relation`` (or the local reader), with nothing left stored."""
     relations: dict[str, StoredRelation] = {}
     try:
         for directive in program.directives:
@@ -275,8 +278,11 @@ def read_inputs(session: SparkSession, program: Program,
             _, filename, delimiter = io.io_parameters(directive, ".facts")
             name = directive.relation
             types = program.declaration_of[name].types
-            read = read_relation(session, join_path(facts_dir, filename), name, types,
-                                 delimiter)
+            path = join_path(facts_dir, filename)
+            if driver is not None and driver.reads(path):
+                driver.read(path, name, delimiter)
+                continue
+            read = read_relation(session, path, name, types, delimiter)
             if name not in relations:
                 relations[name] = read
                 continue
@@ -284,6 +290,10 @@ def read_inputs(session: SparkSession, program: Program,
                 relations[name] = united(relations[name], read.rows)
             finally:
                 read.release()
+        for name in relations:
+            if driver is not None and driver.holds(name):
+                relations[name] = united(relations[name], driver.frame(name))
+                del driver.relations[name]
     except BaseException:
         for relation in relations.values():
             relation.release()

@@ -77,6 +77,7 @@ from herbrand.spark_backend.decomposed import (
     relation_of,
     run_decomposed,
 )
+from herbrand.spark_backend.driver_strata import SPARK, Driver
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
@@ -138,6 +139,8 @@ class SparkFixpoint:
     (``SparkBackend.materialize_files``): a decomposed stratum of such a relation may leave
     its job to that write (``deferred``; call ``settle()`` after the writes). ``release()``
     drops every frame this run stored (call it once the results are written or collected).
+    ``driver``: where small strata run and the relations held there (``driver_strata``);
+    None: every stratum on Spark, over ``frames`` holding every relation.
     """
 
     def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
@@ -146,8 +149,9 @@ class SparkFixpoint:
                  observer: ProgressObserver | None = None,
                  rows_per_partition: int = ROWS_PER_PARTITION,
                  single_partition_rows: int = SINGLE_PARTITION_ROWS,
-                 written_once: frozenset[str] = frozenset()):
+                 written_once: frozenset[str] = frozenset(), driver: Driver | None = None):
         self.session = session
+        self.driver = driver
         self.frames = frames
         self.counts = counts
         self.strata = strata
@@ -181,7 +185,15 @@ class SparkFixpoint:
     def run_stratum(self, stratum: Stratum) -> None:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
         one decomposed job when ``_decomposable`` says so, else by semi-naive passes over
-        relations laid out by ``partitions``."""
+        relations laid out by ``partitions``; on the driver when ``driver`` allows."""
+        if self.driver is not None:
+            ran = self.driver.run(stratum, self.frames, self.counts, self.total, self.strata,
+                                  self.observer)
+            if ran is not None:
+                self.total += ran.derived
+                self.stats.append(ran)
+                return
+            self.driver.hand_over(stratum, self.frames)
         start, before, passes = time.perf_counter(), self.total, 1
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
         with (run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}),
@@ -204,7 +216,7 @@ class SparkFixpoint:
                 self._lay_out(stratum.relations, most)
         self.stats.append(StratumStats(
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
-            derived=self.total - before, seconds=time.perf_counter() - start))
+            derived=self.total - before, seconds=time.perf_counter() - start, where=SPARK))
 
     def _decomposable(self, stratum: Stratum) -> bool:
         """Whether the recursive ``stratum``, after its first pass, runs as one decomposed job:
@@ -252,7 +264,8 @@ class SparkFixpoint:
         self.total += added
         if self.observer is not None:
             self.observer(Progress(stratum=stratum.index, strata=self.strata,
-                                   iteration=iteration, delta=added, total=self.total))
+                                   iteration=iteration, delta=added, total=self.total,
+                                   where=SPARK))
         return added
 
     def settle(self) -> None:
@@ -363,7 +376,8 @@ class SparkFixpoint:
         self.total += added
         if self.observer is not None:
             self.observer(Progress(stratum=stratum.index, strata=self.strata,
-                                   iteration=iteration, delta=added, total=self.total))
+                                   iteration=iteration, delta=added, total=self.total,
+                                   where=SPARK))
 
     def _lay_out(self, relations: tuple[str, ...], most: int) -> None:
         """Cut the lineage of ``relations``' full frames (lazily: the next pass's job stores

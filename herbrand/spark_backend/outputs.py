@@ -56,9 +56,11 @@ from herbrand.framework import io
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.csv_writer import EMPTY_GZIP, gzipped
 from herbrand.framework.errors import FactsError, OutputError
+from herbrand.framework.storage import Database
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Directive, Program
 from herbrand.spark_backend.decomposed import Decomposition
+from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
 from herbrand.spark_backend.paths import java_failure, join_path, parquet_path
@@ -207,13 +209,16 @@ def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> f
 def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],
                   out_dir: str, output_format: str = "csv", stdout: TextIO | None = None,
                   counts: Mapping[str, int] | None = None, ordered: Collection[str] = (),
-                  jobs: Mapping[str, Decomposition] | None = None) -> None:
+                  jobs: Mapping[str, Decomposition] | None = None,
+                  driver: Driver | None = None) -> None:
     """Carry out ``program``'s ``.output`` and ``.printsize`` directives over ``frames``, in
     program order (see the module doc); ``counts`` (name -> rows, where known) chooses how many
     tasks write a CSV file, the frames of ``ordered`` are in sort order already, and the
     relations of ``jobs`` (name -> the decomposed job computing it, whose one use is this
-    write) are written as CSV by that job's tasks when ``part_files`` allows. Raises
-    FactsError for an unsupported IO= or format."""
+    write) are written as CSV by that job's tasks when ``part_files`` allows. A relation
+    ``driver`` holds is written by the local writer (``_write_on_driver``) unless it goes to
+    Parquet or to a path with a scheme, which take its frame. Raises FactsError for an
+    unsupported IO= or format."""
     if output_format not in OUTPUT_FORMATS:
         raise FactsError(f"unsupported output format {output_format!r} "
                          f"(supported: {', '.join(OUTPUT_FORMATS)})")
@@ -222,6 +227,11 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
     most = int(session.conf.get(_SHUFFLE_PARTITIONS))
     for directive in program.directives:
         name = directive.relation
+        if directive.kind in ("output", "printsize") and driver is not None and driver.holds(
+                name):
+            if _write_on_driver(program, directive, driver, out_dir, output_format, stdout):
+                continue
+            frames.setdefault(name, driver.frame(name))
         if directive.kind == "printsize":
             stdout.write(f"{name}\t{frames[name].count()}\n")
             continue
@@ -246,3 +256,29 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
                 else:
                     parts = 0 if name in ordered else write_parts(counts.get(name), most)
                     _write_single_file(session, frames[name], delimiter, parts, path)
+
+
+def _write_on_driver(program: Program, directive: Directive, driver: Driver, out_dir: str,
+                     output_format: str, stdout: TextIO) -> bool:
+    """Carry out ``directive`` (of a relation ``driver`` holds) with the local writer
+    (``io.write_outputs``: the local backend's bytes), unless it writes Parquet (not to
+    stdout) or to a path with a scheme: whether it did. OSError writing a file as an
+    OutputError naming the directive and the path."""
+    name = directive.relation
+    database = Database({name: driver.relations[name]}, driver.symbols,
+                        {name: program.declaration_of[name].types})
+    single = Program(declarations=(program.declaration_of[name],), directives=(directive,))
+    kind, filename, _ = (io.io_parameters(directive, ".csv") if directive.kind == "output"
+                         else ("stdout", "", ""))
+    if kind == "stdout" or str(out_dir) == "-":
+        io.write_outputs(single, database, out_dir, stdout)
+        return True
+    path = join_path(out_dir, filename)
+    if output_format == "parquet" or not local_path(path):
+        return False
+    try:
+        io.write_outputs(single, database, out_dir, stdout)
+    except OSError as error:
+        raise OutputError(f"{io.directive_place(directive)}: cannot write {path}: "
+                          f"{error.strerror or error}") from None
+    return True

@@ -5,8 +5,8 @@
   one line on stderr, ``herbrand: error: `` and the place, nothing on stdout.
 - ``api``: ``herbrand.materialize(Path("prog.dl"), facts_dir="facts")``: the row's error class,
   a one-line message (a syntax error adds its source line and caret below) naming the place.
-- ``spark``: the ``cli`` way with ``--backend spark``: the Spark reader says what the local one
-  says.
+- ``spark``: the ``cli`` way with ``--backend spark``, every file read by Spark
+  (``strata_on_spark``): the Spark reader says what the local one says.
 - ``call``: the row's Python call; for an ``incremental`` row, on a fresh Materialization of
   each engine, which must be exactly as it was afterwards (rows, symbols, program).
 
@@ -125,7 +125,7 @@ def test_api(row, engine, tmp_path):
 
 
 @pytest.mark.parametrize(("row", "engine"), _params("spark"))
-def test_spark(row, engine, tmp_path, capsys, spark):
+def test_spark(row, engine, tmp_path, capsys, spark, strata_on_spark):
     _lay_out(row, tmp_path)
     _assert_cli(row, *_run_cli(_argv(row, tmp_path, SPARK_FLAGS), capsys))
 

@@ -1,5 +1,8 @@
 """The Spark backend's tests share the run's SparkSession (``spark``, in tests/conftest.py).
 
+Every test here runs its strata, reads and writes on Spark (``strata_on_spark``, tests/
+conftest.py) unless it gives ``driver_rows`` itself, as test_driver_strata.py does.
+
 Tests that need Java are skipped, with the reason, only where no Java is installed (CI has
 Java 17, so they run there); ``requires_java`` marks those that start Spark themselves.
 """
@@ -15,6 +18,11 @@ from herbrand.spark_backend.session import java_executable  # noqa: E402
 
 requires_java = pytest.mark.skipif(java_executable() is None,
                                    reason="no Java installed: Spark cannot start a JVM")
+
+
+@pytest.fixture(autouse=True)
+def _on_spark(strata_on_spark) -> None:
+    """Spark's own paths, tested on small data (see the module doc)."""
 
 
 @pytest.fixture(scope="session")
