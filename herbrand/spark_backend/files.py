@@ -39,25 +39,22 @@ malformed file costs one more job, which finds that line's number and fault.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
 
-from py4j.protocol import Py4JJavaError
 from pyspark import StorageLevel
-from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from herbrand.framework import io
+from herbrand.framework.errors import FactsError
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Program
 from herbrand.spark_backend.driver_strata import Driver
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
-from herbrand.spark_backend.paths import java_failure, join_path
+from herbrand.spark_backend.paths import join_path, path_failures
 from herbrand.spark_backend.session import sql_settings
 
 _BOM = b"\xef\xbb\xbf"
@@ -110,22 +107,17 @@ def _bytes_literal(data: bytes) -> Column:
     return F.lit(bytearray(data)).cast("string")
 
 
-@contextmanager
-def _reading(session: SparkSession, path: str, name: str) -> Iterator[None]:
-    """Turn a failure to read ``path`` (a Java exception of ``paths.PATH_FAILURES`` under a
-    Spark call) into the FactsError ``cannot read``: ``io.INVALID_GZIP`` for a broken ``.gz``,
-    else the exception's message."""
-    try:
-        yield
-    except (Py4JJavaError, CapturedException) as error:
-        cause = java_failure(error, session)
-        if cause is None:
-            raise
+def _reading(session: SparkSession, path: str, name: str):
+    """Turn a failure to read ``path`` (``paths.path_failures``) into the FactsError ``cannot
+    read``: ``io.INVALID_GZIP`` for a broken ``.gz``, else the exception's message."""
+
+    def error_of(cause) -> FactsError:
         if path.endswith(".gz") and cause.getClass().getName() in _GZIP_FAILURES:
-            reason = io.INVALID_GZIP
-        else:
-            reason = cause.getMessage() or cause.getClass().getName()
-        raise io.unreadable_file_error(path, name, reason) from None
+            return io.unreadable_file_error(path, name, io.INVALID_GZIP)
+        return io.unreadable_file_error(path, name, cause.getMessage()
+                                        or cause.getClass().getName())
+
+    return path_failures(session, error_of)
 
 
 def _file_head(session: SparkSession, path: str, name: str, size: int = 4) -> bytes:

@@ -43,12 +43,9 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Mapping, Sequence
 from typing import TextIO
 
-from py4j.protocol import Py4JJavaError
-from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -63,7 +60,7 @@ from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
-from herbrand.spark_backend.paths import java_failure, join_path, parquet_path
+from herbrand.spark_backend.paths import join_path, parquet_path, path_failures
 
 OUTPUT_FORMATS = ("csv", "parquet")
 ROWS_PER_WRITE_TASK = 1_000_000
@@ -166,19 +163,15 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
         filesystem.delete(checksum, False)
 
 
-@contextmanager
-def _writing(session: SparkSession, directive: Directive, path: str) -> Iterator[None]:
-    """Turn a failure to write ``path`` (a Java exception of ``paths.PATH_FAILURES`` under a
-    Spark call) into an OutputError naming ``directive``, the path and Java's reason."""
-    try:
-        yield
-    except (Py4JJavaError, CapturedException) as error:
-        cause = java_failure(error, session)
-        if cause is None:
-            raise
+def _writing(session: SparkSession, directive: Directive, path: str):
+    """Turn a failure to write ``path`` (``paths.path_failures``) into an OutputError naming
+    ``directive``, the path and Java's reason."""
+
+    def error_of(cause) -> OutputError:
         reason = (cause.getMessage() or cause.getClass().getName()).splitlines()[0]
-        raise OutputError(f"{io.directive_place(directive)}: cannot write {path}: "
-                          f"{reason}") from None
+        return OutputError(f"{io.directive_place(directive)}: cannot write {path}: {reason}")
+
+    return path_failures(session, error_of)
 
 
 def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> frozenset[str]:

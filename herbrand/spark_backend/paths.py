@@ -29,10 +29,15 @@ Cost: O(directives), no file-system call.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import PurePosixPath
 
+from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import CapturedException
+
 from herbrand.framework import io
-from herbrand.framework.errors import FactsError, OutputError, UsageError, quoted
+from herbrand.framework.errors import FactsError, HerbrandError, OutputError, UsageError, quoted
 from herbrand.framework.syntax import Directive, Program
 
 PATH_FAILURES = ("java.io.IOException", "java.lang.IllegalArgumentException")
@@ -145,3 +150,16 @@ def java_failure(error: BaseException, session, kinds: tuple[str, ...] = PATH_FA
             found = throwable
         throwable = throwable.getCause()
     return found
+
+
+@contextmanager
+def path_failures(session, error_of: Callable[[object], HerbrandError]) -> Iterator[None]:
+    """Turn a failure under a Spark call whose cause is a Java exception of ``PATH_FAILURES``
+    (``java_failure``) into ``error_of(cause)``, one line; any other failure passes."""
+    try:
+        yield
+    except (Py4JJavaError, CapturedException) as error:
+        cause = java_failure(error, session)
+        if cause is None:
+            raise
+        raise error_of(cause) from None
