@@ -35,7 +35,7 @@ def _command(facts: Path, out: Path, *extra: str, program: Path | None = None) -
     return [sys.executable, "-m", "herbrand.cli", "run", str(program or dyre_program("tc")),
             "-F", str(facts), "-D", str(out), "--backend", "spark", "--master", MASTER,
             "--spark-conf", "spark.ui.enabled=false",
-            "--spark-conf", "spark.sql.shuffle.partitions=4", *extra]
+            "--spark-conf", "spark.sql.shuffle.partitions=4", "--driver-rows", "0", *extra]
 
 
 def _executors(driver: int) -> list[int]:

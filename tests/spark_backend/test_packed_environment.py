@@ -75,7 +75,8 @@ def test_decomposed_tc_with_herbrand_zipped_and_a_packed_environment(tmp_path):
                "--conf", "spark.ui.enabled=false",
                "--conf", "spark.sql.shuffle.partitions=4",
                str(cli), "run", str(dyre_program("tc")), "-F", str(facts),
-               "-D", str(tmp_path / "out"), "--backend", "spark", "--no-progress", "--stats"]
+               "-D", str(tmp_path / "out"), "--backend", "spark", "--driver-rows", "0",
+               "--no-progress", "--stats"]
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     environment.update(SPARK_HOME=str(spark_home), PYSPARK_PYTHON="./env/bin/python",
                        PYSPARK_DRIVER_PYTHON=sys.executable)

@@ -131,7 +131,7 @@ class FailingOnce(PartFile):
 
 made = outputs.part_file
 outputs.part_file = lambda path, delimiter: FailingOnce(**vars(made(path, delimiter)))
-backend = SparkBackend(master="local[2,2]", conf={"spark.ui.enabled": "false",
+backend = SparkBackend(master="local[2,2]", driver_rows=0, conf={"spark.ui.enabled": "false",
                                                   "spark.sql.shuffle.partitions": "4"})
 program = herbrand.parse(Path(sys.argv[1]).read_text())
 run = backend.materialize_files(program, sys.argv[2], sys.argv[4])
