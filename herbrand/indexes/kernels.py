@@ -186,20 +186,26 @@ def _compare(a, i, b, j):
     return 0
 
 
+@helper
+def _lex_bound(haystack, needles, j, right):
+    """The first column of the sorted block ``haystack`` above (``right``) or not below column
+    j of ``needles`` (as many rows), lexicographically. O(c log n)."""
+    lo, hi = 0, haystack.shape[1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        c = _compare(haystack, mid, needles, j)
+        if c < 0 or (right and c == 0):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @exported("i8[::1](i8[:, ::1], i8[:, ::1], b1)")
 def _lex_searchsorted(haystack, needles, right):
-    n = haystack.shape[1]
     out = np.empty(needles.shape[1], dtype=np.int64)
     for j in range(needles.shape[1]):
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            c = _compare(haystack, mid, needles, j)
-            if c < 0 or (right and c == 0):
-                lo = mid + 1
-            else:
-                hi = mid
-        out[j] = lo
+        out[j] = _lex_bound(haystack, needles, j, right)
     return out
 
 
@@ -271,45 +277,6 @@ _SIGN_BIT = np.uint64(1 << 63)
 _ALL_BITS = np.uint64((1 << 64) - 1)
 
 
-@helper(inline="always")
-def _packed_bounds(column, low, high):
-    """The range of entries of the sorted int64 ``column`` within [low, high]."""
-    a, b = 0, column.shape[0]
-    while a < b:
-        mid = (a + b) >> 1
-        if column[mid] < low:
-            a = mid + 1
-        else:
-            b = mid
-    start, b = a, column.shape[0]
-    while a < b:
-        mid = (a + b) >> 1
-        if column[mid] <= high:
-            a = mid + 1
-        else:
-            b = mid
-    return start, a
-
-
-@helper(inline="always")
-def _prefix_bound(data, keys, j, right):
-    """The first column of ``data`` whose leading ``len(keys)`` rows are above (``right``) or
-    not below column j of ``keys``."""
-    a, b = 0, data.shape[1]
-    while a < b:
-        mid = (a + b) >> 1
-        c = 0
-        for i in range(keys.shape[0]):
-            if data[i, mid] != keys[i, j]:
-                c = -1 if data[i, mid] < keys[i, j] else 1
-                break
-        if c < 0 or (right and c == 0):
-            a = mid + 1
-        else:
-            b = mid
-    return a
-
-
 @exported("i8[:, ::1](i8[:, ::1], b1, i8[:, ::1], i8, i8[::1], i8[::1])")
 def _run_join(data, packed, keys, width, shifts, order):
     """The probe of a sorted run (see ``run_join``) in two passes: the ranges, then the
@@ -322,8 +289,8 @@ def _run_join(data, packed, keys, width, shifts, order):
     total = 0
     for j in range(m):
         if not packed:
-            lo[j] = _prefix_bound(data, keys, j, False)
-            hi[j] = _prefix_bound(data, keys, j, True)
+            lo[j] = _lex_bound(data[:k], keys, j, False)
+            hi[j] = _lex_bound(data[:k], keys, j, True)
         else:
             fits = True
             for i in range(k):
@@ -335,8 +302,8 @@ def _run_join(data, packed, keys, width, shifts, order):
                     raw |= np.uint64(keys[i, j] + offset) << np.uint64(shifts[i])
                 rest = ((np.uint64(1) << np.uint64(shifts[k - 1])) - np.uint64(1) if k
                         else _ALL_BITS)
-                lo[j], hi[j] = _packed_bounds(data[0], np.int64(raw ^ _SIGN_BIT),
-                                              np.int64((raw | rest) ^ _SIGN_BIT))
+                lo[j] = np.searchsorted(data[0], np.int64(raw ^ _SIGN_BIT), "left")
+                hi[j] = np.searchsorted(data[0], np.int64((raw | rest) ^ _SIGN_BIT), "right")
         total += hi[j] - lo[j]
     out = np.empty((1 + arity, total), dtype=np.int64)
     p = 0
