@@ -277,7 +277,7 @@ _SIGN_BIT = np.uint64(1 << 63)
 _ALL_BITS = np.uint64((1 << 64) - 1)
 
 
-@exported("i8[:, ::1](i8[:, ::1], b1, i8[:, ::1], i8, i8[::1], i8[::1])")
+@exported("Tuple((i8[::1], i8[:, ::1]))(i8[:, ::1], b1, i8[:, ::1], i8, i8[::1], i8[::1])")
 def _run_join(data, packed, keys, width, shifts, order):
     """The probe of a sorted run (see ``run_join``) in two passes: the ranges, then the
     pairs."""
@@ -305,20 +305,21 @@ def _run_join(data, packed, keys, width, shifts, order):
                 lo[j] = np.searchsorted(data[0], np.int64(raw ^ _SIGN_BIT), "left")
                 hi[j] = np.searchsorted(data[0], np.int64((raw | rest) ^ _SIGN_BIT), "right")
         total += hi[j] - lo[j]
-    out = np.empty((1 + arity, total), dtype=np.int64)
+    positions = np.empty(total, dtype=np.int64)
+    rows = np.empty((arity, total), dtype=np.int64)
     p = 0
     for j in range(m):
         for r in range(lo[j], hi[j]):
-            out[0, p] = j
+            positions[p] = j
             if packed:
                 bits = data[0, r] ^ _INT64_MIN
                 for i in range(arity):
-                    out[1 + order[i], p] = ((bits >> shifts[i]) & field) - offset
+                    rows[order[i], p] = ((bits >> shifts[i]) & field) - offset
             else:
                 for i in range(arity):
-                    out[1 + order[i], p] = data[i, r]
+                    rows[order[i], p] = data[i, r]
             p += 1
-    return out
+    return positions, rows
 
 
 def run_join(data: np.ndarray, packed: bool, keys: np.ndarray, width: int,
@@ -326,8 +327,8 @@ def run_join(data: np.ndarray, packed: bool, keys: np.ndarray, width: int,
     """(probe positions, matching rows) of a sorted run's ``data`` (``runs.SortedRun``: packed
     int64 keys of ``width``-bit fields at ``shifts``, or columns in ``order``) for a (k, m)
     block of probe keys (its first k columns in ``order``): the rows in the original column
-    order, pairs in probe order. A probe value that cannot be packed matches nothing. One
-    kernel call: O(m log n + k) for k pairs, about a microsecond for a small probe."""
-    out = _run_join(data, packed, np.ascontiguousarray(keys, dtype=np.int64), width, shifts,
-                    order)
-    return out[0], out[1:]
+    order, pairs in probe order, each its own array (rows a caller keeps do not keep the
+    positions alive). A probe value that cannot be packed matches nothing. One kernel call:
+    O(m log n + k) for k pairs, about a microsecond for a small probe."""
+    return _run_join(data, packed, np.ascontiguousarray(keys, dtype=np.int64), width, shifts,
+                     order)
