@@ -91,8 +91,23 @@ def test_an_aggregate_over_a_relation_that_changes():
     assert session.engine.database["total"].to_rows() == [(0,)]
 
 
+def _probed_members(monkeypatch) -> list[int]:
+    """The rows whose left-out atoms (``InstanceRule.members``) each probe of the old
+    relations reads, from now on."""
+    probed = []
+    held = BackwardForward._held
+
+    def recorded(self, instance, rows):
+        probed.append(rows.shape[1])
+        return held(self, instance, rows)
+
+    monkeypatch.setattr(BackwardForward, "_held", recorded)
+    return probed
+
+
 def test_a_fact_is_first_expanded_through_one_instance(checks, monkeypatch):
     monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # every frontier is a large one
+    probed = _probed_members(monkeypatch)
     nodes = range(8)
     complete = [(x, y) for x in nodes for y in nodes if x != y]
     session = IncrementalSession(BFEngine, TC, {"e": complete})
@@ -104,6 +119,23 @@ def test_a_fact_is_first_expanded_through_one_instance(checks, monkeypatch):
     facts = check._facts["tc"]
     assert 8 < facts.checked_count <= 16
     assert facts.proved_count == facts.checked_count
+    # and only the chosen instances' tc(x, y) are probed in the old tc, not all 50-odd
+    assert sum(probed) <= 8, probed
+
+
+def test_a_lazy_round_chooses_an_instance_whose_atoms_are_old_facts(checks, monkeypatch):
+    monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)
+    probed = _probed_members(monkeypatch)
+    # tc(0, 3) loses e(0, 3); of its instances tc(0, y), e(y, 3), only y = 2 has an old
+    # tc(0, y): the others (y = 4 .. 9, unreachable from 0) are no facts and never checked
+    edges = [(0, 2), (2, 3), (0, 3), *((y, 3) for y in range(4, 10)), (11, 4)]
+    session = IncrementalSession(BFEngine, TC, {"e": edges})
+    changes = session.update(delete={"e": [(0, 3)]})
+    assert set(changes) == {"e"}
+    check, = checks
+    facts = check._facts["tc"]
+    assert _rows(facts.checked_rows()) == {(0, 3), (0, 2)} == _rows(facts.proved_rows())
+    assert 1 <= sum(probed) <= 7, probed
 
 
 def test_the_bootstrap_builds_the_indexes_an_insert_and_a_delete_probe(monkeypatch):
