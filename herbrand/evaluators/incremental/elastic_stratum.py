@@ -28,9 +28,10 @@ reads a selection of the universe (``counting_selections.GrowingSelections``: th
 those values, taken once per run and extended by the rows the run appends), not a scan of the
 whole universe filtered per join: RDFS's rules have a constant in almost every atom.
 
-Cost of an Update: per iteration, the joins seeded by the changes so far and by the deleted
-heads, plus vectorised bookkeeping over the positions that moved (``Universe.moved``), and
-O(n) once per run (copies, the count of tuples per old iteration); nothing loops per tuple.
+Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
+again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads, plus
+vectorised bookkeeping over the positions that moved (``Universe.moved``), and O(n) once per
+run (copies, the count of tuples per old iteration); nothing loops per tuple.
 ``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
 abandon a long Update as soon as it runs out of time; the previous epoch's proof counts an
 Update computes and the row indexes it builds first (both deferred by the native Bootstrap) are
@@ -47,6 +48,7 @@ import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
+from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
@@ -143,7 +145,11 @@ class StratumRun:
     def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]):
         """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
         old and new iterations of their body elements."""
-        batch = self._derivations(rule, seeds)
+        return self._described(probe, self._derivations(rule, seeds))
+
+    def _described(self, probe: ProbeRule, batch: np.ndarray | None):
+        """(heads, old, new) of a derivation batch of ``probe`` (None: none), the iterations
+        read from the universes as they are now."""
         m = 0 if batch is None else batch.shape[1]
         old = np.zeros((probe.elements, m), dtype=np.int64)
         new = np.zeros((probe.elements, m), dtype=np.int64)
@@ -189,32 +195,69 @@ class StratumRun:
         return np.concatenate(batches, axis=1)
 
     def seeded(self, probe: ProbeRule, member: Callable[[np.ndarray, np.ndarray], np.ndarray],
-               seeds: dict):
+               seeds: dict, floor: int, kept: KeptDerivations | None = None):
         """Yield (heads, old, new) of the derivations with a body element in a seed set (given
         by ``member(old, new) -> mask`` over a universe's or negated input's iterations), each
-        derivation once: from the variant seeding its first element in the set. ``seeds``
-        caches the seed relations of one iteration by name (None: empty)."""
+        derivation once: from the variant seeding its first element in the set, and only
+        those whose body's latest old and latest new iterations are at least ``floor`` and one
+        of them equal to it (the only ones Bootstrap and Update want at h = ``floor``: the
+        smaller of the two is h in each of their terms). ``seeds``
+        caches the seeds of one iteration by name ([positions, relation or None until built];
+        None: empty). ``kept``: the batches of earlier iterations' seeds, reused for the same
+        seed (``elastic_kept``: an Update's seed sets only)."""
         for element, rule in enumerate(probe.seeded):
-            if element < len(probe.positives):
-                name = seed_name(probe.positives[element])
-                if name not in seeds:
-                    universe = self.universes[probe.positives[element]]
-                    moved = universe.moved()
-                    mask = member(universe.old_iteration[moved], universe.new_iteration[moved])
-                    seeds[name] = universe.rows_at(moved[mask]) if mask.any() else None
-            else:
-                slot = probe.negatives[element - len(probe.positives)]
-                name = slot.seed_name
-                if name not in seeds:
-                    instances = self.negated[slot].changed.columns
-                    mask = member(*self.negated[slot].iterations(instances))
-                    seeds[name] = (Relation(instances[:, mask], unique=True) if mask.any()
-                                   else None)
+            name = self._seed(probe, element, member, seeds)
             if seeds[name] is None:
                 continue
-            heads, old, new = self.derive(probe, rule, {name: seeds[name]})
-            first = ~member(old[:element], new[:element]).any(axis=0)
-            yield heads[:, first], old[:, first], new[:, first]
+            selection = seeds[name][0]
+            sizes = tuple(len(self.universes[r]) for r in probe.positives[element + 1:])
+            batch = None if kept is None else kept.batch((id(probe), element), selection, sizes)
+            if batch is None:
+                if seeds[name][1] is None:
+                    seeds[name][1] = self._seed_relation(probe, element, selection)
+                batch = self._derivations(rule, {name: seeds[name][1]})
+                if batch is None:
+                    batch = np.zeros((rule.head.arity, 0), dtype=np.int64)
+            if not batch.shape[1]:
+                if kept is not None:
+                    kept.keep((id(probe), element), selection, sizes, batch)
+                continue
+            heads, old, new = self._described(probe, batch)
+            # the smaller latest iteration: fixed for the old one, final for a new one below h
+            least = np.minimum(_latest(old), _latest(new))
+            if kept is not None:
+                later = least >= floor  # wanted now or by a later iteration
+                kept.keep((id(probe), element), selection, sizes,
+                          batch if later.all() else batch[:, later])
+            wanted = (least == floor) & ~member(old[:element], new[:element]).any(axis=0)
+            yield heads[:, wanted], old[:, wanted], new[:, wanted]
+
+    def _seed(self, probe: ProbeRule, element: int,
+              member: Callable[[np.ndarray, np.ndarray], np.ndarray], seeds: dict) -> str:
+        """The seed name of ``probe``'s body ``element``, its seed in ``seeds`` (the positions
+        of its universe's rows, or of its negated input's changed instances, in the set)."""
+        if element < len(probe.positives):
+            name = seed_name(probe.positives[element])
+            if name not in seeds:
+                universe = self.universes[probe.positives[element]]
+                moved = universe.moved()
+                selection = moved[member(universe.old_iteration[moved],
+                                         universe.new_iteration[moved])]
+                seeds[name] = [selection, None] if len(selection) else None
+        else:
+            slot = probe.negatives[element - len(probe.positives)]
+            name = slot.seed_name
+            if name not in seeds:
+                negated = self.negated[slot]
+                selection = np.flatnonzero(member(*negated.iterations(negated.changed.columns)))
+                seeds[name] = [selection, None] if len(selection) else None
+        return name
+
+    def _seed_relation(self, probe: ProbeRule, element: int, selection: np.ndarray) -> Relation:
+        if element < len(probe.positives):
+            return self.universes[probe.positives[element]].rows_at(selection)
+        slot = probe.negatives[element - len(probe.positives)]
+        return Relation(self.negated[slot].changed.columns[:, selection], unique=True)
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
@@ -233,7 +276,7 @@ class StratumRun:
             for probe in self.probes:
                 if not any(r in self.heads for r in probe.positives):
                     continue
-                for heads, _, new in self.seeded(probe, lambda o, n, h=h: n == h, seeds):
+                for heads, _, new in self.seeded(probe, lambda o, n, h=h: n == h, seeds, h):
                     found[probe.head].append(heads[:, _latest(new) == h])
 
     # -- Update ------------------------------------------------------------------------------
@@ -241,7 +284,7 @@ class StratumRun:
     def update(self) -> None:
         """Algorithm 3 from the previous epoch's iterations to this epoch's (see the module
         docstring), until an iteration derives nothing."""
-        k = 1
+        k, kept = 1, KeptDerivations()
         while True:
             h = k - 1
 
@@ -252,7 +295,7 @@ class StratumRun:
             weights = {head: [] for head in self.heads}
             seeds, deleted_heads = {}, {}
             for probe in self.probes:
-                for heads, old, new in self.seeded(probe, changed, seeds):
+                for heads, old, new in self.seeded(probe, changed, seeds, h, kept):
                     rows, signs = self._deleted_and_inserted(probe.head, heads, old, new, h)
                     found[probe.head].append(rows)
                     weights[probe.head].append(signs)

@@ -452,3 +452,47 @@ def test_the_native_bootstrap_numbers_many_iterations_per_kernel_call(monkeypatc
     engine.bootstrap(parse(TC), encode_facts(parse(TC), facts))
     assert runs == [0] + [64] * 5
     _assert_agrees(_state(engine), _exact(parse(TC), facts), "numbered")
+
+
+def _seeded_joins(monkeypatch) -> list[str]:
+    """Records the seed of each seeded join an Update runs (its seed relation's name)."""
+    joined = []
+    derivations = elastic_stratum.StratumRun._derivations
+
+    def recording(self, rule, seeds):
+        joined.extend(seeds)
+        return derivations(self, rule, seeds)
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_derivations", recording)
+    return joined
+
+
+def test_a_seed_repeated_by_later_iterations_is_joined_once(monkeypatch):
+    """A new edge at the end of a 12-edge chain is in the seed set of every iteration of the
+    Update (13 of them); its join with the closure runs in the first one and is kept."""
+    chain = [(i, i + 1) for i in range(12)]
+    session = IncrementalSession(_engine(), TC, {"e": chain})
+    joined = _seeded_joins(monkeypatch)
+    session.update(insert={"e": [(12, 13)]})
+    assert joined.count("@delta:seed:e") == 2  # the base rule's variant and the recursive one
+    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "inserted")
+    joined.clear()
+    session.update(delete={"e": [(12, 13)]})
+    assert joined.count("@delta:seed:e") == 2
+    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
+
+
+def test_a_kept_join_is_run_again_when_a_universe_after_its_seed_grows(monkeypatch):
+    """Right-recursive TC: the edge atom comes first, and the closure it joins grows in every
+    iteration of an insert, so the kept join of the new edge is not reused."""
+    program = """
+    .decl e(x: number, y: number)
+    .decl tc(x: number, y: number)
+    tc(x, y) :- e(x, y).
+    tc(x, z) :- e(x, y), tc(y, z).
+    """
+    session = IncrementalSession(_engine(), program, {"e": [(i, i + 1) for i in range(8)]})
+    joined = _seeded_joins(monkeypatch)
+    session.update(insert={"e": [(20, 0)]})
+    assert joined.count("@delta:seed:e") > 2
+    _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "inserted")
