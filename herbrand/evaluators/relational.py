@@ -37,6 +37,7 @@ import numpy as np
 from herbrand.evaluators.vector_arithmetic import vector_compare, vector_value
 from herbrand.framework.contracts import EvaluatorTags, IndexBacking, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
+from herbrand.framework.growing import extends
 from herbrand.framework.registry import INDEXES
 from herbrand.framework.storage import Database, Relation, row_keys
 from herbrand.framework.syntax import Const, Rule
@@ -101,20 +102,6 @@ class _IndexEntry:
     def __init__(self, columns: np.ndarray, index: IndexBacking):
         self.columns = columns
         self.index = index
-
-
-def _extends(columns: np.ndarray, previous: np.ndarray) -> bool:
-    """Whether the rows of ``columns`` start with the rows of ``previous``."""
-    n = previous.shape[1]
-    if columns.shape[0] != previous.shape[0] or columns.shape[1] < n:
-        return False
-    if n == 0:
-        return True
-    # cheap probes first (first and last rows of the prefix), then the whole prefix
-    if not (np.array_equal(columns[:, 0], previous[:, 0])
-            and np.array_equal(columns[:, n - 1], previous[:, n - 1])):
-        return False
-    return np.array_equal(columns[:, :n], previous)
 
 
 class RelationalEvaluator(RuleEvaluator):
@@ -251,7 +238,7 @@ class RelationalEvaluator(RuleEvaluator):
         entry = self._indexes.get((name, key))
         if entry is not None and entry.columns is columns:
             return entry.index
-        if entry is not None and _extends(columns, entry.columns):
+        if entry is not None and extends(columns, entry.columns):
             start, index = entry.columns.shape[1], entry.index
         else:
             start, index = 0, self._index_class(relation.arity, key)

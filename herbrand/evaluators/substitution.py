@@ -38,6 +38,7 @@ import numpy as np
 from herbrand.evaluators.arithmetic import COMPARATORS, OPERATORS, evaluate_ground_term, wrap64
 from herbrand.framework.contracts import EvaluatorTags, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
+from herbrand.framework.growing import extends
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import (
     Aggregate,
@@ -110,20 +111,13 @@ class IndexCache:
         entry = self._entries.get(key)
         if entry is not None and entry[0] is columns:
             return entry[1]
-        if entry is not None and _extends(columns, entry[0]):
+        if entry is not None and extends(columns, entry[0]):
             index, start = entry[1], entry[0].shape[1]
         else:
             index, start = {}, 0
         _add_rows(index, columns[:, start:], positions)
         self._entries[key] = (columns, index)
         return index
-
-
-def _extends(columns: np.ndarray, previous: np.ndarray) -> bool:
-    """Whether the rows of ``columns`` start with the rows of ``previous``."""
-    n = previous.shape[1]
-    return (columns.shape[0] == previous.shape[0] and columns.shape[1] >= n
-            and np.array_equal(columns[:, :n], previous))
 
 
 def _add_rows(index: dict[tuple, list[tuple]], block: np.ndarray, positions: tuple[int, ...]

@@ -1,7 +1,8 @@
 """Columnar storage: ``Relation`` (an immutable set of int64 rows) and ``Database``.
 
-A Relation holds its rows column-wise in one C-contiguous int64 array of shape (arity, n):
-``columns[i]`` is column i. Rows are unique; their order is the order of insertion, and
+A Relation holds its rows column-wise in one int64 array of shape (arity, n): ``columns[i]``
+is column i, contiguous; the array is C-contiguous or a prefix of a wider append-only buffer
+(``growing.GrowingColumns``, taken without a copy). Rows are unique; their order is the order of insertion, and
 ``a.union(b)`` keeps ``a``'s rows as its prefix, so a consumer that indexed ``a`` can index
 only the appended tail of the union.
 
@@ -119,7 +120,9 @@ class Relation:
     __slots__ = ("_columns", "_set", "__weakref__")
 
     def __init__(self, columns: np.ndarray, *, unique: bool = False):
-        columns = np.ascontiguousarray(int64_array(columns))
+        columns = int64_array(columns)
+        if not _column_contiguous(columns):
+            columns = np.ascontiguousarray(columns)
         if columns.ndim != 2:
             raise ArityError(f"columns must be a 2-d (arity, n) array, got shape {columns.shape}")
         if not unique:
@@ -277,6 +280,17 @@ class Relation:
             return self
         order = np.lexsort(self._columns[::-1])
         return Relation(np.take(self._columns, order, axis=1), unique=True)
+
+
+def _column_contiguous(columns: np.ndarray) -> bool:
+    """Whether ``columns`` is a 2-d array whose columns are each contiguous and do not
+    overlap: C-contiguous, or a prefix of a wider buffer (``growing.GrowingColumns``)."""
+    if columns.ndim != 2:
+        return False
+    arity, n = columns.shape
+    item = columns.itemsize
+    return ((n <= 1 or columns.strides[1] == item)
+            and (arity <= 1 or columns.strides[0] >= item * n))
 
 
 def _dedup(columns: np.ndarray) -> np.ndarray:

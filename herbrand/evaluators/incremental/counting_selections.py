@@ -17,9 +17,11 @@ without the constant columns (distinct, as the dropped columns are constant), so
 derives what it derived before, and joins probe the selection's index instead of scanning.
 A relation's selections are kept with the rows they were taken from: when the relation is the
 same, they are reused; when its rows start with those rows (it grew by appending: checked by
-one vectorised comparison of that prefix per relation), only the appended rows are selected,
-and the relational evaluator's index of each selection grows by them too. Otherwise they are
-taken again, O(n) each.
+``growing.extends``: O(1) for the prefixes of one append-only buffer, else one vectorised
+comparison of that prefix), only the appended rows are selected and appended to each selection
+(``GrowingColumns``: no copy of what was selected before), and the relational evaluator's
+index of each selection grows by them too (its O(1) ``extends``). Otherwise they are taken
+again, O(n) each.
 Memory: the selections kept and the rows they were taken from, until ``release`` (an engine
 releases them when an update ends).
 """
@@ -31,6 +33,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 import numpy as np
 
 from herbrand.evaluators.incremental.programs import with_body
+from herbrand.framework.growing import GrowingColumns, extends
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule
 
@@ -93,7 +96,7 @@ class GrowingSelections:
         # rewrites by rule identity (hashing a rule walks it): id -> (rule, rewritten, uses)
         self._rules: dict[int, tuple[Rule, Rule, tuple[tuple[str, str, Constants], ...]]] = {}
         # relation -> (the rows its selections were taken from, constants -> selected rows)
-        self._kept: dict[str, tuple[np.ndarray, dict[Constants, np.ndarray]]] = {}
+        self._kept: dict[str, tuple[np.ndarray, dict[Constants, GrowingColumns]]] = {}
 
     def _rewritten(self, rule: Rule) -> tuple[Rule, tuple[tuple[str, str, Constants], ...]]:
         cached = self._rules.get(id(rule))
@@ -113,21 +116,20 @@ class GrowingSelections:
         self._rules[id(rule)] = (rule, rewritten, tuple(selections))
         return rewritten, tuple(selections)
 
-    def _kept_for(self, name: str, relation: Relation) -> dict[Constants, np.ndarray]:
+    def _kept_for(self, name: str, relation: Relation) -> dict[Constants, GrowingColumns]:
         """The kept selections of ``relation`` (named ``name``): as they were when it is the
         same, each extended by its appended rows when it grew, none when it changed."""
         columns = relation.columns
         kept = self._kept.get(name)
         if kept is not None and kept[0] is columns:
             return kept[1]
-        views: dict[Constants, np.ndarray] = {}
-        if kept is not None:
-            source, old_views = kept
-            n = source.shape[1]
-            if n <= columns.shape[1] and np.array_equal(columns[:, :n], source):
-                tail = columns[:, n:]
-                views = {constants: np.concatenate([view, _select(tail, constants)], axis=1)
-                         for constants, view in old_views.items()}
+        views: dict[Constants, GrowingColumns] = {}
+        if kept is not None and extends(columns, kept[0]):
+            source, views = kept
+            tail = columns[:, source.shape[1]:]
+            if tail.shape[1]:
+                for constants, view in views.items():
+                    view.append(_select(tail, constants))
         self._kept[name] = (columns, views)
         return views
 
@@ -164,6 +166,8 @@ class GrowingSelections:
                 elif name not in views:
                     kept = self._kept_for(relation, instance[relation])
                     if constants not in kept:
-                        kept[constants] = _select(instance[relation].columns, constants)
-                    views[name] = Relation(kept[constants], unique=True)
+                        selected = _select(instance[relation].columns, constants)
+                        kept[constants] = GrowingColumns(
+                            selected, selected.shape[1] + selected.shape[1] // 4)
+                    views[name] = Relation(kept[constants].columns, unique=True)
         return rewritten, (instance.with_relations(views) if views else instance)

@@ -42,6 +42,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     PLUS_PREV,
 )
 from herbrand.framework.analysis import Stratum
+from herbrand.framework.growing import GrowingColumns
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import RowCodec, SortedRun
 
@@ -225,6 +226,8 @@ class Walk:
         # there is none: X'_m is then the old X_m, a prefix of the old relation, not a copy
         self.diverged: dict[str, int | None] = dict.fromkeys(self.relations)
         self._news: dict[tuple[str, int], Relation] = {}  # X'_m built, read at k and k + 1
+        self._growing: dict[str, GrowingColumns] = {}  # X' since the divergence, appended
+        self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
         self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
@@ -242,9 +245,11 @@ class Walk:
         return any(len(self.firsts[name][-1]) for name in self.relations if self.firsts[name])
 
     def _old_prefix(self, name: str, k: int) -> Relation:
-        """X_k of the old state: its first rows (the relation is stored in iteration order).
-        O(|X_k|) to copy them once; each is read in two iterations (as X_{k-1}, X_{k-2}), the
-        older ones are dropped."""
+        """X_k of the old state: its first rows (the relation is stored in iteration order),
+        a view of them (no copy: ``Relation`` takes a prefix of columns as it is, and the
+        evaluator's index of X_k grows from that of X_{k-1} by the appended rows, as
+        ``growing.extends`` finds one the prefix of the other in O(1)). Each is read in two
+        iterations (as X_{k-1}, X_{k-2}), the older ones are dropped."""
         prefix = self._prefixes.get((name, k))
         if prefix is None:
             size = self._old_end(name, k)
@@ -262,24 +267,28 @@ class Walk:
         return 0 if k <= 0 else int(ends[min(k, len(ends)) - 1]) if len(ends) else 0
 
     def _new_prefix(self, name: str, m: int) -> Relation:
-        """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, no
-        copy once m covers the old relation), else X'_{m-1} (or the old prefix before the
-        divergence) followed by Δ'_m: O(|X'_m|) once, kept for two iterations."""
+        """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, a
+        view), else a view of the walk's append-only copy of X' (``GrowingColumns``): the old
+        X_{j-1} for the first iteration j that differs, copied once, then each Δ'_i appended
+        once, so that building X' costs O(|X'|) per update, not per iteration."""
         start = self.diverged[name]
         if start is None or m < start:
             return self._old_prefix(name, m)
         built = self._news.get((name, m))
         if built is None:
-            before = self._news.get((name, m - 1))
-            if before is None:
-                parts = [self.old_rows[name].columns[:, :self._old_end(name, start - 1)]]
-                parts += [self._delta_columns(name, i) for i in range(start, m + 1)]
-                built = Relation(np.concatenate(parts, axis=1), unique=True)
-            else:
-                built = before.extend(Relation(self._delta_columns(name, m), unique=True))
+            growing = self._growing.get(name)
+            if growing is None:
+                old = self.old_rows[name].columns
+                growing = self._growing[name] = GrowingColumns(
+                    old[:, :self._old_end(name, start - 1)], old.shape[1] + old.shape[1] // 8)
+                self._grown[name] = start - 1
+            for i in range(self._grown[name] + 1, m + 1):
+                self._news[(name, i)] = Relation(
+                    growing.append(self._delta_columns(name, i)), unique=True)
+            self._grown[name] = max(self._grown[name], m)
+            built = self._news[(name, m)]
             self._news = {key: value for key, value in self._news.items()
                           if key[1] >= m - 1}
-            self._news[(name, m)] = built
         return built
 
     def _delta_columns(self, name: str, m: int) -> np.ndarray:

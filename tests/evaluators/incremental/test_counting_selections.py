@@ -7,6 +7,7 @@ import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.relational import RelationalEvaluator
+from herbrand.framework import growing
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
 
@@ -63,3 +64,17 @@ def test_release_forgets_the_kept_selections_and_their_rows():
     assert selections.nbytes == 0
     _, selected = selections.applied(_PROGRAM.rules, _instance([(7, 4, 8)], [(2, 0, 5)]))
     assert selected["@selected:m:1=4"].to_rows() == [(7, 8)]
+
+
+def test_a_selection_of_a_growing_relation_grows_in_place(monkeypatch):
+    start = np.array([[*range(8), 2], [4] * 8 + [0], [*range(10, 18), 3]], dtype=np.int64)
+    rows = growing.GrowingColumns(start, 64)
+    selections, d = GrowingSelections({"m"}), Relation.from_rows([(2, 0, 5)])
+    _, first = selections.applied(_PROGRAM.rules, Database({"m": Relation(rows.columns), "d": d}))
+    monkeypatch.setattr(growing.np, "array_equal", None)  # views of one buffer: not compared
+    rows.append(np.array([[7, 8], [4, 4], [9, 6]], dtype=np.int64))
+    _, second = selections.applied(_PROGRAM.rules,
+                                   Database({"m": Relation(rows.columns, unique=True), "d": d}))
+    before, after = first["@selected:m:1=4"].columns, second["@selected:m:1=4"].columns
+    assert after.tolist() == [[*range(8), 7, 8], [*range(10, 18), 9, 6]]
+    assert np.shares_memory(before, after)  # the selected rows appended, none copied
