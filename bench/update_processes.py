@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import statistics
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -74,9 +75,16 @@ def _epoch_seconds(stderr: str) -> list[float]:
 
 
 def measure(name: str, engines: Sequence[str], repeat: int, root: Path) -> list[str]:
-    """The lines printed for workload ``name`` (see the module doc)."""
+    """The lines printed for workload ``name`` (see the module doc). The runs write into a
+    scratch folder of this call's own, removed at the end: two benchmarks sharing a cache do
+    not read each other's outputs."""
     folder = prepared(name, root)
-    scratch = root / "updates" / "scratch"
+    with tempfile.TemporaryDirectory(dir=root / "updates", prefix="scratch-") as scratch:
+        return _measured(name, folder, engines, repeat, Path(scratch))
+
+
+def _measured(name: str, folder: Path, engines: Sequence[str], repeat: int,
+              scratch: Path) -> list[str]:
     base = [sys.executable, "-m", "herbrand.cli", "run", str(folder / "program.dl"), "-F",
             str(folder / "facts"), "-D", str(scratch / "out"), "--no-progress"]
     commands = {"(no engine)": base, **{
