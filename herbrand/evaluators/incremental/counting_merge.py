@@ -33,28 +33,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.native.exported import exported
+from herbrand.evaluators.native.exported import exported, helper
+
+
+@helper
+def gallop(haystack, lo, x):
+    """The left insertion position of ``x`` in the ascending ``haystack``, everything before
+    ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for the
+    distance d from ``lo``."""
+    n = haystack.shape[0]
+    hi, step = lo, 1
+    while hi < n and haystack[hi] < x:
+        lo = hi + 1
+        hi += step
+        step *= 2
+    hi = min(hi, n)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if haystack[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @exported("i8[::1](i8[::1], i8[::1])")
 def _sorted_positions(haystack, needles):
-    n = haystack.shape[0]
     out = np.empty(needles.shape[0], dtype=np.int64)
     lo = 0
     for j in range(needles.shape[0]):
-        x = needles[j]
-        hi, step = lo, 1
-        while hi < n and haystack[hi] < x:  # gallop: everything before lo is below x
-            lo = hi + 1
-            hi += step
-            step *= 2
-        hi = min(hi, n)
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if haystack[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = gallop(haystack, lo, needles[j])
         out[j] = lo
     return out
 

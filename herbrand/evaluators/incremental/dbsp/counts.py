@@ -119,6 +119,21 @@ class Counts:
         pending, later = self._pending.reading(rows, i)
         return found + pending, np.minimum(nexts, later)
 
+    def levels(self, packed: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+        """The non-empty levels' entries as (keys, iterations, running counts), the entries
+        first, then each pending level (X_i of a row is the sum of its counts in them), when
+        every row is one key in the encoding ``packed`` (``ZSet.encoded``); else None. O(1)
+        per level."""
+        own = []
+        if len(self._counts):
+            if not self.arity or self._data.shape[0] != 1 or self._packed != packed:
+                return None
+            own.append((self._data[0], self._iterations, self._counts))
+        if self._pending is None:
+            return own
+        pending = self._pending.levels(packed)
+        return None if pending is None else own + pending
+
     def plus(self, changes: Sequence[ZSet]) -> Counts:
         """The counts after dX[j] += ``changes[j]`` for every j. Changes of more than
         1/``PENDING_SHARE`` of the entries are merged into them with the pending levels;

@@ -5,6 +5,17 @@ ascending needles among the keys (``counting_merge.sorted_positions``, by gallop
 - ``counts_at(keys, iterations, counts, probe, starts, i)``: for each distinct probe key, the
   running count of its entry with the last iteration <= i (0 when none), and the iteration of
   its next entry: a scan of the key's run from its start. O(m + the runs' lengths).
+- ``counts_resumed(keys, iterations, counts, probe, last, last_found, last_until, last_ends,
+  i, found, until, ends, work)``: the same for ascending probe keys, one level at a time, resuming
+  an earlier read (at an iteration < i) of the ascending keys ``last``, which found
+  ``last_found``, the iterations ``last_until`` at which those change, and the positions
+  ``last_ends`` where its scans stopped in this level: a probe read then whose count holds
+  (until > i) takes its found count, until and end; one whose count changed scans on from its
+  end; the others are found by galloping. Adds each scanned level's count into ``found``,
+  lowers ``until`` to the level's next iteration, and writes the probes' ``ends`` in this
+  level (the caller sets found to 0 and until to ``NEVER`` before the first level); adds to
+  ``work`` the probes searched for and those scanned. Returns m.
+  O(m log(m' / m) + s log(N / s) + the entries scanned), for the s probes not read then.
 - ``counts_plus(keys, iterations, counts, change, change_at, weights, starts, dtype)``: the
   entries after adding the differences ``weights`` at (key, iteration) = (``change``,
   ``change_at``) (sorted by key then iteration, distinct): the untouched stretches between
@@ -17,6 +28,13 @@ ascending needles among the keys (``counting_merge.sorted_positions``, by gallop
     >>> found, nexts = counts_at(keys, at, counts, np.array([1, 4, 5]), np.array([0, 2, 3]), 1)
     >>> found.tolist(), (nexts == NEVER).tolist(), int(nexts[0])
     ([1, 2, 0], [False, True, True], 2)
+    >>> found, until, ends, work = (np.zeros(2, dtype=np.int64), np.full(2, NEVER),
+    ...                             np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    >>> counts_resumed(keys, at, counts, np.array([1, 4]), np.array([1]), np.array([1]),
+    ...                np.array([2]), np.array([1]), 2, found, until, ends, work)
+    2
+    >>> found.tolist(), (until == NEVER).tolist(), ends.tolist(), work.tolist()
+    ([3, 2], [True, True], [2, 3], [1, 2])
     >>> keys, at, counts = counts_plus(keys, at, counts, np.array([1, 4]), np.array([1, 1]),
     ...                                np.array([2, -2]), np.array([0, 2]), np.dtype(np.uint8))
     >>> keys.tolist(), at.tolist(), counts.tolist()
@@ -27,7 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.native.exported import exported
+from herbrand.evaluators.incremental.counting_merge import gallop
+from herbrand.evaluators.native.exported import exported, helper
 
 # the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
 ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
@@ -35,19 +54,26 @@ ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
 NEVER = np.iinfo(np.int64).max
 
 
+@helper
+def _scan(keys, iterations, counts, at, key, i):
+    """(X_i of ``key``, the iteration of its next entry or NEVER, that entry's position),
+    scanning its run from ``at``: its start, or a position inside it after entries at
+    iterations <= i only."""
+    n = keys.shape[0]
+    found = counts[at - 1] if at > 0 and keys[at - 1] == key else 0
+    while at < n and keys[at] == key:
+        if iterations[at] > i:
+            return found, iterations[at], at
+        found = counts[at]
+        at += 1
+    return found, NEVER, at
+
+
 @exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8, i8[::1], i8[::1])"
             for t in ITERATION_TYPES), writes=("out", "nexts"))
 def _counts_at(keys, iterations, counts, probe, starts, i, out, nexts):
-    n = keys.shape[0]
     for j in range(probe.shape[0]):
-        at = starts[j]
-        out[j], nexts[j] = 0, NEVER
-        while at < n and keys[at] == probe[j]:
-            if iterations[at] > i:
-                nexts[j] = iterations[at]
-                break
-            out[j] = counts[at]
-            at += 1
+        out[j], nexts[j], _ = _scan(keys, iterations, counts, starts[j], probe[j], i)
     return probe.shape[0]
 
 
@@ -58,6 +84,33 @@ def counts_at(keys: np.ndarray, iterations: np.ndarray, counts: np.ndarray, prob
     out, nexts = np.empty(len(probe), dtype=np.int64), np.empty(len(probe), dtype=np.int64)
     _counts_at(keys, iterations, counts, probe, starts, i, out, nexts)
     return out, nexts
+
+
+@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], "
+            f"i8, i8[::1], i8[::1], i8[::1], i8[::1])" for t in ITERATION_TYPES),
+          writes=("found", "until", "ends", "work"))
+def counts_resumed(keys, iterations, counts, probe, last, last_found, last_until, last_ends, i,
+                   found, until, ends, work):
+    m = last.shape[0]
+    lo = q = 0  # everything before lo in keys, and before q in last, is below the probe
+    for j in range(probe.shape[0]):
+        key = probe[j]
+        q = gallop(last, q, key)
+        if q < m and last[q] == key:
+            at = last_ends[q]
+            if last_until[q] > i:  # its count holds
+                found[j], until[j], ends[j] = last_found[q], last_until[q], at
+                lo = at
+                continue
+        else:
+            at = gallop(keys, lo, key)
+            work[0] += 1
+        work[1] += 1
+        value, later, lo = _scan(keys, iterations, counts, at, key, i)
+        found[j] += value
+        until[j] = min(until[j], later)
+        ends[j] = lo
+    return probe.shape[0]
 
 
 @exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], "

@@ -1,5 +1,6 @@
-"""CountReads: an update's reads of stored counts along its iterations equal fresh lookups,
-and rows whose counts did not change since the last read are not looked up again."""
+"""CountReads: an update's reads of stored counts along its iterations equal fresh lookups;
+rows read at the last iteration are not searched for again, and scanned again only when their
+counts changed since."""
 
 from __future__ import annotations
 
@@ -38,21 +39,36 @@ def test_reads_along_iterations_equal_lookups(case, share):
         assert reads.at(rows, i).tolist() == accumulated(summed, rows, i).tolist()
 
 
-def test_rows_whose_counts_hold_are_read_once(monkeypatch):
+def test_rows_read_again_resume_their_runs():
     """100 rows counted at iteration 0, ten of them changed at iteration 2: reading all at
-    iterations 0 to 3 looks up 100 rows, then none, then the ten, then none."""
+    iterations 0 to 3 searches the 100 rows once; the ten whose counts change are scanned
+    again at 2 (from where the last read stopped), the others never."""
     rows = np.arange(100)[None, :]
     counts = Counts.of(1, [ZSet.of_set(rows), ZSet.empty(1),
                            ZSet.of(rows[:, :10], np.ones(10, dtype=np.int64))])
-    looked_up = []
-    reading = Counts.reading
-
-    def counted(self, probe, i):
-        looked_up.append(len(probe))
-        return reading(self, probe, i)
-
-    monkeypatch.setattr(Counts, "reading", counted)
     reads = CountReads(counts)
-    got = [reads.at(ZSet.of_set(rows), i).tolist() for i in range(4)]
+    got, work = [], []
+    for i in range(4):
+        got.append(reads.at(ZSet.of_set(rows), i).tolist())
+        work.append(reads.work.tolist())
     assert got == [[1] * 100, [1] * 100, [2] * 10 + [1] * 90, [2] * 10 + [1] * 90]
-    assert [n for n in looked_up if n] == [100, 10]
+    assert work == [[100, 100], [100, 100], [100, 110], [100, 110]]
+
+
+def test_only_rows_not_read_last_are_searched():
+    """Reading rows 0..49 at iteration 0, then 0..99 at 1 and 2, then 50..149 at 3, of 100
+    rows counted at 0 and 1 and ten more at 0 (pending: two levels): 50, 50, none and 50 rows
+    searched for in each level."""
+    rows = np.arange(100)[None, :]
+    counts = Counts.of(1, [ZSet.of_set(rows), ZSet.of_set(rows)]).plus(
+        [ZSet.of_set(rows[:, :10])])
+    reads = CountReads(counts)
+    probes = [np.arange(50), np.arange(100), np.arange(100), np.arange(50, 150)]
+    got, searched = [], []
+    for i, p in enumerate(probes):
+        got.append(reads.at(ZSet.of_set(p[None, :]), i).tolist())
+        searched.append(int(reads.work[0]))
+    assert len(counts.levels(False)) == 2
+    assert got == [[2] * 10 + [1] * 40, [3] * 10 + [2] * 90, [3] * 10 + [2] * 90,
+                   [2] * 50 + [0] * 50]
+    assert searched == [100, 200, 200, 300]
