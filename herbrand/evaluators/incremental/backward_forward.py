@@ -22,7 +22,10 @@ bounded by the materialization.
   instead (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a
   hash probe per row where a join would probe, and first build, an index of the whole relation on
   all its columns (on TC, ``tc(x, y)`` in ``tc(x, z) :- tc(x, y), e(y, z)``: the 372k instance
-  rows of a 1% delete of graph10000 in 30 ms instead of 60). Only the rows that are expanded
+  rows of a 1% delete of graph10000 in 30 ms instead of 60). Each instance row is probed in C
+  once for its head and each stratum atom, and what the round asks of it (proved? checked?
+  whose instance?) is read at those positions (``expansion``, which also chooses the rows to
+  expand). Only the rows that are expanded
   are probed: a row whose atoms are all proved, or all checked, is held without a probe (C holds
   old facts only), so the rows of facts proved in the round are never probed, and a lazy round
   probes the one row it chooses per fact (again when that row is no instance: on TC over
@@ -65,6 +68,9 @@ no special handling: a fact whose negated literal's relation gained a row, or wh
 input changed, is queued (the lower-change variants, as in ``dred``) and checked against the new
 state like any other.
 
+A rule application that cannot derive (a batch it is driven by holds no row with its
+constants, or a relation it reads is empty, ``RuleReads``) is not run.
+
 Cost per update: per checked fact, its instances are computed at most twice (one evaluator call
 per round for the whole frontier) plus ``saturate``'s forward derivations from the proved facts;
 O(1) expected per row for the sets C and P (one hash probe: ``CheckedFacts``). Reads only
@@ -85,7 +91,7 @@ from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
     PROVED,
     InstanceRule,
-    driven,
+    RuleReads,
     instance_rule,
     reading_proved,
 )
@@ -140,6 +146,7 @@ class BackwardForward:
                              for literal, _ in rule_literals(rule)}
         self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in stratum.relations}
+        self._rule_reads: dict[int, tuple[Rule, RuleReads]] = {}
         self._expansion = Expansion(self._facts, self._member_set, self._empty)
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
@@ -254,21 +261,31 @@ class BackwardForward:
         """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
         frontier fact, with its positions in C."""
         focus = {FOCUS + n: frontier.get(n, self._empty[n]) for n in self._relations}
-        active = [i for i in rules if driven(i.rule, focus)]
+        reads = self._new.with_relations(
+            {name: Relation(rows, unique=True) for name, rows in focus.items()})
+        seen: dict[tuple, bool] = {}
+        active = [i for i in rules if self._reads(i.rule).may_derive(focus, reads, seen)]
         if not active:
             return []
-        reads = self._new.with_relations(
-            {FOCUS + n: Relation(frontier.get(n, self._empty[n]), unique=True)
-             for n in self._relations})
         derived = self._evaluator.derive([i.rule for i in active], reads)
         return [InstanceRows.found(i, self._lower_held(i, derived[i.rule.head.relation]),
                                    self._facts) for i in active]
 
     def _derive(self, rules: Sequence[Rule], reads: Database,
                 batches: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The evaluator's derivations of the ``rules`` that ``batches`` drive (``driven``)."""
-        active = [rule for rule in rules if driven(rule, batches)]
+        """The evaluator's derivations of the ``rules`` that may derive a row from ``batches``
+        and ``reads`` (``RuleReads.may_derive``)."""
+        seen: dict[tuple, bool] = {}
+        active = [rule for rule in rules if self._reads(rule).may_derive(batches, reads, seen)]
         return self._evaluator.derive(active, reads) if active else {}
+
+    def _reads(self, rule: Rule) -> RuleReads:
+        """``rule``'s RuleReads, made once per step (kept by the rule's identity: the step
+        runs the same rule objects every round). O(1), or O(body length) once."""
+        kept = self._rule_reads.get(id(rule))
+        if kept is None or kept[0] is not rule:
+            kept = self._rule_reads[id(rule)] = (rule, RuleReads.of(rule))
+        return kept[1]
 
     def _lower_held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
         """The ``rows`` whose ``lower_members`` atoms the new lower relations hold. O(rows)
@@ -303,18 +320,18 @@ class BackwardForward:
                 new[name] = self._facts[name].prove(rows)
             if not self._saturation or not any(rows.shape[1] for rows in new.values()):
                 return
-            reads = self._new.with_relations({
-                **{PROVED + n: Relation(self._facts[n].proved_rows(), unique=True)
-                   for n in self._relations if PROVED + n in self._proved_read},
-                **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
-                   for n in self._relations}})
-            deltas = {delta_name(n): new.get(n, self._empty[n]) for n in self._relations}
+            # P's rows too: a rule whose constants no proved fact holds derives nothing
+            batches = {**{PROVED + n: self._facts[n].proved_rows()
+                          for n in self._relations if PROVED + n in self._proved_read},
+                       **{delta_name(n): new.get(n, self._empty[n]) for n in self._relations}}
+            reads = self._new.with_relations(
+                {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
             rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
                            self._near_heads().rules(self._facts, self._new))
             derived = {n: [rows] for n, rows in
                        self._derive(rules, reads.with_relations(cuts) if cuts else reads,
-                                    deltas).items()}
+                                    batches).items()}
 
     def _near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""

@@ -232,3 +232,25 @@ def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
     assert calls and sum(instances) > 2 * check._facts["tc"].checked_count
     assert sum(probed) <= 2 * sum(instances) + check._facts["tc"].checked_count, (
         probed, instances)
+
+
+def test_no_rule_that_reads_an_empty_relation_is_run(checks, monkeypatch):
+    # f is empty: the saturation's tc(x, z) :- @delta:tc(x, y), f(y, z) derives nothing
+    program = TC + ".decl f(x: number, y: number)\ntc(x, z) :- tc(x, y), f(y, z).\n"
+    session = IncrementalSession(BFEngine, program, {"e": [(1, 2), (2, 3), (1, 3), (3, 4)],
+                                                      "f": []})
+    runs = []
+    original = session.engine._evaluator.derive
+
+    def derive(rules, instance):
+        runs.extend((rule, instance) for rule in rules)
+        return original(rules, instance)
+
+    monkeypatch.setattr(session.engine._evaluator, "derive", derive)
+    session.update(delete={"e": [(1, 3)]})
+    check, = checks
+    assert check._facts["tc"].proved_count  # the saturation ran
+    assert runs and all(len(instance[literal.atom.relation])
+                        for rule, instance in runs for literal in rule.body
+                        if not literal.negated and literal.atom.relation in instance), [
+        str(rule) for rule, _ in runs]
