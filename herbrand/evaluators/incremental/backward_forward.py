@@ -22,7 +22,10 @@ bounded by the materialization.
   instead (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a
   hash probe per row where a join would probe, and first build, an index of the whole relation on
   all its columns (on TC, ``tc(x, y)`` in ``tc(x, z) :- tc(x, y), e(y, z)``: the 372k instance
-  rows of a 1% delete of graph10000 in 30 ms instead of 60). Only the rows that are expanded
+  rows of a 1% delete of graph10000 in 30 ms instead of 60). Each instance row is probed in C
+  once for its head and each stratum atom, and what the round asks of it (proved? checked?
+  whose instance?) is read at those positions (``expansion``, which also chooses the rows to
+  expand). Only the rows that are expanded
   are probed: a row whose atoms are all proved, or all checked, is held without a probe (C holds
   old facts only), so the rows of facts proved in the round are never probed, and a lazy round
   probes the one row it chooses per fact (again when that row is no instance: on TC over
@@ -65,6 +68,9 @@ no special handling: a fact whose negated literal's relation gained a row, or wh
 input changed, is queued (the lower-change variants, as in ``dred``) and checked against the new
 state like any other.
 
+A rule application that cannot derive (a batch it is driven by holds no row with its
+constants, or a relation it reads is empty, ``RuleReads``) is not run.
+
 Cost per update: per checked fact, its instances are computed at most twice (one evaluator call
 per round for the whole frontier) plus ``saturate``'s forward derivations from the proved facts;
 O(1) expected per row for the sets C and P (one hash probe: ``CheckedFacts``). Reads only
@@ -79,12 +85,13 @@ from dataclasses import replace
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
-from herbrand.evaluators.incremental.checked_facts import CheckedFacts, first_per_key
+from herbrand.evaluators.incremental.checked_facts import CheckedFacts
+from herbrand.evaluators.incremental.expansion import Expansion, InstanceRows, concat_batches
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
     PROVED,
     InstanceRule,
-    driven,
+    RuleReads,
     instance_rule,
     reading_proved,
 )
@@ -139,6 +146,8 @@ class BackwardForward:
                              for literal, _ in rule_literals(rule)}
         self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in stratum.relations}
+        self._rule_reads: dict[int, tuple[Rule, RuleReads]] = {}
+        self._expansion = Expansion(self._facts, self._member_set, self._empty)
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -165,7 +174,7 @@ class BackwardForward:
             # an instance with a lower fact the update added may have a head that is no old fact
             queue = {n: rows[:, self._member_set(n).contains(rows)]
                      for n, rows in derived.items()}
-        return {n: Relation(_concat(parts[n], self._empty[n]), unique=True)
+        return {n: Relation(concat_batches(parts[n], self._empty[n]), unique=True)
                 for n in self._relations}
 
     def prepare(self) -> None:
@@ -211,14 +220,16 @@ class BackwardForward:
     # -- one batch -------------------------------------------------------------------------------
 
     def _check(self, fresh: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Check a batch of facts (just put in C); the checked facts left unproved."""
-        checked = {n: [rows] for n, rows in fresh.items()}
+        """Check a batch of facts (just put in C, so the batch's checked facts are C's rows
+        from there on); the checked facts left unproved."""
+        start = {n: facts.checked_count - (fresh[n].shape[1] if n in fresh else 0)
+                 for n, facts in self._facts.items()}
         lazy: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         frontier, full = fresh, False
         while True:
             if not any(rows.shape[1] for rows in frontier.values()):
-                frontier = {n: self._unproved(n, _concat(parts, self._empty[n]))
-                            for n, parts in lazy.items()}
+                frontier = {n: self._facts[n].unproved_at(np.concatenate(parts)) if parts
+                            else self._empty[n] for n, parts in lazy.items()}
                 lazy = {n: [] for n in self._relations}
                 if not any(rows.shape[1] for rows in frontier.values()):
                     break
@@ -227,45 +238,54 @@ class BackwardForward:
             if not full and not small and self._outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
-                self._saturate(self._proving(self._instances_of(frontier, self._outright)))
+                self._saturate(self._expansion.proving(
+                    self._instances_of(frontier, self._outright)))
                 frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before): only the other rules can have instances of it
             instances = self._instances_of(frontier,
                                            self._instances if small else self._inferred)
-            self._saturate(self._proving(instances))
-            expansion, partial = self._expansion(instances, full or small)
+            self._saturate(self._expansion.proving(instances))
+            expansion, partial = self._expansion.next_atoms(instances, full or small)
             for name, parts in partial.items():
                 lazy[name].extend(parts)
             frontier = {n: self._facts[n].check(rows) for n, rows in expansion.items()}
-            for name, rows in frontier.items():
-                checked.setdefault(name, []).append(rows)
             full = False
-        return {n: self._unproved(n, _concat(parts, self._empty[n]))
-                for n, parts in checked.items()}
+        return {n: facts.unproved_since(start[n]) for n, facts in self._facts.items()}
 
     def _unproved(self, name: str, rows: np.ndarray) -> np.ndarray:
         return rows[:, ~self._facts[name].proved(rows)]
 
     def _instances_of(self, frontier: Mapping[str, np.ndarray],
-                      rules: Sequence[InstanceRule]) -> list[tuple[InstanceRule, np.ndarray]]:
+                      rules: Sequence[InstanceRule]) -> list[InstanceRows]:
         """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
-        frontier fact."""
+        frontier fact, with its positions in C."""
         focus = {FOCUS + n: frontier.get(n, self._empty[n]) for n in self._relations}
-        active = [i for i in rules if driven(i.rule, focus)]
+        reads = self._new.with_relations(
+            {name: Relation(rows, unique=True) for name, rows in focus.items()})
+        seen: dict[tuple, bool] = {}
+        active = [i for i in rules if self._reads(i.rule).may_derive(focus, reads, seen)]
         if not active:
             return []
-        reads = self._new.with_relations(
-            {FOCUS + n: Relation(frontier.get(n, self._empty[n]), unique=True)
-             for n in self._relations})
         derived = self._evaluator.derive([i.rule for i in active], reads)
-        return [(i, self._lower_held(i, derived[i.rule.head.relation])) for i in active]
+        return [InstanceRows.found(i, self._lower_held(i, derived[i.rule.head.relation]),
+                                   self._facts) for i in active]
 
     def _derive(self, rules: Sequence[Rule], reads: Database,
                 batches: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The evaluator's derivations of the ``rules`` that ``batches`` drive (``driven``)."""
-        active = [rule for rule in rules if driven(rule, batches)]
+        """The evaluator's derivations of the ``rules`` that may derive a row from ``batches``
+        and ``reads`` (``RuleReads.may_derive``)."""
+        seen: dict[tuple, bool] = {}
+        active = [rule for rule in rules if self._reads(rule).may_derive(batches, reads, seen)]
         return self._evaluator.derive(active, reads) if active else {}
+
+    def _reads(self, rule: Rule) -> RuleReads:
+        """``rule``'s RuleReads, made once per step (kept by the rule's identity: the step
+        runs the same rule objects every round). O(1), or O(body length) once."""
+        kept = self._rule_reads.get(id(rule))
+        if kept is None or kept[0] is not rule:
+            kept = self._rule_reads[id(rule)] = (rule, RuleReads.of(rule))
+        return kept[1]
 
     def _lower_held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
         """The ``rows`` whose ``lower_members`` atoms the new lower relations hold. O(rows)
@@ -276,17 +296,6 @@ class BackwardForward:
         for relation, head_columns in instance.lower_members:
             mask &= self._member_set(relation).contains(rows[list(head_columns)])
         return rows[:, mask]
-
-    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """Whether the old relations hold each row's ``members`` atoms (a row whose atoms are
-        all checked, or all proved, is held: C holds old facts only). O(rows) expected."""
-        mask = np.ones(rows.shape[1], dtype=bool)
-        if rows.shape[1]:
-            atoms = instance.atom_columns(rows)
-            for position in instance.members:
-                relation, columns = atoms[position]
-                mask &= self._member_set(relation).contains(columns)
-        return mask
 
     def _member_set(self, name: str) -> RelationSet:
         """The hash set of relation ``name`` as the instances read it (old in the stratum, new
@@ -301,119 +310,31 @@ class BackwardForward:
                 self._kept.put(name, members)
         return members
 
-    def _all_in(self, instance: InstanceRule, rows: np.ndarray, proved: bool) -> np.ndarray:
-        """Whether each row's stratum atoms are all proved (``proved``), or all checked."""
-        mask = np.ones(rows.shape[1], dtype=bool)
-        for relation, columns in instance.atom_columns(rows):
-            facts = self._facts[relation]
-            mask &= facts.proved(columns) if proved else facts.checked(columns)
-        return mask
-
-    def _proving(self, instances) -> dict[str, list[np.ndarray]]:
-        """The heads of instances whose stratum atoms are all proved."""
-        heads: dict[str, list[np.ndarray]] = {}
-        for instance, rows in instances:
-            proving = rows[:instance.head_arity, self._all_in(instance, rows, True)]
-            heads.setdefault(instance.head, []).append(proving)
-        return heads
-
     def _saturate(self, derived: Mapping[str, list[np.ndarray]]) -> None:
         """Add the checked facts among ``derived`` to P, then chain forwards (semi-naively,
         from P) to every checked fact they derive."""
         while True:
             new = {}
             for name, parts in derived.items():
-                rows = _concat(parts, self._empty[name])
+                rows = concat_batches(parts, self._empty[name])
                 new[name] = self._facts[name].prove(rows)
             if not self._saturation or not any(rows.shape[1] for rows in new.values()):
                 return
-            reads = self._new.with_relations({
-                **{PROVED + n: Relation(self._facts[n].proved_rows(), unique=True)
-                   for n in self._relations if PROVED + n in self._proved_read},
-                **{delta_name(n): Relation(new.get(n, self._empty[n]), unique=True)
-                   for n in self._relations}})
-            deltas = {delta_name(n): new.get(n, self._empty[n]) for n in self._relations}
+            # P's rows too: a rule whose constants no proved fact holds derives nothing
+            batches = {**{PROVED + n: self._facts[n].proved_rows()
+                          for n in self._relations if PROVED + n in self._proved_read},
+                       **{delta_name(n): new.get(n, self._empty[n]) for n in self._relations}}
+            reads = self._new.with_relations(
+                {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
             rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
                            self._near_heads().rules(self._facts, self._new))
             derived = {n: [rows] for n, rows in
                        self._derive(rules, reads.with_relations(cuts) if cuts else reads,
-                                    deltas).items()}
+                                    batches).items()}
 
     def _near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
         if self._near is None:
             self._near = NearHeads(self._saturation, self._relations)
         return self._near
-
-    def _expansion(self, instances, full: bool
-                   ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
-        """``(atoms, partial)``: the stratum atoms to check next, and (lazy) the unproved facts
-        that may have instances with atoms left unchecked. ``full``: the atoms of every instance
-        of an unproved fact. Lazy: of one instance per unproved fact, none if one of its
-        instances has its atoms all checked already (the fact waits for them). A fact is
-        told by its position in C (its instances' heads are checked facts): one hash probe
-        per instance, masks over the positions instead of sorts of the heads."""
-        out: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        partial: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        for head in {i.head for i, _ in instances}:
-            facts = self._facts[head]
-            group = []
-            for instance, rows in instances:
-                if instance.head == head:
-                    positions = facts.positions(rows[:instance.head_arity])
-                    unproved = ~facts.proved_at(positions)
-                    group.append((instance, rows[:, unproved], positions[unproved]))
-            if full:
-                chosen = [(instance, rows[:, self._held(instance, rows)] if instance.members
-                           else rows) for instance, rows, _ in group]
-            else:
-                chosen = self._one_per_fact(facts, group, partial[head])
-            for instance, rows in chosen:
-                for relation, columns in instance.atom_columns(rows):
-                    out[relation].append(columns)
-        return {n: _concat(parts, self._empty[n]) for n, parts in out.items()}, partial
-
-    def _one_per_fact(self, facts: CheckedFacts, group, partial: list[np.ndarray]):
-        """The instances of one head relation (``group``: instance rule, rows, their heads'
-        positions in C; rows whose ``members`` atoms may be no old facts) to expand lazily:
-        one per fact whose ``members`` atoms the old relations hold (probed for the chosen
-        rows only), or none when one has its atoms all checked (such a row is held: C holds
-        old facts only); appends to ``partial`` the facts with a row not all checked (held or
-        not: a superset, expanded fully, and so probed, if still unproved)."""
-        keys = np.concatenate([positions for _, _, positions in group])
-        ready = np.concatenate([self._all_in(i, rows, False) for i, rows, _ in group])
-        waiting = np.zeros(facts.checked_count, dtype=bool)
-        waiting[keys[ready]] = True
-        candidate = ~waiting[keys]
-        while True:  # one pass per instance a fact's first choices lacked: usually one or two
-            take = first_per_key(keys, candidate, facts.checked_count)
-            unheld = self._unheld(group, take)
-            if not len(unheld):
-                break
-            candidate[unheld] = False
-        unready = np.zeros(facts.checked_count, dtype=bool)
-        unready[keys[~ready]] = True
-        partial.append(facts.checked_rows()[:, np.flatnonzero(unready)])
-        chosen, start = [], 0
-        for instance, rows, _ in group:
-            chosen.append((instance, rows[:, take[start:start + rows.shape[1]]]))
-            start += rows.shape[1]
-        return chosen
-
-    def _unheld(self, group, take: np.ndarray) -> np.ndarray:
-        """The indices (into ``group``'s rows, concatenated) of the ``take`` rows whose
-        ``members`` atoms the old relations do not all hold. O(taken rows) expected."""
-        out, start = [], 0
-        for instance, rows, _ in group:
-            if instance.members:
-                taken = start + np.flatnonzero(take[start:start + rows.shape[1]])
-                out.append(taken[~self._held(instance, rows[:, taken - start])])
-            start += rows.shape[1]
-        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
-
-
-def _concat(parts: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
-    if not parts:
-        return empty
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)

@@ -115,6 +115,16 @@ class CheckedFacts:
         self._proved_count += k
         return fresh
 
+    def unproved_at(self, positions: np.ndarray) -> np.ndarray:
+        """The rows of C at ``positions`` (none -1) that are not in P, in that order. O(m), no
+        hashing."""
+        return self._checked.rows()[:, positions[~self._proved[positions]]]
+
+    def unproved_since(self, start: int) -> np.ndarray:
+        """The rows of C checked from position ``start`` on that are not in P, in checking
+        order. O(rows since), no hashing."""
+        return self._checked.rows()[:, start:][:, ~self._proved[start:len(self._checked)]]
+
     def checked_rows(self) -> np.ndarray:
         """The rows of C in the order they were checked (a view). O(1)."""
         return self._checked.rows()

@@ -2,7 +2,8 @@
 from a stratum's rules: *instance rules* (a rule head-restricted to the frontier, ``@focus:``,
 deriving one row per rule instance: its head, then its stratum atoms; atoms the rest of the body
 binds are left out of the join and probed), *saturation rules* (the delta variants reading the
-proved facts, ``@proved:``), and whether a rule's batches can drive it at all (``driven``).
+proved facts, ``@proved:``), and whether a rule's batches can drive it at all (``driven``,
+``RuleReads``).
 All are O(body length) per rule, made once per step.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 from herbrand.evaluators.fixpoint import delta_name
 from herbrand.evaluators.incremental.counting_selections import holding, integer_constants
 from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.framework.storage import Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
 INSTANCE, PROVED = "@instance:", "@proved:"
@@ -118,19 +120,44 @@ def driven(rule: Rule, batches: Mapping[str, np.ndarray],
     and skipping it saves a plan run (on RDFS, most rules read one predicate). O(batch rows)
     per literal with constants; ``seen`` keeps the answers by (relation, constants) for a
     caller that checks many rules over the same batches (each is then found once)."""
-    return all(_matches(batches[e.atom.relation], e.atom, seen) for e in rule.body
-               if isinstance(e, Literal) and not e.negated and e.atom.relation in batches)
+    return RuleReads.of(rule).may_derive(batches, {}, {} if seen is None else seen)
 
 
-def _matches(rows: np.ndarray, atom: Atom, seen: dict[tuple, bool] | None) -> bool:
-    """Whether a row of ``rows`` has ``atom``'s integer constants in their columns."""
-    constants = integer_constants(atom)
-    if not constants:
-        return rows.shape[1] > 0
-    key = (atom.relation, constants)
-    if seen is not None and key in seen:
-        return seen[key]
-    found = bool(holding(rows, constants).any())
-    if seen is not None:
-        seen[key] = found
-    return found
+@dataclass(frozen=True)
+class RuleReads:
+    """The positive literals of a rule as (relation, integer constants), found once per rule:
+    what tells, from its batches and the sizes of what it reads alone, that an application
+    derives nothing (``may_derive``), so that the plan is not run (15-80 us each on RDFS)."""
+
+    literals: tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
+
+    @classmethod
+    def of(cls, rule: Rule) -> RuleReads:
+        """O(body length)."""
+        return cls(tuple((e.atom.relation, integer_constants(e.atom)) for e in rule.body
+                         if isinstance(e, Literal) and not e.negated))
+
+    def may_derive(self, batches: Mapping[str, np.ndarray], instance: Mapping[str, Relation],
+                   seen: dict[tuple, bool]) -> bool:
+        """False when a literal over a relation of ``batches`` has no row of its batch with its
+        constants (``driven``; ``seen`` keeps the answers by (relation, constants) for the
+        rules of one call), or reads a relation that ``instance`` holds empty (one it lacks
+        is left to the evaluator's error). O(batch rows) per literal with constants not
+        seen yet, O(1) per other literal."""
+        for relation, constants in self.literals:
+            rows = batches.get(relation)
+            if rows is not None:
+                if not rows.shape[1]:
+                    return False
+                if constants:
+                    key = (relation, constants)
+                    found = seen.get(key)
+                    if found is None:
+                        found = seen[key] = bool(holding(rows, constants).any())
+                    if not found:
+                        return False
+                continue
+            read = instance.get(relation)
+            if read is not None and not len(read):
+                return False
+        return True

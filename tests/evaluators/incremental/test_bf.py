@@ -8,6 +8,8 @@ import pytest
 from herbrand.evaluators.incremental import bf
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
+from herbrand.evaluators.incremental.checked_facts import CheckedFacts
+from herbrand.evaluators.incremental.expansion import Expansion
 from herbrand.evaluators.incremental.near_heads import NEAR, NearHeads
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.engine_helpers import TC, record_index_builds
@@ -95,13 +97,13 @@ def _probed_members(monkeypatch) -> list[int]:
     """The rows whose left-out atoms (``InstanceRule.members``) each probe of the old
     relations reads, from now on."""
     probed = []
-    held = BackwardForward._held
+    held = Expansion._held
 
     def recorded(self, instance, rows):
         probed.append(rows.shape[1])
         return held(self, instance, rows)
 
-    monkeypatch.setattr(BackwardForward, "_held", recorded)
+    monkeypatch.setattr(Expansion, "_held", recorded)
     return probed
 
 
@@ -195,3 +197,60 @@ def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(chec
     session.update(delete={"e": [(3, 4)]})
     check, = checks
     assert check._facts["tc"].proved_count < NearHeads.MIN_DELTA and check._near is None
+
+
+def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
+    monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # lazy rounds, as on TC
+    probed = []
+    for name in ("positions", "proved", "checked"):
+        original = getattr(CheckedFacts, name)
+
+        def recorded(self, rows, original=original):
+            probed.append(rows.shape[1])
+            return original(self, rows)
+
+        monkeypatch.setattr(CheckedFacts, name, recorded)
+    nodes = range(8)
+    session = IncrementalSession(BFEngine, TC,
+                                 {"e": [(x, y) for x in nodes for y in nodes if x != y]})
+    calls = _record_calls(monkeypatch, session.engine)
+    instances = []
+    original = session.engine._evaluator.derive
+
+    def derive(rules, instance):
+        derived = original(rules, instance)
+        instances.extend(rows.shape[1] for name, rows in derived.items()
+                         if name.startswith("@instance:"))
+        return derived
+
+    monkeypatch.setattr(session.engine._evaluator, "derive", derive)
+    session.update(delete={"e": [(0, 1)]})
+    check, = checks
+    # each instance row tc(x, 1), tc(x, y), e(y, 1) is probed in C for its head and its one
+    # stratum atom (which serve every question of the round: proved? checked? which fact?);
+    # the frontier's facts once more each, after their outright instances are proved
+    assert calls and sum(instances) > 2 * check._facts["tc"].checked_count
+    assert sum(probed) <= 2 * sum(instances) + check._facts["tc"].checked_count, (
+        probed, instances)
+
+
+def test_no_rule_that_reads_an_empty_relation_is_run(checks, monkeypatch):
+    # f is empty: the saturation's tc(x, z) :- @delta:tc(x, y), f(y, z) derives nothing
+    program = TC + ".decl f(x: number, y: number)\ntc(x, z) :- tc(x, y), f(y, z).\n"
+    session = IncrementalSession(BFEngine, program, {"e": [(1, 2), (2, 3), (1, 3), (3, 4)],
+                                                      "f": []})
+    runs = []
+    original = session.engine._evaluator.derive
+
+    def derive(rules, instance):
+        runs.extend((rule, instance) for rule in rules)
+        return original(rules, instance)
+
+    monkeypatch.setattr(session.engine._evaluator, "derive", derive)
+    session.update(delete={"e": [(1, 3)]})
+    check, = checks
+    assert check._facts["tc"].proved_count  # the saturation ran
+    assert runs and all(len(instance[literal.atom.relation])
+                        for rule, instance in runs for literal in rule.body
+                        if not literal.negated and literal.atom.relation in instance), [
+        str(rule) for rule, _ in runs]

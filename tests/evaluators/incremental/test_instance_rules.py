@@ -8,11 +8,13 @@ import numpy as np
 
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
+    RuleReads,
     driven,
     instance_rule,
     reading_proved,
 )
 from herbrand.framework.parser import parse
+from herbrand.framework.storage import Relation
 from tests.evaluators.incremental.engine_helpers import TC
 
 
@@ -52,3 +54,17 @@ def test_a_rule_whose_constants_match_no_focus_row_is_not_run():
     assert not driven(instance, {FOCUS + "m": np.array([[1], [4], [2]])})
     assert driven(instance, {FOCUS + "m": np.array([[1, 1], [4, 0], [2, 3]])})
     assert not driven(instance, {FOCUS + "m": np.zeros((3, 0), dtype=np.int64)})
+
+
+def test_a_rule_reading_an_empty_relation_or_no_row_with_its_constants_may_not_derive():
+    rule = parse(".decl m(s: number, p: number, o: number)\n.decl d(s: number, o: number)\n"
+                 "m(x, 1, z) :- d(x, y), m(y, 1, z).\n").rules[0]
+    reads = RuleReads.of(rule)
+    m = np.array([[5, 6], [1, 2], [7, 8]])
+    d = {"d": np.array([[3], [5]])}
+    assert reads.may_derive(d, {"m": Relation(m)}, {})
+    assert not reads.may_derive(d, {"m": Relation(m[:, :0])}, {})  # m is empty
+    assert reads.may_derive(d, {}, {})  # m unknown here: left to the evaluator
+    assert not reads.may_derive({**d, "m": m[:, 1:]}, {}, {})  # no m row with p = 1
+    seen = {("m", ((1, 1),)): False}  # answers kept by the caller are not asked again
+    assert not reads.may_derive({**d, "m": m}, {}, seen)

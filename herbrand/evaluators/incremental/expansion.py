@@ -1,0 +1,179 @@
+"""What a round of the backward/forward step (``backward_forward``) makes of the rule instances
+of its frontier: which of them prove their heads, and which of their stratum atoms are checked
+next (``Expansion``).
+
+A round's instances of one rule are an ``InstanceRows``: the rows (head, then stratum atoms)
+with the position in C of each row's head and of each of its stratum atoms, found once when
+the round's instances are (one hash probe per head and per atom). C does not grow until the
+round's next frontier is checked, so the positions hold for the whole round, and every later
+question is an array lookup: "are its atoms all proved?" reads P's mask at the atoms'
+positions (P grows during the round's saturation, and is read after it), "all checked?" is
+"no position is -1", "which fact is it an instance of?" is its head's position. (Asked through
+hash probes, as before, the instances of a lazy round over TC graph10000, a 1% delete: 174k
+rows, were probed three times, for P, for the heads and for C.)
+
+Expansion, ``full``: every unproved fact's instances whose ``members`` atoms (left out of the
+rule and probed in the old relations, ``instance_rules``) the old relations hold. Lazy: one
+instance per unproved fact, none while one of its instances has its atoms all checked already
+(the fact waits for them), chosen among the instances whose ``members`` atoms are old facts
+(probed for the chosen rows only, again when a chosen row is no instance); the facts with an
+instance whose atoms are not all checked are returned as ``partial``, to be expanded fully if
+still unproved when no frontier is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from herbrand.evaluators.incremental.checked_facts import CheckedFacts, first_per_key
+from herbrand.evaluators.incremental.instance_rules import InstanceRule
+from herbrand.evaluators.incremental.relation_sets import RelationSet
+
+
+@dataclass(frozen=True)
+class InstanceRows:
+    """A round's instances of ``instance``: ``rows`` (its head, then its stratum atoms), the
+    position in C of each row's head (``heads``) and of each of its stratum atoms (``atoms``,
+    one array per atom of ``instance.atoms``); -1 where not in C."""
+
+    instance: InstanceRule
+    rows: np.ndarray
+    heads: np.ndarray
+    atoms: tuple[np.ndarray, ...]
+
+    @classmethod
+    def found(cls, instance: InstanceRule, rows: np.ndarray,
+              facts: Mapping[str, CheckedFacts]) -> InstanceRows:
+        """The instance rows ``rows`` with their positions in C (``facts``). One hash probe
+        per row and per head and stratum atom: O(rows x (atoms + 1)) expected."""
+        return cls(instance, rows, facts[instance.head].positions(rows[:instance.head_arity]),
+                   tuple(facts[relation].positions(columns)
+                         for relation, columns in instance.atom_columns(rows)))
+
+    def __len__(self) -> int:
+        return self.rows.shape[1]
+
+    def all_proved(self, facts: Mapping[str, CheckedFacts]) -> np.ndarray:
+        """Whether each row's stratum atoms are all in P now. O(rows x atoms), no hashing."""
+        mask = np.ones(len(self), dtype=bool)
+        for (relation, _), positions in zip(self.instance.atoms, self.atoms, strict=True):
+            mask &= facts[relation].proved_at(positions)
+        return mask
+
+    def all_checked(self) -> np.ndarray:
+        """Whether each row's stratum atoms are all in C. O(rows x atoms)."""
+        mask = np.ones(len(self), dtype=bool)
+        for positions in self.atoms:
+            mask &= positions >= 0
+        return mask
+
+
+class Expansion:
+    """The proofs and the next atoms of a round's instances (see the module doc) over the
+    checked facts ``facts`` (by relation: C and P) and ``members``: the hash set of a relation
+    as the instances read it (old relations of the stratum)."""
+
+    def __init__(self, facts: Mapping[str, CheckedFacts],
+                 members: Callable[[str], RelationSet], empty: Mapping[str, np.ndarray]):
+        self._facts, self._members, self._empty = facts, members, empty
+
+    def proving(self, instances: Sequence[InstanceRows]) -> dict[str, list[np.ndarray]]:
+        """The heads (a bag, by relation) of the instances whose stratum atoms are all
+        proved now. O(rows x atoms)."""
+        heads: dict[str, list[np.ndarray]] = {}
+        for found in instances:
+            instance = found.instance
+            rows = found.rows[:instance.head_arity, found.all_proved(self._facts)]
+            heads.setdefault(instance.head, []).append(rows)
+        return heads
+
+    def next_atoms(self, instances: Sequence[InstanceRows], full: bool
+                   ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+        """``(atoms, partial)``: the stratum atoms to check next (a bag, by relation), and
+        (lazy) the unproved facts that may have instances with atoms left unchecked (their
+        positions in C). ``full``:
+        the atoms of every held instance of an unproved fact; lazy: of one per unproved fact
+        (see the module doc). O(rows x atoms), plus a hash probe per member atom of the rows
+        expanded (full) or chosen (lazy)."""
+        out: dict[str, list[np.ndarray]] = {n: [] for n in self._facts}
+        partial: dict[str, list[np.ndarray]] = {n: [] for n in self._facts}
+        for head in {found.instance.head for found in instances}:
+            facts = self._facts[head]
+            group = [found for found in instances if found.instance.head == head]
+            unproved = [~facts.proved_at(found.heads) for found in group]
+            if full:
+                chosen = [self._held_rows(found.instance, found.rows[:, mask])
+                          for found, mask in zip(group, unproved, strict=True)]
+            else:
+                chosen = self._one_per_fact(facts, group, np.concatenate(unproved),
+                                            partial[head])
+            for found, rows in zip(group, chosen, strict=True):
+                for relation, columns in found.instance.atom_columns(rows):
+                    out[relation].append(columns)
+        return {n: concat_batches(parts, self._empty[n]) for n, parts in out.items()}, partial
+
+    def _held_rows(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
+        """The ``rows`` whose ``members`` atoms the old relations hold. O(rows) expected."""
+        return rows[:, self._held(instance, rows)] if instance.members else rows
+
+    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
+        """Whether the old relations hold each row's ``members`` atoms. O(rows) expected."""
+        mask = np.ones(rows.shape[1], dtype=bool)
+        if rows.shape[1]:
+            atoms = instance.atom_columns(rows)
+            for position in instance.members:
+                relation, columns = atoms[position]
+                mask &= self._members(relation).contains(columns)
+        return mask
+
+    def _one_per_fact(self, facts: CheckedFacts, group: Sequence[InstanceRows],
+                      unproved: np.ndarray, partial: list[np.ndarray]) -> list[np.ndarray]:
+        """The rows of each of ``group`` (the instances of one head relation; ``unproved``:
+        whether a row's head is unproved, over the rows of all, concatenated) to expand
+        lazily: one per unproved fact whose ``members`` atoms the old relations hold (probed
+        for the chosen rows only), or none when one has its atoms all checked (such a row is
+        held: C holds old facts only); appends to ``partial`` the unproved facts with a row
+        not all checked (their positions in C; held or not: a superset, expanded fully, and
+        so probed, if still unproved). O(rows), no copy of them."""
+        keys = np.concatenate([found.heads for found in group])
+        ready = np.concatenate([found.all_checked() for found in group])
+        waiting = np.zeros(facts.checked_count, dtype=bool)
+        waiting[keys[unproved & ready]] = True
+        candidate = unproved & ~waiting[keys]
+        while True:  # one pass per instance a fact's first choices lacked: usually one or two
+            take = first_per_key(keys, candidate, facts.checked_count)
+            unheld = self._unheld(group, take)
+            if not len(unheld):
+                break
+            candidate[unheld] = False
+        unready = np.zeros(facts.checked_count, dtype=bool)
+        unready[keys[unproved & ~ready]] = True
+        partial.append(np.flatnonzero(unready))
+        chosen, start = [], 0
+        for found in group:
+            chosen.append(found.rows[:, take[start:start + len(found)]])
+            start += len(found)
+        return chosen
+
+    def _unheld(self, group: Sequence[InstanceRows], take: np.ndarray) -> np.ndarray:
+        """The indices (into ``group``'s rows, concatenated) of the ``take`` rows whose
+        ``members`` atoms the old relations do not all hold. O(taken rows) expected."""
+        out, start = [], 0
+        for found in group:
+            if found.instance.members:
+                taken = start + np.flatnonzero(take[start:start + len(found)])
+                rows = found.rows[:, taken - start]
+                out.append(taken[~self._held(found.instance, rows)])
+            start += len(found)
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def concat_batches(parts: Sequence[np.ndarray], empty: np.ndarray) -> np.ndarray:
+    """The (arity, n) batches ``parts`` side by side; ``empty`` if none. O(rows), none for
+    one part."""
+    if not parts:
+        return empty
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
