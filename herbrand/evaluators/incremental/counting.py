@@ -64,16 +64,11 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
+from herbrand.evaluators.incremental.counting_runs import without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
-from herbrand.evaluators.incremental.counting_trace import (
-    PackedCounts,
-    Trace,
-    Walk,
-    codec_of,
-    trimmed,
-    without_runs,
-)
+from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
+from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
