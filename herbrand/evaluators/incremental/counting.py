@@ -68,7 +68,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
-from herbrand.evaluators.incremental.counting_runs import without_runs
+from herbrand.evaluators.incremental.counting_runs import sorted_run, without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
@@ -82,7 +82,6 @@ from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
-from herbrand.indexes.runs import SortedRun
 
 # the prefixes of the changes between the states: small, checked for a rule's constants
 _CHANGES = frozenset({PLUS, MINUS, PLUS_PREV, MINUS_PREV, GAINED, DROPPED})
@@ -199,8 +198,7 @@ class CountingEngine(StoredEngine):
                 rows = derived.get(name, np.zeros((instance[name].arity, 0), dtype=np.int64))
                 consolidated = weighted.consolidate(*weighted.bag(rows))
                 counts[name].append(PackedCounts.of(codecs[name], consolidated))
-                run = without_runs(SortedRun.from_batch(codecs[name], consolidated[0]),
-                                   firsts[name])
+                run = without_runs(sorted_run(codecs[name], consolidated[0]), firsts[name])
                 firsts[name].append(run)
                 new_rows[name] = Relation(run.rows(), unique=True)
             reads = {}

@@ -8,7 +8,14 @@ import numpy as np
 
 from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.counting_merge import found_in, sorted_positions, union
-from herbrand.indexes.runs import SortedRun
+from herbrand.indexes.runs import RowCodec, SortedRun
+
+
+def sorted_run(codec: RowCodec, rows: np.ndarray) -> SortedRun:
+    """The run of (arity, n) ``rows`` that are already distinct and in lexicographic order
+    (a consolidated batch's; ``codec`` keyed on every column in order, ``codec_of``):
+    encoded, not sorted again. O(arity n)."""
+    return SortedRun(codec, *codec.encode(rows))
 
 
 def run_minus(run: SortedRun, other: SortedRun) -> SortedRun:

@@ -58,18 +58,19 @@ class PackedCounts:
             return (self.data, self.counts.astype(np.int64)), data
         return self.unpacked(codec), codec.decode(data, packed)
 
-    def plus(self, codec: RowCodec, delta: weighted.Weighted) -> PackedCounts:
-        """These counts plus a consolidated ``delta``: one merge of the sorted keys when both
+    def plus(self, run: SortedRun, weights: np.ndarray) -> PackedCounts:
+        """These counts plus a consolidated change: its rows as a ``run`` (of these counts'
+        codec), their weights in the run's order. One merge of the sorted keys when both
         pack (``counting_merge``, O(n + m)), else a search and one copy (O(m log n + n))."""
-        keys, packed = codec.encode(delta[0])
-        if self.packed and packed:
-            merged, counts = merge_added(self.data[0], self.counts, keys[0], delta[1])
+        if self.packed and run.packed:
+            merged, counts = merge_added(self.data[0], self.counts, run.data[0], weights)
             return PackedCounts.of_keyed((merged[None, :], counts))
-        counts, rows = self._keyed(codec, delta[0])
-        summed = weighted.add_sorted(counts, (rows, delta[1]))
+        rows = run.rows()
+        counts, rows = self._keyed(run.codec, rows)
+        summed = weighted.add_sorted(counts, (rows, weights))
         if rows.shape[0] == 1 and self.packed:
             return PackedCounts.of_keyed(summed)
-        return PackedCounts.of(codec, summed)
+        return PackedCounts.of(run.codec, summed)
 
     def weights_of(self, codec: RowCodec, rows: np.ndarray) -> np.ndarray:
         """The count of each row of ``rows`` here, 0 when absent. O(m log(n / m) + m) by

@@ -32,6 +32,7 @@ from herbrand.evaluators.incremental.counting_runs import (
     run_found,
     run_minus,
     run_union,
+    sorted_run,
     taken,
 )
 from herbrand.evaluators.incremental.counting_trace import (
@@ -229,8 +230,9 @@ class Walk:
             changed = delta is not None and delta[0].shape[1] > 0
             touched = run_union(self.plus[name], self.minus[name])
             if changed:
-                touched = run_union(SortedRun.from_batch(codec, delta[0]), touched)
-                counts = counts.plus(codec, delta)
+                run = sorted_run(codec, delta[0])  # consolidated: sorted, distinct
+                touched = run_union(run, touched)
+                counts = counts.plus(run, delta[1])
                 assert (counts.counts > 0).all(), f"negative derivation count in {name}"
             first = self._refresh(name, counts, old_first, touched) if len(touched) else old_first
             self.counts[name].append(counts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_runs import sorted_run
 from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
 from tests.evaluators.incremental.test_counting_runs import _run
 
@@ -41,8 +42,9 @@ def test_packed_counts_add_and_look_up_in_either_encoding():
     codec = codec_of(2)
     for big in (7, 1 << 40):  # packed keys, then plain rows (a value too wide to pack)
         counts = _packed([(1, 2), (3, big)], [2, 1])
-        summed = counts.plus(codec, weighted.consolidate(
-            np.array([[1, 0, 3], [2, 5, big]]), np.array([-2, 4, 1])))
+        rows, weights = weighted.consolidate(np.array([[1, 0, 3], [2, 5, big]]),
+                                             np.array([-2, 4, 1]))
+        summed = counts.plus(sorted_run(codec, rows), weights)
         assert summed.unpacked(codec)[0].T.tolist() == [[0, 5], [3, big]]
         assert summed.counts.tolist() == [4, 2]
         probe = np.array([[3, 1, 0], [big, 2, 5]])
