@@ -51,30 +51,30 @@ from herbrand.evaluators.fixpoint import delta_name
 from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.changes import apply_updates, as_batch_changes, visible
 from herbrand.evaluators.incremental.counting_rules import (
+    DROPPED,
+    GAINED,
     MINUS,
+    MINUS_PREV,
     NEW_DELTA,
     NEW_PREV,
     OLD,
     OLD_DELTA,
     OLD_PREV,
     PLUS,
+    PLUS_PREV,
     PREV,
     SignedRule,
     epoch_variants,
     iteration_variants,
     twofold_variants,
 )
+from herbrand.evaluators.incremental.counting_runs import sorted_run, without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
-from herbrand.evaluators.incremental.counting_trace import (
-    PackedCounts,
-    Trace,
-    Walk,
-    codec_of,
-    trimmed,
-    without_runs,
-)
+from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
+from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
+from herbrand.evaluators.incremental.instance_rules import driven
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -82,7 +82,9 @@ from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
-from herbrand.indexes.runs import SortedRun
+
+# the prefixes of the changes between the states: small, checked for a rule's constants
+_CHANGES = frozenset({PLUS, MINUS, PLUS_PREV, MINUS_PREV, GAINED, DROPPED})
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ class CountingEngine(StoredEngine):
             for stratum in self._program.strata:
                 new = self._update_stratum(stratum, old, new, added, removed, traces)
         finally:
-            self._selections.release()
+            self._selections.release(rewrites=False)
         changes = as_batch_changes(added, removed)
         self._commit(self._program, new, traces, "counting")
         return changes
@@ -196,8 +198,7 @@ class CountingEngine(StoredEngine):
                 rows = derived.get(name, np.zeros((instance[name].arity, 0), dtype=np.int64))
                 consolidated = weighted.consolidate(*weighted.bag(rows))
                 counts[name].append(PackedCounts.of(codecs[name], consolidated))
-                run = without_runs(SortedRun.from_batch(codecs[name], consolidated[0]),
-                                   firsts[name])
+                run = without_runs(sorted_run(codecs[name], consolidated[0]), firsts[name])
                 firsts[name].append(run)
                 new_rows[name] = Relation(run.rows(), unique=True)
             reads = {}
@@ -338,28 +339,28 @@ class CountingEngine(StoredEngine):
                 rules, selected = self._selections.applied(rules, state.with_relations(reads))
                 self._evaluator.derive(rules, selected)
         finally:
-            self._selections.release()
+            self._selections.release(rewrites=False)
 
     def _signed(self, signed: list[SignedRule], instance: Database,
                 reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
-        """The derivations of the signed rules, weighted; their atoms over the ``reducible``
-        relations (those replaced in each iteration) read semi-join reductions by the change
-        (``counting_semijoins``), their constant atoms over the large relations kept
-        selections (``counting_selections``)."""
-        groups = []
+        """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
+        with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
+        no row of it holds derives nothing and is left out (``driven``: on RDFS, most rules
+        read one predicate); the others' atoms over the ``reducible`` relations (those replaced in each iteration) read
+        semi-join reductions by the change (``counting_semijoins``), their constant atoms
+        over the large relations kept selections (``counting_selections``)."""
+        changes = {name: instance[name].columns for name in instance
+                   if name[:name.find(":") + 1] in _CHANGES}
+        seen: dict[tuple, bool] = {}
+        signed = [s for s in signed if driven(s.rule, changes, seen)]
+        parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign]
             if rules:
-                groups.extend((sign, group, reduced) for group, reduced
-                              in self._semijoins.groups(rules, instance, reducible))
-        # the groups over the whole instance first, so that the evaluator's index of a
-        # reducible relation is built once, before reduced ones take its name
-        groups.sort(key=lambda group: group[2] is not instance)
-        parts: dict[str, list[weighted.Weighted]] = {}
-        for sign, group, reduced in groups:
-            group, selected = self._selections.applied(group, reduced)
-            for name, rows in self._evaluator.derive(group, selected).items():
-                parts.setdefault(name, []).append(weighted.bag(rows, sign))
+                rules, reduced = self._semijoins.reduced(rules, instance, reducible)
+                rules, selected = self._selections.applied(rules, reduced)
+                for name, rows in self._evaluator.derive(rules, selected).items():
+                    parts.setdefault(name, []).append(weighted.bag(rows, sign))
         return parts
 
     def _whole(self, rules: list, new: Database, old: Database,

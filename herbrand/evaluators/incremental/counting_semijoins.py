@@ -9,21 +9,23 @@ such an index cannot be kept across iterations: it is built again, a sort of the
 in every iteration of every update however small the change (on TC over graph10000, about a
 third of an update that inserts one fresh fact).
 
-``Semijoins.groups(rules, instance, reducible)`` finds, for each rule, its smallest positive
+``Semijoins.reduced(rules, instance, reducible)`` finds, for each rule, its smallest positive
 literal (the seed) and the positive literals of variables over a relation of ``reducible`` at
 least ``ratio`` times larger that share variables with it and are the rule's only reads of
-that relation; each such relation is replaced, for that rule alone, by its rows whose values
-in the shared columns occur in the seed's columns of those variables (a table of the seed's
-values when their range is narrow, else a binary search of each value among them:
-O(n + range) or O(n log m), nothing of the relation sorted). A row filtered out joins no seed
-row, so every rule derives what it derived before, with the same multiplicities; the join
-then indexes the few rows left. With ``constants``, literals with constants are reduced too,
-and the rule selects the constants from the reduced rows (selecting them from a whole delta
-is a scan of it per rule: on RDFS LUBM(1), most of an update that inserts one fresh triple);
-else they are left to the kept constant selections (``counting_selections``). The rules are
-returned in groups, each with its instance (the rules without reductions together), and read
-the relations under their own names, so the evaluator's plans made before (at bootstrap)
-keep hitting. Relations not in ``reducible`` (fixed during the update) are left to the
+that relation; each such relation is replaced, for that rule, by its rows whose values in the
+shared columns occur in the seed's columns of those variables (a table of the seed's values
+when their range is narrow, else a binary search of each value among them: O(n + range) or
+O(n log m), nothing of the relation sorted). A row filtered out joins no seed row, so every
+rule derives what it derived before, with the same multiplicities; the join then indexes the
+few rows left. With ``constants``, literals with constants are reduced too, and the rule
+selects the constants from the reduced rows (selecting them from a whole delta is a scan of
+it per rule: on RDFS LUBM(1), most of an update that inserts one fresh triple); else they are
+left to the kept constant selections (``counting_selections``). The rules come back to be
+evaluated in one call over one instance: a rule reads its reductions under names of their
+own (``reduction_name``: rules reducing a relation alike share one reduction; the rewrite is
+made once per rule and reductions, so the evaluator plans it once), and a rule with an empty
+reduction is left out (it derives nothing: on RDFS LUBM(1), a third of the reduced rules of a
+1% update). Relations not in ``reducible`` (fixed during the update) are left to the
 evaluator's kept indexes.
 Each rule is analysed once (kept by identity for the engine's lifetime: its variants are
 planned once).
@@ -36,9 +38,12 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Const, Literal, Rule, Var, Wildcard
+
+SEMIJOIN_PREFIX = "@semijoin:"
 
 # (the filtered relation, its (column, seed column) pairs per shared variable)
 Filter = tuple[str, tuple[tuple[int, int], ...]]
@@ -78,6 +83,8 @@ class Semijoins:
         # constants only), first column of each variable), or () when no relation may be
         # replaced), analysed once per rule
         self._rules: dict[int, tuple[Rule, tuple]] = {}
+        # id(rule) -> (rule, (seed, filters) -> the rule reading those reductions)
+        self._readings: dict[int, tuple[Rule, dict[tuple, Rule]]] = {}
 
     def _analysed(self, rule: Rule) -> tuple:
         kept = self._rules.get(id(rule))
@@ -121,34 +128,59 @@ class Semijoins:
                 filters.append((relation, shared))
         return seed, filters
 
-    def groups(self, rules: Sequence[Rule], instance: Database,
-               reducible: Collection[str]) -> list[tuple[list[Rule], Database]]:
-        """``rules`` split into groups to evaluate each over its own instance: the rules
-        without a reduction over ``instance``, and each rule with one over ``instance`` with
-        the reduced relations in place of the full ones (a rule reads them under their own
-        names, so its plan is the one made before). O(rules · body) plus, per shared variable
-        of each distinct reduction (relation, seed, columns), O(n) or O(n log m) for n rows
-        of the relation and m of the seed (``_members``)."""
-        plain: list[Rule] = []
-        groups = []
-        taken: dict[tuple, Relation] = {}  # the reductions of this call, shared by rules
+    def reduced(self, rules: Sequence[Rule], instance: Database,
+                reducible: Collection[str]) -> tuple[list[Rule], Database]:
+        """``rules`` and ``instance`` to evaluate in one call: each rule with reductions
+        rewritten to read them (``_reading``), the rules with an empty reduction left out
+        (they derive nothing), and ``instance`` with the reductions added under their names.
+        O(rules · body) plus, per shared variable of each distinct reduction (relation, seed,
+        columns), O(n) or O(n log m) for n rows of the relation and m of the seed
+        (``_members``)."""
+        kept: list[Rule] = []
+        taken: dict[str, Relation] = {}  # the reductions of this call by name, shared by rules
         for rule in rules:
             literals = self._analysed(rule)
             seed_name, filters = (self._filters(literals, instance, reducible) if literals
                                   else ("", []))
             if not filters:
-                plain.append(rule)
+                kept.append(rule)
                 continue
             seed = instance[seed_name].columns
-            reduced = {}
+            empty = False
             for relation, shared in filters:
-                key = (relation, seed_name, shared)
-                if key not in taken:
+                name = reduction_name(relation, seed_name, shared)
+                if name not in taken:
                     rows = instance[relation].columns
                     keep = _members(rows[shared[0][0]], seed[shared[0][1]])
                     for column, seed_column in shared[1:]:
                         keep &= _members(rows[column], seed[seed_column])
-                    taken[key] = Relation(np.compress(keep, rows, axis=1), unique=True)
-                reduced[relation] = taken[key]
-            groups.append(([rule], instance.with_relations(reduced)))
-        return ([(plain, instance)] if plain else []) + groups
+                    taken[name] = Relation(np.compress(keep, rows, axis=1), unique=True)
+                empty = empty or not len(taken[name])
+            if not empty:
+                kept.append(self._reading(rule, seed_name, filters))
+        return kept, (instance.with_relations(taken) if taken else instance)
+
+    def _reading(self, rule: Rule, seed: str, filters: list[Filter]) -> Rule:
+        """``rule`` with its literals over the filtered relations reading their reductions by
+        ``seed`` (``reduction_name``), made once per rule and reductions (the evaluator then
+        plans it once)."""
+        key = (seed, tuple(filters))
+        variants = self._readings.setdefault(id(rule), (rule, {}))
+        if variants[0] is not rule:
+            variants = self._readings[id(rule)] = (rule, {})
+        reading = variants[1].get(key)
+        if reading is None:
+            names = {relation: reduction_name(relation, seed, shared)
+                     for relation, shared in filters}
+            reading = variants[1][key] = with_body(rule, tuple(
+                renamed(e, names[e.atom.relation])
+                if isinstance(e, Literal) and not e.negated and e.atom.relation in names
+                else e for e in rule.body))
+        return reading
+
+
+def reduction_name(relation: str, seed: str, shared: tuple[tuple[int, int], ...]) -> str:
+    """The name of ``relation`` reduced by ``seed`` on the ``shared`` (column, seed column)
+    pairs, as the rules read it: ``@semijoin:<seed>/<column>=<seed column>,...:<relation>``."""
+    columns = ",".join(f"{column}={seed_column}" for column, seed_column in shared)
+    return f"{SEMIJOIN_PREFIX}{seed}/{columns}:{relation}"

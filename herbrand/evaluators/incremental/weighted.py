@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_merge import merge_added
 from herbrand.indexes.kernels import searchsorted
 from herbrand.indexes.runs import RowCodec
 
@@ -31,33 +32,56 @@ def empty(arity: int) -> Weighted:
     return np.zeros((arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
 
 
-def _sort_keys(rows: np.ndarray) -> np.ndarray:
-    """One int64 key per row whose order is the rows' lexicographic order, when the rows fit
-    the bit fields of ``RowCodec`` packing (or have one column); else the rows themselves."""
-    if rows.shape[0] >= 2:
-        data, packed = RowCodec(rows.shape[0], tuple(range(rows.shape[0]))).encode(rows)
-        if packed:
-            return data
-    return rows
+def _codec(arity: int) -> RowCodec:
+    return RowCodec(arity, tuple(range(arity)))
+
+
+def _packed_keys(rows: np.ndarray) -> np.ndarray | None:
+    """One int64 key per row whose order is the rows' lexicographic order: the column itself
+    for one column, the ``RowCodec`` packing when the rows fit its bit fields, else None."""
+    if rows.shape[0] == 1:
+        return rows[0]
+    data, packed = _codec(rows.shape[0]).encode(rows)
+    return data[0] if packed else None
+
+
+def _unpacked(keys: np.ndarray, arity: int) -> np.ndarray:
+    """The rows of ``_packed_keys``' keys."""
+    return keys[None, :] if arity == 1 else _codec(arity).decode(keys[None, :], True)
+
+
+def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> Weighted:
+    """The distinct keys, ascending, with their summed weights, zero sums dropped: for one
+    nonzero weight repeated (a bag), a sort of the keys and run lengths; else an argsort.
+    O(n log n)."""
+    if weights[0] and weights[0] == weights.min() == weights.max():
+        ordered = np.sort(keys)
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        return ordered[starts], np.diff(np.r_[starts, len(keys)]) * weights[0]
+    order = np.argsort(keys)
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sums = np.add.reduceat(weights[order], starts)
+    keep = sums != 0
+    return ordered[starts[keep]], sums[keep]
 
 
 def consolidate(rows: np.ndarray, weights: np.ndarray) -> Weighted:
     """The distinct rows with their summed weights, zero sums dropped, rows in lexicographic
-    order (what ``add_sorted`` and ``weights_of`` search). O(n log n): one argsort of packed
-    keys when the values fit, a lexsort of the columns otherwise."""
-    n = rows.shape[1]
-    if n <= 1:
-        return (rows, weights) if not n or weights[0] else empty(rows.shape[0])
-    if not rows.shape[0]:
-        total = weights.sum()
-        return (rows[:, :1], total[None]) if total else empty(0)
-    keys = _sort_keys(rows)
-    order = np.argsort(keys[0]) if keys.shape[0] == 1 else np.lexsort(keys[::-1])
-    ordered = keys[:, order]
+    order (what ``add_sorted`` and ``weights_of`` search). O(n log n): a sort of packed keys
+    (an argsort when the weights differ) when the values fit, a lexsort of the columns
+    otherwise."""
+    return combine(rows.shape[0], (rows, weights))
+
+
+def _consolidated_rows(rows: np.ndarray, weights: np.ndarray) -> Weighted:
+    """``consolidate`` by a lexsort of the columns (rows too wide to pack). O(n log n)."""
+    order = np.lexsort(rows[::-1])
+    ordered = rows[:, order]
     starts = np.flatnonzero(np.r_[True, np.any(ordered[:, 1:] != ordered[:, :-1], axis=0)])
     sums = np.add.reduceat(weights[order], starts)
     keep = sums != 0
-    return rows[:, order[starts[keep]]], sums[keep]
+    return ordered[:, starts[keep]], sums[keep]
 
 
 def find(base_rows: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,14 +117,24 @@ def add_sorted(base: Weighted, delta: Weighted) -> Weighted:
 
 
 def combine(arity: int, *parts: Weighted) -> Weighted:
-    """The consolidated sum of weighted batches of ``arity``. O(n log n) in their total size."""
+    """The consolidated sum of weighted batches of ``arity``. When every part packs into
+    one key per row (``_packed_keys``), each part is summed by a sort of its keys
+    (``_summed_keys``) and the sums merged (``counting_merge.merge_added``, O(n + m));
+    else one lexsort of them all. O(n log n) in their total size."""
     parts = [p for p in parts if p[0].shape[1]]
     if not parts:
         return empty(arity)
-    if len(parts) == 1:
-        return consolidate(*parts[0])
-    return consolidate(np.concatenate([p[0] for p in parts], axis=1),
-                       np.concatenate([p[1] for p in parts]))
+    if not arity:
+        total = sum(int(p[1].sum()) for p in parts)
+        return (np.zeros((0, 1), dtype=np.int64), np.array([total])) if total else empty(0)
+    keyed = [(_packed_keys(rows), weights) for rows, weights in parts]
+    if any(keys is None for keys, _ in keyed):
+        return _consolidated_rows(np.concatenate([p[0] for p in parts], axis=1),
+                                  np.concatenate([p[1] for p in parts]))
+    keys, sums = _summed_keys(*keyed[0])
+    for more in keyed[1:]:
+        keys, sums = merge_added(keys, sums, *_summed_keys(*more))
+    return _unpacked(keys, arity), sums
 
 
 def negated(part: Weighted) -> Weighted:

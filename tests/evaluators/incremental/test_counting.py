@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
-from herbrand.evaluators.incremental import counting_trace
+from herbrand.evaluators.incremental import counting_walk
 from herbrand.evaluators.incremental.counting import CountingEngine
 from herbrand.framework.analysis import analyse
 from herbrand.framework.evaluator_checks import encode_facts
@@ -58,23 +58,23 @@ def test_an_update_that_moves_no_tuple_keeps_the_relation_and_skips_empty_iterat
 def test_an_update_copies_the_new_relation_once_and_reads_views_of_it(monkeypatch):
     built = []
 
-    class Counted(counting_trace.GrowingColumns):
+    class Counted(counting_walk.GrowingColumns):
         def __init__(self, columns, capacity=0):
             super().__init__(columns, capacity)
             built.append(self)
 
-    monkeypatch.setattr(counting_trace, "GrowingColumns", Counted)
+    monkeypatch.setattr(counting_walk, "GrowingColumns", Counted)
     nonlinear = TC.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")
     session = IncrementalSession(CountingEngine, nonlinear,
                                  {"e": [(i, i + 1) for i in range(16)]})
     prefixes = []  # X'_m handed to the variants
-    new_prefix = counting_trace.Walk._new_prefix
+    new_prefix = counting_walk.Walk._new_prefix
 
     def recording(walk, name, m):
         prefixes.append(new_prefix(walk, name, m))
         return prefixes[-1]
 
-    monkeypatch.setattr(counting_trace.Walk, "_new_prefix", recording)
+    monkeypatch.setattr(counting_walk.Walk, "_new_prefix", recording)
     session.update(delete={"e": [(0, 1)]})  # X' differs from iteration 1 on
     assert len(built) == 1  # X' copied once, then each iteration's new tuples appended
     final = session.engine._state["tc"].columns

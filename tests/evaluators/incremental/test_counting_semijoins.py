@@ -1,6 +1,7 @@
-"""Semi-join reductions: the rules' groups derive the same bags over their reduced instances,
-only relations read once, positively and without constants (with them too when asked), large
-and reducible, are reduced, and membership is np.isin's."""
+"""Semi-join reductions: the reduced rules derive the same bags over the reduced instance, only
+relations read once, positively and without constants (with them too when asked), large and
+reducible, are reduced, a rule with an empty reduction is left out, and membership is
+np.isin's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_semijoins import Semijoins, _members
+from herbrand.evaluators.incremental.counting_semijoins import (
+    Semijoins,
+    _members,
+    reduction_name,
+)
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
@@ -22,7 +27,10 @@ _rows = st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40)
 
 
 def _bags(derived):
-    return {name: sorted(map(tuple, rows.T.tolist())) for name, rows in derived.items()}
+    """Head -> its sorted bag; heads without derivations left out (a rule left out derives
+    none)."""
+    return {name: sorted(map(tuple, rows.T.tolist())) for name, rows in derived.items()
+            if rows.shape[1]}
 
 
 def _instance(t_rows, d_rows, s_rows) -> Database:
@@ -30,12 +38,9 @@ def _instance(t_rows, d_rows, s_rows) -> Database:
                      "s": Relation.from_rows(s_rows, 2)})
 
 
-def _derived(evaluator, groups):
-    bags = {}
-    for rules, instance in groups:
-        for name, rows in evaluator.derive(rules, instance).items():
-            bags.setdefault(name, []).extend(map(tuple, rows.T.tolist()))
-    return {name: sorted(rows) for name, rows in bags.items()}
+def _derived(evaluator, reduced):
+    rules, instance = reduced
+    return _bags(evaluator.derive(rules, instance))
 
 
 @settings(max_examples=150, deadline=None)
@@ -43,25 +48,33 @@ def _derived(evaluator, groups):
 def test_reduced_groups_derive_the_same_bags(t_rows, d_rows, s_rows):
     instance = _instance(t_rows, d_rows, s_rows)
     evaluator = RelationalEvaluator()
-    groups = Semijoins(ratio=2).groups(_PROGRAM.rules, instance, {"t", "s"})
-    assert _derived(evaluator, groups) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+    reduced = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert _derived(evaluator, reduced) == _bags(evaluator.derive(_PROGRAM.rules, instance))
 
 
 def test_only_large_reducible_constant_free_positive_literals_read_once_are_reduced():
     instance = _instance([(i, i + 1) for i in range(40)], [(5, 6)],
                          [(i, 0) for i in range(40)])
-    (plain, whole), (reduced_rules, reduced) = Semijoins(ratio=16).groups(
-        _PROGRAM.rules, instance, {"t", "s"})
-    first, second = _PROGRAM.rules
-    assert plain == [second] and whole is instance  # t(x, 3): a constant
-    assert reduced_rules == [first]  # read under its own names: the same rule
-    assert reduced["t"].to_rows() == [(6, 7)]  # t rows joining d's y = 6
+    semijoins = Semijoins(ratio=16)
+    (reading, second), reduced = semijoins.reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert second is _PROGRAM.rules[1]  # t(x, 3): a constant, not reduced
+    name = reduction_name("t", "d", ((0, 1),))  # t's x joins d's y
+    assert str(reading) == str(_PROGRAM.rules[0]).replace("t(y, z)", f"{name}(y, z)")
+    assert reduced[name].to_rows() == [(6, 7)]  # t rows joining d's y = 6
     assert reduced["s"] is instance["s"]  # read twice (once negated): kept whole
+    again, _ = semijoins.reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert again[0] is reading  # rewritten once: the evaluator plans it once
+
+
+def test_a_rule_with_an_empty_reduction_is_left_out():
+    instance = _instance([(i, i + 1) for i in range(40)], [(50, 60)], [(i, 0) for i in range(40)])
+    rules, reduced = Semijoins(ratio=16).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert rules == [_PROGRAM.rules[1]]  # no t row joins d's y = 60: the first derives nothing
 
 
 def test_a_relation_under_ratio_times_the_seed_is_not_reduced():
     instance = _instance([(i, i + 1) for i in range(10)], [(5, 6)], [])
-    (rules, reduced), = Semijoins(ratio=16).groups(_PROGRAM.rules, instance, {"t"})
+    rules, reduced = Semijoins(ratio=16).reduced(_PROGRAM.rules, instance, {"t"})
     assert rules == list(_PROGRAM.rules) and reduced is instance
 
 
@@ -80,13 +93,15 @@ def test_members_by_table_or_search_is_isin(values, seed, spread):
 def test_reduced_groups_with_constants_derive_the_same_bags(t_rows, d_rows, s_rows):
     instance = _instance(t_rows, d_rows, s_rows)
     evaluator = RelationalEvaluator()
-    groups = Semijoins(ratio=2, constants=True).groups(_PROGRAM.rules, instance, {"t", "s"})
-    assert _derived(evaluator, groups) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+    reduced = Semijoins(ratio=2, constants=True).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert _derived(evaluator, reduced) == _bags(evaluator.derive(_PROGRAM.rules, instance))
 
 
 def test_with_constants_a_literal_with_a_constant_is_reduced_too():
     instance = _instance([(i, 3 * (i % 2)) for i in range(40)], [(5, 6)], [])
-    groups = Semijoins(ratio=16, constants=True).groups(_PROGRAM.rules[1:], instance, {"t"})
-    (rules, reduced), = groups
-    assert rules == [_PROGRAM.rules[1]]
-    assert reduced["t"].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3
+    rules, reduced = Semijoins(ratio=16, constants=True).reduced(_PROGRAM.rules[1:], instance,
+                                                                 {"t"})
+    name = reduction_name("t", "d", ((0, 0),))
+    assert [str(rule) for rule in rules] == [str(_PROGRAM.rules[1]).replace("t(x, 3)",
+                                                                             f"{name}(x, 3)")]
+    assert reduced[name].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3

@@ -63,3 +63,30 @@ def test_add_sorted_equals_combine_and_keeps_the_order(base, delta):
     assert weighted.weights_of((rows, weights), delta[0]).tolist() == [
         dict(zip(map(tuple, rows.T.tolist()), weights.tolist(), strict=True)).get(row, 0)
         for row in map(tuple, delta[0].T.tolist())]
+
+
+@settings(deadline=None)
+@given(st.lists(st.lists(st.tuples(VALUES, VALUES), max_size=12), max_size=4),
+       st.lists(st.integers(-2, 2), min_size=4, max_size=4), st.booleans())
+def test_combine_of_bags_and_batches_matches_a_counter(rows_of_parts, signs, mixed):
+    # bags (one weight each: summed by sorting keys, then merged) or, when ``mixed``, the
+    # first part with weights that differ (an argsort); wide values take the lexsort path
+    parts, expected = [], {}
+    for number, (rows, sign) in enumerate(zip(rows_of_parts, signs, strict=False)):
+        weights = [sign + (i % 3 if mixed and not number else 0) for i in range(len(rows))]
+        parts.append((np.array(rows, dtype=np.int64).reshape(-1, 2).T,
+                      np.array(weights, dtype=np.int64)))
+        for row, weight in zip(rows, weights, strict=True):
+            expected[row] = expected.get(row, 0) + weight
+    merged, sums = weighted.combine(2, *parts)
+    assert merged.T.tolist() == sorted(list(row) for row, weight in expected.items() if weight)
+    assert sums.tolist() == [expected[tuple(row)] for row in merged.T.tolist()]
+    assert sums.dtype == np.int64 and merged.dtype == np.int64
+
+
+def test_combine_of_one_column_and_of_no_column():
+    rows, weights = weighted.combine(1, (np.array([[3, 1, 3]]), np.array([1, 1, 1])),
+                                     (np.array([[1]]), np.array([-1])))
+    assert rows.tolist() == [[3]] and weights.tolist() == [2]
+    rows, weights = weighted.combine(0, (np.zeros((0, 2), dtype=np.int64), np.array([1, 2])))
+    assert rows.shape == (0, 1) and weights.tolist() == [3]

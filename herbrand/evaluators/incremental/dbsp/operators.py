@@ -171,7 +171,7 @@ class LiftedEvaluation:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
         rules, instance = [rule], self.instance
         if self.semijoins is not None:
-            (rules, instance), = self.semijoins.groups(rules, instance, self.reducible)
+            rules, instance = self.semijoins.reduced(rules, instance, self.reducible)
         if self.selections is not None:
             rules, instance = self.selections.applied(rules, instance, self.selected)
         return self.evaluator.derivations(rules, instance).get(HEAD)

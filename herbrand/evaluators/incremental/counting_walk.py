@@ -1,0 +1,286 @@
+"""One update's walk over the iterations of one stratum of the counting engine.
+
+``Walk`` keeps the new trace being built, X'_{k-1} (the new state's relation so far: the old
+X_{k-1} itself until some Δ'_j differs from Δ_j, then built on first read) and the tuples of
+X' and X that differ (``plus``: only new, ``minus``: only old), hands the rule evaluation the
+relations of ``counting_rules``' names (``reads``), and turns each iteration's change of D_k
+into D'_k and Δ'_k, touching only the tuples the change touches (``step``). See ``counting``
+for the method, ``counting_trace`` for the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import numpy as np
+
+from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_rules import (
+    DROPPED,
+    GAINED,
+    MINUS,
+    MINUS_PREV,
+    NEW_DELTA,
+    NEW_PREV,
+    OLD,
+    OLD_DELTA,
+    OLD_PREV,
+    PLUS,
+    PLUS_PREV,
+)
+from herbrand.evaluators.incremental.counting_runs import (
+    run_found,
+    run_minus,
+    run_union,
+    sorted_run,
+    taken,
+)
+from herbrand.evaluators.incremental.counting_trace import (
+    PackedCounts,
+    Trace,
+    codec_of,
+    trimmed,
+)
+from herbrand.framework.analysis import Stratum
+from herbrand.framework.growing import GrowingColumns
+from herbrand.framework.storage import Database, Relation
+from herbrand.indexes.runs import SortedRun
+
+
+class Walk:
+    """One update's pass over the iterations of one stratum: the old trace, the new one being
+    built, and the tuples of X'_k and X_k that differ (``plus``: new only, ``minus``: old
+    only), iteration by iteration."""
+
+    def __init__(self, stratum: Stratum, old: Database, traces: Mapping[str, Trace]):
+        self.relations = stratum.relations
+        self.recursive = stratum.recursive
+        self.old = {name: traces[name] for name in self.relations}
+        self.old_rows = {name: old[name] for name in self.relations}
+        self._prefixes: dict[tuple[str, int], Relation] = {}  # X_k, read at k + 1 and k + 2
+        self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
+        self.k = 1
+        self.empty = {name: SortedRun.from_batch(self.codecs[name],
+                                                 np.zeros((old[name].arity, 0), dtype=np.int64))
+                      for name in self.relations}
+        self.plus = dict(self.empty)
+        self.minus = dict(self.empty)
+        # Δ'_{k-1} - Δ_{k-1} and the reverse, kept by ``step`` (touched tuples only)
+        self.gained = dict(self.empty)
+        self.dropped = dict(self.empty)
+        self.plus_before = dict(self.empty)
+        self.minus_before = dict(self.empty)
+        self.counts = {name: [] for name in self.relations}
+        self.firsts = {name: [] for name in self.relations}
+        # the first iteration whose Δ'_k is not the old Δ_k (the run itself), None while
+        # there is none: X'_m is then the old X_m, a prefix of the old relation, not a copy
+        self.diverged: dict[str, int | None] = dict.fromkeys(self.relations)
+        self._news: dict[tuple[str, int], Relation] = {}  # X'_m built, read at k and k + 1
+        self._growing: dict[str, GrowingColumns] = {}  # X' since the divergence, appended
+        self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
+        self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
+        self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
+        self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
+                                         dtype=np.int64) for name in self.relations}
+
+    def more(self) -> bool:
+        """Whether iteration k can still differ: it is the first; or the stratum is
+        recursive and the old trace is longer or the last iteration found new tuples."""
+        if self.k == 1:
+            return True
+        if not self.recursive:
+            return False
+        if any(len(self.old[name].counts) >= self.k for name in self.relations):
+            return True
+        return any(len(self.firsts[name][-1]) for name in self.relations if self.firsts[name])
+
+    def _old_prefix(self, name: str, k: int) -> Relation:
+        """X_k of the old state: its first rows (the relation is stored in iteration order),
+        a view of them (no copy: ``Relation`` takes a prefix of columns as it is, and the
+        evaluator's index of X_k grows from that of X_{k-1} by the appended rows, as
+        ``growing.extends`` finds one the prefix of the other in O(1)). Each is read in two
+        iterations (as X_{k-1}, X_{k-2}), the older ones are dropped."""
+        prefix = self._prefixes.get((name, k))
+        if prefix is None:
+            size = self._old_end(name, k)
+            columns = self.old_rows[name].columns
+            prefix = (self.old_rows[name] if size == columns.shape[1]
+                      else Relation(columns[:, :size], unique=True))
+            self._prefixes = {key: value for key, value in self._prefixes.items()
+                              if key[1] >= k - 1}
+            self._prefixes[(name, k)] = prefix
+        return prefix
+
+    def _old_end(self, name: str, k: int) -> int:
+        """|X_k| in the old state (0 for k <= 0)."""
+        ends = self.old_ends[name]
+        return 0 if k <= 0 else int(ends[min(k, len(ends)) - 1]) if len(ends) else 0
+
+    def _new_prefix(self, name: str, m: int) -> Relation:
+        """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, a
+        view), else a view of the walk's append-only copy of X' (``GrowingColumns``): the old
+        X_{j-1} for the first iteration j that differs, copied once, then each Δ'_i appended
+        once, so that building X' costs O(|X'|) per update, not per iteration."""
+        start = self.diverged[name]
+        if start is None or m < start:
+            return self._old_prefix(name, m)
+        built = self._news.get((name, m))
+        if built is None:
+            growing = self._growing.get(name)
+            if growing is None:
+                old = self.old_rows[name].columns
+                growing = self._growing[name] = GrowingColumns(
+                    old[:, :self._old_end(name, start - 1)], old.shape[1] + old.shape[1] // 8)
+                self._grown[name] = start - 1
+            for i in range(self._grown[name] + 1, m + 1):
+                self._news[(name, i)] = Relation(
+                    growing.append(self._delta_columns(name, i)), unique=True)
+            self._grown[name] = max(self._grown[name], m)
+            built = self._news[(name, m)]
+            self._news = {key: value for key, value in self._news.items()
+                          if key[1] >= m - 1}
+        return built
+
+    def _delta_columns(self, name: str, m: int) -> np.ndarray:
+        """The rows of Δ'_m (in the run's order): a view of the old relation's Δ_m when the
+        run is the old one, else the run decoded (once)."""
+        run = self.firsts[name][m - 1]
+        if run is self._old_first(name, m):
+            return self.old_rows[name].columns[:, self._old_end(name, m - 1):
+                                               self._old_end(name, m)]
+        rows = self._decoded.get((name, m))
+        if rows is None:
+            rows = self._decoded[(name, m)] = run.rows()
+        return rows
+
+    def size(self, read: str) -> int:
+        """The number of rows of the relation named ``read`` (``counting_rules``' names of a
+        relation of the stratum) in iteration k, without building it when it is a delta."""
+        prefix, _, name = read.rpartition(":")
+        if prefix + ":" == NEW_DELTA and read not in self._reads:
+            return len(self.firsts[name][self.k - 2]) if self.k >= 2 else 0
+        if prefix + ":" == OLD_DELTA:
+            return self._old_end(name, self.k - 1) - self._old_end(name, self.k - 2)
+        return len(self.read(read))
+
+    def read(self, read: str) -> Relation:
+        """The relation named ``read`` in iteration k (see ``reads``), built on its first
+        read in the iteration."""
+        built = self._reads.get(read)
+        if built is None:
+            prefix, _, name = read.rpartition(":")
+            prefix = prefix + ":" if prefix else ""
+            runs = {PLUS: self.plus, MINUS: self.minus, PLUS_PREV: self.plus_before,
+                    MINUS_PREV: self.minus_before, GAINED: self.gained,
+                    DROPPED: self.dropped}
+            if prefix in runs:
+                built = Relation(runs[prefix][name].rows(), unique=True)
+            elif prefix == NEW_DELTA:
+                built = Relation(self._delta_columns(name, self.k - 1) if self.k >= 2
+                                 else self.empty[name].rows(), unique=True)
+            elif prefix == OLD_DELTA:
+                built = Relation(self.old_rows[name].columns[
+                    :, self._old_end(name, self.k - 2):self._old_end(name, self.k - 1)],
+                    unique=True)
+            elif prefix == OLD:
+                built = self._old_prefix(name, self.k - 1)
+            elif prefix == OLD_PREV:
+                built = self._old_prefix(name, max(self.k - 2, 0))
+            elif prefix == NEW_PREV:
+                built = self._new_prefix(name, max(self.k - 2, 0))
+            else:
+                built = self._new_prefix(name, self.k - 1)
+            self._reads[read] = built
+        return built
+
+    def reads(self, names: Collection[str]) -> dict[str, Relation]:
+        """The relations named in ``names`` that iteration k reads (``counting_rules``'
+        names): X'_{k-1}, X_{k-1}, X'_{k-2}, X_{k-2}, their differences and the tuples first
+        derived in iteration k - 1 in both states and their differences; the differences
+        decoded from their runs (O(their size)), Δ'_{k-1} and Δ_{k-1} slices of the old
+        relation while they are the same, the prefixes of the new state built only after
+        the walk diverges (``_new_prefix``). Names of other relations are left out."""
+        return {name: self.read(name) for name in names
+                if name.rpartition(":")[2] in self.old}
+
+    def _old_counts(self, name: str) -> PackedCounts | None:
+        counts = self.old[name].counts
+        return counts[self.k - 1] if self.k <= len(counts) else None
+
+    def _old_first(self, name: str, k: int) -> SortedRun:
+        """Δ_k of the old state, as a run."""
+        firsts = self.old[name].firsts
+        return firsts[k - 1] if k <= len(firsts) else self.empty[name]
+
+    def step(self, deltas: Mapping[str, weighted.Weighted]) -> None:
+        """Finish iteration k from the change of D_k between the states, then move to k + 1.
+
+        Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
+        X_{k-1} that differ) can change their first iteration, so the work is a search of
+        them in the iteration's counts and in the old runs of iterations 1..k, plus O(n)
+        copies, never a sort of D_k."""
+        for name in self.relations:
+            delta = deltas.get(name)
+            self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
+            codec = self.codecs[name]
+            counts, old_first = self._old_counts(name), self._old_first(name, self.k)
+            if counts is None:
+                counts = PackedCounts.of(codec, weighted.empty(codec.arity))
+            self.gained[name] = self.dropped[name] = self.empty[name]
+            changed = delta is not None and delta[0].shape[1] > 0
+            touched = run_union(self.plus[name], self.minus[name])
+            if changed:
+                run = sorted_run(codec, delta[0])  # consolidated: sorted, distinct
+                touched = run_union(run, touched)
+                counts = counts.plus(run, delta[1])
+                assert (counts.counts > 0).all(), f"negative derivation count in {name}"
+            first = self._refresh(name, counts, old_first, touched) if len(touched) else old_first
+            self.counts[name].append(counts)
+            self.firsts[name].append(first)
+            if first is not old_first and self.diverged[name] is None:
+                self.diverged[name] = self.k
+        self._reads = {}
+        self.k += 1
+
+    def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
+                 touched: SortedRun) -> SortedRun:
+        """Δ'_k from Δ_k and the touched tuples T (a superset of plus_{k-1} and minus_{k-1});
+        updates plus, minus, gained and dropped. Masks over T: ``alive`` (a count in D'_k),
+        ``was_in`` (in X_{k-1}), ``was_first`` (in Δ_k), ``is_in`` (in X'_{k-1}: was_in and
+        not in minus_{k-1}, or in plus_{k-1}); then entering = alive - is_in (T ∩ Δ'_k),
+        Δ'_k = Δ_k - (Δ_k ∩ T - entering) ∪ (entering - Δ_k),
+        plus_k = (plus_{k-1} - Δ_k) ∪ (entering - X_k),
+        minus_k = (minus_{k-1} - Δ'_k) ∪ (Δ_k ∩ T - is_in - entering).
+        Cost: k + 1 searches of T (the old runs of iterations 1..k and D'_k), two of plus and
+        minus in T, and the O(|Δ_k|) copy of the new run."""
+        codec = self.codecs[name]
+        alive = counts.weights_of(codec, touched.rows()) > 0
+        was_in = np.zeros(len(touched), dtype=bool)
+        for run in self.old[name].firsts[:self.k - 1]:
+            was_in |= run_found(run, touched)
+        was_first = run_found(first, touched)
+        in_plus, in_minus = run_found(self.plus[name], touched), run_found(self.minus[name],
+                                                                            touched)
+        is_in = (was_in & ~in_minus) | in_plus
+        entering = alive & ~is_in
+        gained = entering & ~was_first
+        dropped = was_first & ~entering
+        new_first = run_union(run_minus(first, taken(touched, dropped)),
+                              taken(touched, gained))
+        self.plus[name] = taken(touched, (in_plus & ~was_first) | (gained & ~was_in))
+        self.minus[name] = taken(touched, (in_minus & ~entering) | (dropped & ~is_in))
+        self.gained[name] = taken(touched, gained)
+        self.dropped[name] = taken(touched, dropped)
+        return new_first
+
+    def net_changes(self, name: str) -> tuple[Relation, Relation]:
+        """(X' - X, X - X') once the walk is over."""
+        return (Relation(self.plus[name].rows(), unique=True),
+                Relation(self.minus[name].rows(), unique=True))
+
+    def trace(self, name: str) -> Trace:
+        return trimmed(self.counts[name], self.firsts[name])
+
+    def relation(self, name: str) -> Relation:
+        """X' once the walk is over: the old relation itself when no Δ_k changed."""
+        return self._new_prefix(name, self.k - 1)
