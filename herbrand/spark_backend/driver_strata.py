@@ -31,7 +31,7 @@ import re
 import stat
 import time
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from herbrand.framework import io
 from herbrand.framework.analysis import Stratum
@@ -42,6 +42,7 @@ from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Declaration, Program
 from herbrand.spark_backend.decomposed import lower_relations
 from herbrand.spark_backend.frames import frame_relation, relation_frame
+from herbrand.spark_backend.session import RunSession
 
 DRIVER_ROWS = 100_000
 """Rows a stratum may read, in all, to run on the driver (``SparkBackend(driver_rows=...)``
@@ -53,19 +54,23 @@ BYTES_PER_ROW = 128
 ``.gz`` file's compressed bytes) is read on the driver."""
 DRIVER, SPARK = "driver", "spark"
 """Where a stratum ran (``StratumStats.where``, ``Progress.where``)."""
+STARTING = "spark (starting the Spark session)"
+"""``Progress.where`` of the event sent before the first stratum of a run to run on Spark
+starts the run's session (``session.RunSession``)."""
 _URI = re.compile(r"^[a-zA-Z][\w+.-]*:")
 
 
 class Driver:
-    """The relations held on the driver and the strata run there (see the module doc).
+    """The relations held on the driver and the strata run there (see the module doc), in a
+    run whose session is ``spark`` (started when a frame is first made).
 
     ``relations``: name -> the rows held on the driver (ids of ``symbols``); ``declarations``:
     the program's, by name. Hyperparameters: ``rows`` (``DRIVER_ROWS``), ``budget``
     (``DERIVED_BUDGET``)."""
 
-    def __init__(self, session: SparkSession, declarations: dict[str, Declaration],
+    def __init__(self, spark: RunSession, declarations: dict[str, Declaration],
                  symbols: SymbolTable, rows: int = DRIVER_ROWS, budget: int = DERIVED_BUDGET):
-        self.session = session
+        self.spark = spark
         self.declarations = declarations
         self.symbols = symbols
         self.rows = rows
@@ -78,7 +83,7 @@ class Driver:
 
     def frame(self, name: str) -> DataFrame:
         """The frame of the driver's rows of ``name`` (``createDataFrame`` from Arrow)."""
-        return relation_frame(self.session, self.relations[name],
+        return relation_frame(self.spark.get(), self.relations[name],
                               self.declarations[name].types, self.symbols)
 
     def take(self, name: str, frame: DataFrame) -> None:
