@@ -280,7 +280,7 @@ def _run_distributed(args, program: Program, backend: Backend) -> int:
     for note in run.notes:
         print(f"herbrand: note: {note}", file=sys.stderr)
     if args.stats:
-        _print_stats(run.stats, time.perf_counter() - start)
+        _print_stats(run.stats, time.perf_counter() - start, run.where)
         _print_phases(started_at(), start, run.phases)
     return 0
 
@@ -320,7 +320,10 @@ def _print_engine_stats(engine: str, materialization: Materialization) -> None:
           f"\t{stats.bytes / 2**20:.1f}", file=sys.stderr)
 
 
-def _print_stats(stats: Sequence[StratumStats], seconds: float) -> None:
+def _print_stats(stats: Sequence[StratumStats], seconds: float, where: str | None = None
+                 ) -> None:
+    """The per-stratum table of ``--stats`` and its total line; a last column says where each
+    stratum ran when one says, and the total's, ``where``, where the run ran."""
     placed = any(s.where is not None for s in stats)  # a last column: where each ran
     columns = ("stratum", "iterations", "derived", "seconds", "relations") + (
         ("where",) if placed else ())
@@ -329,8 +332,9 @@ def _print_stats(stats: Sequence[StratumStats], seconds: float) -> None:
         fields = [str(s.stratum), str(s.iterations), str(s.derived), f"{s.seconds:.3f}",
                   ",".join(s.relations)] + ([str(s.where)] if placed else [])
         print("\t".join(fields), file=sys.stderr)
-    print(f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
-          f"\t{seconds:.3f}", file=sys.stderr)
+    total = (f"total\t{sum(s.iterations for s in stats)}\t{sum(s.derived for s in stats)}"
+             f"\t{seconds:.3f}")
+    print(total if where is None else f"{total}\t\t{where}", file=sys.stderr)
 
 
 def started_at() -> float | None:

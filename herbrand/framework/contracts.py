@@ -171,13 +171,16 @@ class StratumStats:
 class FilesRun:
     """What ``Backend.materialize_files`` did: the per-stratum ``stats``, the seconds of the
     run's serial phases in order (``phases``: (name, seconds) pairs, ``strata`` among them, as
-    ``herbrand run --stats`` prints them), and ``notes``: one line for each directive the run
+    ``herbrand run --stats`` prints them), ``notes``: one line for each directive the run
     carried out otherwise than it reads (an output written elsewhere or in another format),
-    which ``herbrand run`` prints to stderr."""
+    and for a run carried out otherwise than the backend's name says (the Spark backend's
+    without a Spark session), which ``herbrand run`` prints to stderr; ``where``: where the
+    run as a whole ran, when a backend says (``--stats`` prints it on its total line)."""
 
     stats: tuple[StratumStats, ...]
     phases: tuple[tuple[str, float], ...]
     notes: tuple[str, ...] = ()
+    where: str | None = None
 
 
 @dataclass(frozen=True)

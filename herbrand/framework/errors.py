@@ -141,6 +141,11 @@ class EvaluationError(HerbrandError):
     """Evaluation cannot proceed (for example a relation that is not an input is given facts)."""
 
 
+class RowLimitError(EvaluationError):
+    """A stratum that would derive more rows than its evaluator's ``row_limit`` allows
+    (``NativeEvaluator(row_limit=...)``); its evaluation was abandoned."""
+
+
 class UpdateError(HerbrandError):
     """An update a materialization cannot apply (facts for a derived relation, rule changes on
     an engine without dynamic rules); the message names the relation or the engines."""

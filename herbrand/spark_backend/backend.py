@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from contextlib import ExitStack
 from os import PathLike
 from typing import TextIO
 
@@ -42,7 +43,13 @@ from herbrand.spark_backend.masters import master_cores, master_family
 from herbrand.spark_backend.outputs import write_outputs, written_once
 from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
 from herbrand.spark_backend.paths import check_paths, parquet_notes
-from herbrand.spark_backend.session import java_executable, run_settings, start_session
+from herbrand.spark_backend.session import RunSession, java_executable, start_session
+
+NO_SESSION = ("every stratum ran on the driver, every file was read and written there: no "
+              "Spark session was started (--driver-rows 0 runs them on Spark)")
+"""The note of a file run that started no session (``FilesRun.notes``)."""
+NO_SESSION_WHERE = "driver, no Spark session"
+"""``FilesRun.where`` of a file run that started no session."""
 
 
 class SparkBackend(Backend):
@@ -72,7 +79,9 @@ class SparkBackend(Backend):
     - ``derived_budget``: see ``driver_rows``.
     - ``session``: an existing SparkSession to run on (else the active one, or a new one).
 
-    Each run sets ``session.RUN_SETTINGS`` on the session and restores them afterwards.
+    A run starts the session when it first needs it (``session.RunSession``): one whose
+    strata all run on the driver, its files read and written there, starts none. A run sets
+    ``session.RUN_SETTINGS`` on the session it uses and restores them afterwards.
     """
 
     tags = BackendTags(parallel=True, distributed=True, reads_files=True,
@@ -129,20 +138,22 @@ class SparkBackend(Backend):
             self.session = start_session(self.master, self.conf)
         return self.session
 
-    def _driver(self, session: SparkSession, program: Program,
+    def _driver(self, spark: RunSession, program: Program,
                 symbols: SymbolTable) -> Driver | None:
-        """Where this run's small strata run (``driver_strata``), or None when
-        ``driver_rows`` is 0."""
+        """Where this run's small strata run (``driver_strata``); None when ``driver_rows``
+        is 0, and then the run's session (``spark``) is started now: every file and stratum
+        needs it."""
         rows = driver_strata.DRIVER_ROWS if self.driver_rows is None else self.driver_rows
         if not rows:
+            spark.get()
             return None
-        return Driver(session, program.declaration_of, symbols, rows, self.derived_budget)
+        return Driver(spark, program.declaration_of, symbols, rows, self.derived_budget)
 
-    def _fixpoint(self, session: SparkSession, frames: dict[str, DataFrame],
+    def _fixpoint(self, spark: RunSession, frames: dict[str, DataFrame],
                   counts: dict[str, int], strata: int, observer: ProgressObserver | None,
                   written_once: frozenset[str] = frozenset(),
                   driver: Driver | None = None) -> SparkFixpoint:
-        return SparkFixpoint(session, frames, counts, strata=strata, written_once=written_once,
+        return SparkFixpoint(spark, frames, counts, strata=strata, written_once=written_once,
                              driver=driver,
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
@@ -171,10 +182,10 @@ class SparkBackend(Backend):
         relations = dict(database)
         for name, facts in inline_facts(program, database).items():
             relations[name] = relations[name].union(facts) if name in relations else facts
-        session = self.spark()
-        with run_settings(session):
+        with ExitStack() as stack:
+            spark = RunSession(self.spark, stack)
             frames, counts = {}, {}
-            driver = self._driver(session, program, database.symbols)
+            driver = self._driver(spark, program, database.symbols)
             for declaration in program.declarations:
                 name = declaration.name
                 relation = relations.get(name, Relation.empty(declaration.arity))
@@ -182,12 +193,12 @@ class SparkBackend(Backend):
                     raise ArityError(f"relation {name}: given rows have arity {relation.arity}, "
                                      f"declared arity {declaration.arity}")
                 if driver is None:
-                    frames[name] = relation_frame(session, relation, types[name],
+                    frames[name] = relation_frame(spark.get(), relation, types[name],
                                                   database.symbols)
                 else:
                     driver.add(name, relation)
                 counts[name] = len(relation)
-            run = self._fixpoint(session, frames, counts, len(strata), observer, driver=driver)
+            run = self._fixpoint(spark, frames, counts, len(strata), observer, driver=driver)
             try:
                 for stratum in strata:
                     run.run_stratum(stratum)
@@ -217,10 +228,14 @@ class SparkBackend(Backend):
         """Run ``program`` with Spark reading its ``.input`` files from ``facts_dir`` and
         writing its ``.output`` relations to ``output_dir`` (``-``: stdout) as ``csv`` or
         ``parquet`` (see ``files``, ``outputs``); returns the per-stratum stats, the seconds of
-        the phases ``session`` (starting it, or none when it runs already), ``read and
-        set-up``, ``strata`` and ``write`` (which holds the job of a decomposed stratum whose
-        one use is a write, ``outputs.written_once``: its progress line comes after it), and
-        the notes of a Parquet run (``paths.parquet_notes``). Raises the analysis errors;
+        the phases ``session`` (starting it, when the run first needed it; none when it runs
+        already or the run needed none), ``read and set-up``, ``strata`` and ``write`` (which
+        holds the job of a decomposed stratum whose one use is a write,
+        ``outputs.written_once``: its progress line comes after it), the notes of a Parquet
+        run (``paths.parquet_notes``), and, for a run that started no session (every stratum
+        and file on the driver), the note ``NO_SESSION`` and where ``NO_SESSION_WHERE``; a
+        run that needs Spark after some strata on the driver sends a Progress ``where``
+        ``driver_strata.STARTING`` before it starts the session. Raises the analysis errors;
         before the session starts, FactsError, OutputError or UsageError for a path Spark
         cannot take as the local backend does (``paths.check_paths``); FactsError for a
         missing or malformed file, OutputError for an output the file system refuses,
@@ -229,13 +244,12 @@ class SparkBackend(Backend):
         strata = analyse(program)
         check_paths(program, str(output_dir), output_format)
         started = time.perf_counter()
-        session = self.spark()
-        read_from = time.perf_counter()
-        with run_settings(session):
-            driver = self._driver(session, program, SymbolTable())
-            relations = read_inputs(session, program, str(facts_dir), driver)
+        with ExitStack() as stack:
+            spark = RunSession(self.spark, stack)
+            driver = self._driver(spark, program, SymbolTable())
+            relations = read_inputs(spark, program, str(facts_dir), driver)
             try:
-                self._add_inline_facts(session, program, relations, driver)
+                self._add_inline_facts(spark, program, relations, driver)
                 frames = {name: relation.rows for name, relation in relations.items()}
                 counts = {name: relation.count for name, relation in relations.items()}
                 for declaration in program.declarations:
@@ -244,15 +258,15 @@ class SparkBackend(Backend):
                         driver.add(name, Relation.empty(declaration.arity))
                         counts[name] = len(driver.relations[name])
                     elif name not in frames:
-                        frames[name] = empty_frame(session, declaration.types)
+                        frames[name] = empty_frame(spark.get(), declaration.types)
                         counts[name] = 0
-                run = self._fixpoint(session, frames, counts, len(strata), observer,
+                run = self._fixpoint(spark, frames, counts, len(strata), observer,
                                      written_once(program, strata, str(output_dir)), driver)
                 try:
                     for stratum in strata:
                         run.run_stratum(stratum)
                     write_from = time.perf_counter()
-                    write_outputs(session, program, frames, str(output_dir), output_format,
+                    write_outputs(spark, program, frames, str(output_dir), output_format,
                                   stdout, counts, run.ordered, run.deferred_jobs(), driver)
                     run.settle()
                     finished = time.perf_counter()
@@ -262,14 +276,18 @@ class SparkBackend(Backend):
                 for relation in relations.values():
                     relation.release()
         computed = sum(s.seconds for s in run.stats)
+        # the session's start, wherever it came, is a phase of its own
+        in_write = spark.seconds if spark.started and spark.started_at >= write_from else 0.0
+        notes = parquet_notes(program, str(output_dir)) if output_format == "parquet" else ()
         return FilesRun(tuple(run.stats), (
-            ("session", read_from - started),
-            ("read and set-up", write_from - read_from - computed),
-            ("strata", computed), ("write", finished - write_from)),
-            parquet_notes(program, str(output_dir)) if output_format == "parquet" else ())
+            ("session", spark.seconds),
+            ("read and set-up", write_from - started - computed - spark.seconds + in_write),
+            ("strata", computed), ("write", finished - write_from - in_write)),
+            notes if spark.started else (*notes, NO_SESSION),
+            None if spark.started else NO_SESSION_WHERE)
 
     @staticmethod
-    def _add_inline_facts(session: SparkSession, program: Program,
+    def _add_inline_facts(spark: RunSession, program: Program,
                           relations: dict[str, StoredRelation], driver: Driver | None) -> None:
         """Add the facts written in ``program`` to ``relations`` (name -> stored rows), each
         relation holding some stored again with them (``files.united``: a job each), or, with
@@ -279,6 +297,7 @@ class SparkBackend(Backend):
             if driver is not None and name not in relations:
                 driver.add(name, facts)
                 continue
-            inline = relation_frame(session, facts, program.declaration_of[name].types, symbols)
+            inline = relation_frame(spark.get(), facts, program.declaration_of[name].types,
+                                    symbols)
             relations[name] = (united(relations[name], inline) if name in relations
                                else stored(inline))

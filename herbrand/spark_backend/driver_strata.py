@@ -5,11 +5,11 @@ A stratum of the Spark backend runs on the driver (``Driver.attempt``) when the 
 reads (its lower relations and its own, which may hold given facts) hold at most
 ``driver_rows`` rows in all, and its derivation stays within ``derived_budget`` rows: the
 local backend's default engine (``SemiNaiveFixpoint`` over ``NativeEvaluator``) runs it over
-the driver's copies of those relations, and a progress observer abandons the attempt as soon
-as the rows derived pass the budget (checked after the first pass, and after each of the
-engine's kernel calls of recursive passes, about every 0.1 s: ``native.evaluator``); the
-stratum then runs on Spark as before, from the same inputs (the engine copies what it reads).
-TC over Gnutella08 (20,777 edges, 13.1M derived) is abandoned that way and stays on Spark.
+the driver's copies of those relations with the budget as its ``row_limit``: the engine's
+buffers grow no further than the budget's room, and the kernel call that needs more is
+stopped (``RowLimitError``), in the first pass as in the recursive ones; the stratum then
+runs on Spark as before, from the same inputs (the engine copies what it reads). TC over
+Gnutella08 (20,777 edges, 13.1M derived) is abandoned that way and stays on Spark.
 
 Relations live in one place or both (``Driver.relations``, ids of the driver's SymbolTable;
 the run's frames): a relation held on the driver becomes a frame (``createDataFrame`` from
@@ -20,8 +20,8 @@ are read by the local reader (``read``), and the outputs of relations held on th
 written by the local writer (``outputs``): the local backend's rows, errors and bytes.
 
 Cost of a driver stratum: the native engine's (loading the relations it reads, O(rows)), and
-an analysis of the stratum's rules; of an abandoned attempt, that plus at most about the
-budget's derivations and a kernel call's 0.1 s beyond.
+an analysis of the stratum's rules; of an abandoned attempt, that plus the derivations of at
+most the budget's rows (per relation of the stratum, when several grow together).
 """
 
 from __future__ import annotations
@@ -31,16 +31,18 @@ import re
 import stat
 import time
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
 from herbrand.framework import io
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
+from herbrand.framework.errors import RowLimitError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Declaration, Program
 from herbrand.spark_backend.decomposed import lower_relations
 from herbrand.spark_backend.frames import frame_relation, relation_frame
+from herbrand.spark_backend.session import RunSession
 
 DRIVER_ROWS = 100_000
 """Rows a stratum may read, in all, to run on the driver (``SparkBackend(driver_rows=...)``
@@ -52,23 +54,23 @@ BYTES_PER_ROW = 128
 ``.gz`` file's compressed bytes) is read on the driver."""
 DRIVER, SPARK = "driver", "spark"
 """Where a stratum ran (``StratumStats.where``, ``Progress.where``)."""
+STARTING = "spark (starting the Spark session)"
+"""``Progress.where`` of the event sent before the first stratum of a run to run on Spark
+starts the run's session (``session.RunSession``)."""
 _URI = re.compile(r"^[a-zA-Z][\w+.-]*:")
 
 
-class _OverBudget(Exception):
-    """Raised by the attempt's observer when the rows derived pass the budget."""
-
-
 class Driver:
-    """The relations held on the driver and the strata run there (see the module doc).
+    """The relations held on the driver and the strata run there (see the module doc), in a
+    run whose session is ``spark`` (started when a frame is first made).
 
     ``relations``: name -> the rows held on the driver (ids of ``symbols``); ``declarations``:
     the program's, by name. Hyperparameters: ``rows`` (``DRIVER_ROWS``), ``budget``
     (``DERIVED_BUDGET``)."""
 
-    def __init__(self, session: SparkSession, declarations: dict[str, Declaration],
+    def __init__(self, spark: RunSession, declarations: dict[str, Declaration],
                  symbols: SymbolTable, rows: int = DRIVER_ROWS, budget: int = DERIVED_BUDGET):
-        self.session = session
+        self.spark = spark
         self.declarations = declarations
         self.symbols = symbols
         self.rows = rows
@@ -81,7 +83,7 @@ class Driver:
 
     def frame(self, name: str) -> DataFrame:
         """The frame of the driver's rows of ``name`` (``createDataFrame`` from Arrow)."""
-        return relation_frame(self.session, self.relations[name],
+        return relation_frame(self.spark.get(), self.relations[name],
                               self.declarations[name].types, self.symbols)
 
     def take(self, name: str, frame: DataFrame) -> None:
@@ -119,8 +121,8 @@ class Driver:
 
     def attempt(self, stratum: Stratum) -> tuple[Database, int] | None:
         """``stratum``'s relations at fixpoint computed here from the driver's rows of the
-        relations it reads (all held here), and its iterations; None when the attempt
-        derived more than ``budget`` rows and was abandoned."""
+        relations it reads (all held here), and its iterations; None when the attempt would
+        derive more than ``budget`` rows and was abandoned (``RowLimitError``)."""
         names = reads_of(stratum)
         program = Program(declarations=tuple(self.declarations[name] for name in names),
                           rules=stratum.rules)
@@ -130,18 +132,13 @@ class Driver:
         from herbrand.evaluators.native.evaluator import NativeEvaluator
 
         if self._evaluator is None:  # one for the run: the strata share its loaded relations
-            self._evaluator = NativeEvaluator()
+            self._evaluator = NativeEvaluator(row_limit=self.budget)
         fixpoint = SemiNaiveFixpoint(self._evaluator)
         try:
-            result = fixpoint.materialize(program, database, observer=self._within_budget)
-        except _OverBudget:
-            self._evaluator.clear()  # its store holds the abandoned stratum's rows
+            result = fixpoint.materialize(program, database)
+        except RowLimitError:  # the evaluator dropped its store, which held part of it
             return None
         return result, sum(s.iterations for s in fixpoint.stats)
-
-    def _within_budget(self, progress: Progress) -> None:
-        if progress.total > self.budget:
-            raise _OverBudget
 
     def run(self, stratum: Stratum, frames: dict[str, DataFrame], counts: dict[str, int],
             total: int, strata: int, observer: ProgressObserver | None) -> StratumStats | None:

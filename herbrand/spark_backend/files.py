@@ -55,7 +55,7 @@ from herbrand.spark_backend.driver_strata import Driver
 from herbrand.spark_backend.expressions import column_name
 from herbrand.spark_backend.frames import nullary_frame
 from herbrand.spark_backend.paths import join_path, path_failures
-from herbrand.spark_backend.session import sql_settings
+from herbrand.spark_backend.session import RunSession, sql_settings
 
 _BOM = b"\xef\xbb\xbf"
 _GLOB_CHARACTERS = re.compile(r"([\\*?\[\]{}])")
@@ -255,13 +255,14 @@ def read_relation(session: SparkSession, path: str, name: str, types: tuple[str,
     return StoredRelation(kept.drop(_ID), count, kept)
 
 
-def read_inputs(session: SparkSession, program: Program, facts_dir: str,
+def read_inputs(spark: RunSession, program: Program, facts_dir: str,
                 driver: Driver | None = None) -> dict[str, StoredRelation]:
     """Each ``.input`` relation of ``program`` read from ``facts_dir`` and stored (see the module
     doc), several directives of one relation united (``united``: a job more); with a
     ``driver``, the files it reads (``Driver.reads``: small, local) are read there by the local
     reader, and a relation read in both places is united here (its driver's rows a frame).
-    Raises as ``read_relation`` (or the local reader), with nothing left stored."""
+    The run's session (``spark``) is started by the first file Spark reads. Raises as
+    ``read_relation`` (or the local reader), with nothing left stored."""
     relations: dict[str, StoredRelation] = {}
     try:
         for directive in program.directives:
@@ -274,7 +275,7 @@ def read_inputs(session: SparkSession, program: Program, facts_dir: str,
             if driver is not None and driver.reads(path):
                 driver.read(path, name, delimiter)
                 continue
-            read = read_relation(session, path, name, types, delimiter)
+            read = read_relation(spark.get(), path, name, types, delimiter)
             if name not in relations:
                 relations[name] = read
                 continue

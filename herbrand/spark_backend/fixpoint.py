@@ -77,7 +77,7 @@ from herbrand.spark_backend.decomposed import (
     relation_of,
     run_decomposed,
 )
-from herbrand.spark_backend.driver_strata import SPARK, Driver
+from herbrand.spark_backend.driver_strata import SPARK, STARTING, Driver
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
@@ -85,7 +85,7 @@ from herbrand.spark_backend.partitions import (
     partition_count,
 )
 from herbrand.spark_backend.plans import PlanFrames
-from herbrand.spark_backend.session import run_settings, sql_settings
+from herbrand.spark_backend.session import RunSession, run_settings, sql_settings
 from herbrand.translators import ir
 from herbrand.translators.pipeline import translate_rule
 from herbrand.translators.pivots import Pivot, find_pivot
@@ -143,14 +143,14 @@ class SparkFixpoint:
     None: every stratum on Spark, over ``frames`` holding every relation.
     """
 
-    def __init__(self, session: SparkSession, frames: dict[str, DataFrame],
+    def __init__(self, spark: RunSession, frames: dict[str, DataFrame],
                  counts: dict[str, int], *, strata: int, checkpoint_interval: int,
                  checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
                  observer: ProgressObserver | None = None,
                  rows_per_partition: int = ROWS_PER_PARTITION,
                  single_partition_rows: int = SINGLE_PARTITION_ROWS,
                  written_once: frozenset[str] = frozenset(), driver: Driver | None = None):
-        self.session = session
+        self.spark = spark
         self.driver = driver
         self.frames = frames
         self.counts = counts
@@ -172,13 +172,26 @@ class SparkFixpoint:
         self.total = 0
         self._decompositions: list[Decomposition] = []
         """Decomposed strata's jobs, released by ``release``."""
-        self._checkpoints = Checkpoints(session, checkpoint_dir)
+        self._checkpoint_dir = checkpoint_dir
+        self._stored: Checkpoints | None = None
         self._parts: dict[str, int] = {}
         self._one_part: set[str] = set()
         """Deltas stored in one part that Spark knows as one (``SinglePartition``)."""
         self._lower: dict[str, tuple[DataFrame, DataFrame]] = {}
         """Lower relation -> (its frame, that frame stored in one part), for passes in one
         partition (``_one_part_frames``)."""
+
+    @property
+    def session(self) -> SparkSession:
+        """The run's session, started now if it is not yet (``RunSession``)."""
+        return self.spark.get()
+
+    @property
+    def _checkpoints(self) -> Checkpoints:
+        """The run's checkpoints, in the session (made when a stratum first runs on Spark)."""
+        if self._stored is None:
+            self._stored = Checkpoints(self.session, self._checkpoint_dir)
+        return self._stored
 
     # -- one stratum -----------------------------------------------------------------------------
 
@@ -193,6 +206,9 @@ class SparkFixpoint:
                 self.total += ran.derived
                 self.stats.append(ran)
                 return
+            if not self.spark.started and self.observer is not None:
+                self.observer(Progress(stratum=stratum.index, strata=self.strata, iteration=0,
+                                       delta=0, total=self.total, where=STARTING))
             self.driver.hand_over(stratum, self.frames)
         start, before, passes = time.perf_counter(), self.total, 1
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
@@ -404,4 +420,5 @@ class SparkFixpoint:
             decomposition.release()
         self._decompositions.clear()
         self._lower.clear()
-        self._checkpoints.release()
+        if self._stored is not None:
+            self._stored.release()

@@ -61,6 +61,7 @@ from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
 from herbrand.spark_backend.paths import join_path, parquet_path, path_failures
+from herbrand.spark_backend.session import RunSession
 
 OUTPUT_FORMATS = ("csv", "parquet")
 ROWS_PER_WRITE_TASK = 1_000_000
@@ -199,7 +200,7 @@ def written_once(program: Program, strata: Sequence[Stratum], out_dir: str) -> f
     return frozenset(once)
 
 
-def write_outputs(session: SparkSession, program: Program, frames: dict[str, DataFrame],
+def write_outputs(spark: RunSession, program: Program, frames: dict[str, DataFrame],
                   out_dir: str, output_format: str = "csv", stdout: TextIO | None = None,
                   counts: Mapping[str, int] | None = None, ordered: Collection[str] = (),
                   jobs: Mapping[str, Decomposition] | None = None,
@@ -210,14 +211,13 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
     relations of ``jobs`` (name -> the decomposed job computing it, whose one use is this
     write) are written as CSV by that job's tasks when ``part_files`` allows. A relation
     ``driver`` holds is written by the local writer (``_write_on_driver``) unless it goes to
-    Parquet or to a path with a scheme, which take its frame. Raises FactsError for an
-    unsupported IO= or format."""
+    Parquet or to a path with a scheme, which take its frame (the run's session, ``spark``,
+    started for it if it is not yet). Raises FactsError for an unsupported IO= or format."""
     if output_format not in OUTPUT_FORMATS:
         raise FactsError(f"unsupported output format {output_format!r} "
                          f"(supported: {', '.join(OUTPUT_FORMATS)})")
     stdout = sys.stdout if stdout is None else stdout
     counts, jobs = counts or {}, jobs or {}
-    most = int(session.conf.get(_SHUFFLE_PARTITIONS))
     for directive in program.directives:
         name = directive.relation
         if directive.kind in ("output", "printsize") and driver is not None and driver.holds(
@@ -236,10 +236,11 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
             io.write_stdout(name, [str(row[0], *ENCODING) for row in lines.collect()], stdout)
         elif output_format == "parquet" and frames[name].columns:
             path = parquet_path(out_dir, filename)
-            with _writing(session, directive, path):
+            with _writing(spark.get(), directive, path):
                 frames[name].write.mode("overwrite").parquet(path)
         else:
             path = join_path(out_dir, filename)
+            session = spark.get()
             local = (task_written_path(path, session.sparkContext.master) if name in jobs
                      else None)
             with _writing(session, directive, path):
@@ -247,6 +248,7 @@ def write_outputs(session: SparkSession, program: Program, frames: dict[str, Dat
                     jobs[name].write_parts(name, part_file(local, delimiter))
                     join_parts(local)
                 else:
+                    most = int(session.conf.get(_SHUFFLE_PARTITIONS))
                     parts = 0 if name in ordered else write_parts(counts.get(name), most)
                     _write_single_file(session, frames[name], delimiter, parts, path)
 

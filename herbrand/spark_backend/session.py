@@ -6,6 +6,10 @@ master launches executor JVMs through ``$SPARK_HOME/bin``; with a pip-installed 
 folder is the pyspark package itself, which ``start_session`` uses when SPARK_HOME is unset.
 On masters on this machine, Python workers run the driver's interpreter (``PYSPARK_PYTHON``,
 unless set): a decomposed stratum runs herbrand in them.
+
+A run gets its session through a ``RunSession``, which starts it when the run first needs
+it: a run whose strata all run on the driver, reading and writing local files there
+(``driver_strata``), starts no JVM at all.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -155,3 +160,33 @@ def heap_settings(context: SparkContext) -> Mapping[str, str]:
     conf = context.getConf()
     return MappingProxyType({key: value for key in HEAP_SETTINGS
                              if (value := conf.get(key)) is not None})
+
+
+class RunSession:
+    """The SparkSession of one run, started when the run first needs it (``get``): ``start``
+    gives it (``SparkBackend.spark``), then ``run_settings`` hold on it until ``stack`` (the
+    run's) closes. ``started_at`` and ``seconds``: when (``time.perf_counter``) and how long
+    the start took (None and 0 while not started)."""
+
+    def __init__(self, start: Callable[[], SparkSession], stack: ExitStack):
+        self._start = start
+        self._stack = stack
+        self._session: SparkSession | None = None
+        self.started_at: float | None = None
+        self.seconds = 0.0
+
+    @property
+    def started(self) -> bool:
+        return self._session is not None
+
+    def get(self) -> SparkSession:
+        """The run's session, started now if it is not yet (the errors of
+        ``start_session``). Cost: the start the first time (a JVM's, seconds, unless one
+        runs already), O(1) after."""
+        if self._session is None:
+            self.started_at = time.perf_counter()
+            session = self._start()
+            self._stack.enter_context(run_settings(session))
+            self._session = session
+            self.seconds = time.perf_counter() - self.started_at
+        return self._session

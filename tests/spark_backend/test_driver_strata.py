@@ -17,7 +17,7 @@ from herbrand.framework.errors import FactsError, UsageError
 from herbrand.framework.evaluator_checks import compare_with_oracle
 from herbrand.framework.symbols import SymbolTable
 from herbrand.spark_backend.backend import SparkBackend
-from herbrand.spark_backend.driver_strata import BYTES_PER_ROW, DRIVER, SPARK, Driver
+from herbrand.spark_backend.driver_strata import BYTES_PER_ROW, DRIVER, SPARK, STARTING, Driver
 from tests.conformance.test_souffle_cases import assert_outputs_match
 from tests.spark_backend.edge_files import NUMBER_EDGES, SYMBOL_EDGES, plain_bytes, tc_files
 from tests.spark_backend.test_conformance import _OnSpark, _spark_case_params
@@ -189,3 +189,40 @@ def test_random_programs_placed_both_ways_match_the_oracle(case, spark):
     backend = SparkBackend(session=spark, driver_rows=6, derived_budget=10)
     compare_with_oracle(program, facts, lambda: None,
                         lambda evaluator: _OnSpark(evaluator, backend))
+
+
+def test_a_run_on_the_driver_alone_starts_no_session(tmp_path, capsys, monkeypatch):
+    from herbrand.spark_backend import backend
+
+    def refused(*args):
+        raise AssertionError("a Spark session was started")
+
+    monkeypatch.setattr(backend, "start_session", refused)
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES, "\n.printsize e\n")
+    assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "out"),
+                 "--backend", "spark", "--stats", "--no-progress"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert f"herbrand: note: {backend.NO_SESSION}" in err
+    assert [line.split("\t")[-1] for line in err if line.startswith("total")] == [
+        backend.NO_SESSION_WHERE]
+    phases = next(line for line in err if line.startswith("phases")).split("\t")
+    assert phases[phases.index("session") + 1] == "0.000"
+    local = herbrand.materialize(herbrand.parse(program.read_text()), facts_dir=facts)
+    written = (tmp_path / "out" / "tc.csv").read_text().splitlines()
+    assert sorted(tuple(map(int, line.split("\t"))) for line in written) == sorted(
+        local.decoded_rows("tc"))
+
+
+def test_a_run_that_needs_spark_after_the_driver_starts_the_session_then(spark, tmp_path):
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES)
+    backend = SparkBackend(master="local[1]", derived_budget=2)  # TC is abandoned for Spark
+    events = []
+    run = backend.materialize_files(herbrand.parse(program.read_text()), facts,
+                                    tmp_path / "out", observer=events.append)
+    assert backend.session is spark  # started (the process's active session) by the run
+    assert [e.where for e in events][:2] == [STARTING, SPARK]
+    assert [s.where for s in run.stats] == [SPARK] and run.where is None
+    assert run.notes == ()
+    local = herbrand.materialize(herbrand.parse(program.read_text()), facts_dir=facts)
+    written = (tmp_path / "out" / "tc.csv").read_text().splitlines()
+    assert len(written) == len(local["tc"])

@@ -78,7 +78,7 @@ def test_the_cli_says_in_one_line_that_the_driver_memory_is_too_small(tmp_path):
     program.write_text(".decl e(x: number)\n.output e\ne(1).\n")
     result = subprocess.run(
         [sys.executable, "-m", "herbrand.cli", "run", str(program), "-D", str(tmp_path),
-         "--backend", "spark", "--master", "local[1]", "--no-progress",
+         "--backend", "spark", "--master", "local[1]", "--no-progress", "--driver-rows", "0",
          "--spark-conf", "spark.driver.memory=200m"],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 1

@@ -141,7 +141,8 @@ def test_the_first_run_records_the_archive_and_the_next_runs_on_it(tmp_path):
         (tmp_path / "cache").mkdir(exist_ok=True)
         os.symlink(name, tmp_path / "cache" / name.name)
     command = [sys.executable, "-m", "herbrand.cli", "run", str(program), "-D", "-",
-               "--backend", "spark", "--master", "local[1]", "--no-progress"]
+               "--backend", "spark", "--master", "local[1]", "--no-progress",
+               "--driver-rows", "0"]  # on the driver, the run would start no JVM
     first = subprocess.run(command, capture_output=True, text=True, timeout=300,
                            env=environment)
     assert first.returncode == 0, first.stderr

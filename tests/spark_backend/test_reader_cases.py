@@ -3,11 +3,14 @@ symbol bytes for symbol bytes, or the same FactsError message as the local reade
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import pytest
 from pyspark.sql import functions as F
 
 from herbrand.framework.syntax import SYMBOL
 from herbrand.spark_backend import files
+from herbrand.spark_backend.session import RunSession
 from tests.conformance.reader_cases import ReaderCase, case_params, local_outcome, outcome
 
 
@@ -18,7 +21,9 @@ def spark_outcome(spark, case: ReaderCase, directory) -> object:
     path = case.write(directory)
 
     def read() -> frozenset:
-        relation = files.read_inputs(spark, case.program(), str(directory))["r"]
+        with ExitStack() as stack:
+            relation = files.read_inputs(RunSession(lambda: spark, stack), case.program(),
+                                         str(directory))["r"]
         try:
             frame = relation.rows
             columns = [F.col(name).cast("binary") if type_ == SYMBOL else F.col(name)

@@ -67,7 +67,8 @@ def test_runs_read_the_heap_settings_once_per_session(spark, monkeypatch):
 def test_a_run_of_the_cli_starts_spark_with_herbrands_defaults_under_the_users_settings(
         tmp_path):
     """A session herbrand starts has no console progress bar (it would redraw over herbrand's
-    progress line) and shuffle partitions sized from the master's cores; --spark-conf wins."""
+    progress line) and shuffle partitions sized from the master's cores; --spark-conf wins.
+    (--driver-rows 0: on the driver, this run would start no session.)"""
     pytest.importorskip("pyspark", reason="needs pyspark (extra 'spark')")
     if java_executable() is None:
         pytest.skip("no Java installed: Spark cannot start a JVM")
@@ -85,7 +86,7 @@ def test_a_run_of_the_cli_starts_spark_with_herbrands_defaults_under_the_users_s
     )
     result = subprocess.run(
         [sys.executable, "-c", script, "run", str(program), "-D", str(tmp_path / "out"),
-         "--backend", "spark", "--master", "local[1]", "--no-progress",
+         "--backend", "spark", "--master", "local[1]", "--no-progress", "--driver-rows", "0",
          "--spark-conf", "spark.sql.adaptive.enabled=false"],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr

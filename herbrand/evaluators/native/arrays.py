@@ -7,6 +7,13 @@ returns ``layout.NEED_*``: a buffer doubles, a table doubles (at most half full)
 index's chained rows move into runs (``runs``), all amortised O(1) per row; on the parallel
 backend the copies and rehashes are cut among threads (``Spread``). ``store.NativeStore``
 builds on this: it names relations, creates indexes and runs the kernels.
+
+A ``row_limit`` bounds the rows the relations hold in all: a buffer then grows at most to the
+limit's room left plus ``layout.PENDING_MAX`` (the head tuples a kernel may hold back), and a
+growth once the relations hold more than the limit raises RowLimitError. Relations that end
+within the limit never raise; one relation growing past it raises within ``PENDING_MAX``
+rows of it (relations growing at once may each fill the room they were last given). Without
+a limit growth is as above; with one, a growth costs O(relations) more.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import numpy as np
 
 from herbrand.evaluators.native import layout as L
 from herbrand.evaluators.native.compiled import kernels
+from herbrand.framework.errors import RowLimitError
 from herbrand.framework.spread import Spread
 
 NO_ROWS = np.empty(0, dtype=np.int64)
@@ -42,6 +50,8 @@ class NativeArrays:
 
     def __init__(self) -> None:
         self.kernels = kernels()
+        self.row_limit: int | None = None
+        """The rows the relations may hold in all (see the module doc); None: no limit."""
         self.rel_meta = np.zeros((16, L.REL_FIELDS), dtype=np.int64)
         self.ix_meta = np.zeros((16, L.IX_FIELDS), dtype=np.int64)
         self.ix_cols = np.zeros(64, dtype=np.int64)
@@ -57,6 +67,10 @@ class NativeArrays:
         """Rows in use in relation ``rel``."""
         return int(self.rel_meta[rel, L.R_SIZE])
 
+    def rows_held(self) -> int:
+        """Rows in use in all relations. O(relations)."""
+        return int(self.rel_meta[:, L.R_SIZE].sum())
+
     def arguments(self) -> tuple:
         """The storage arguments every kernel takes, in order."""
         return self.rel_meta, self.ix_meta, self.ix_cols
@@ -69,13 +83,19 @@ class NativeArrays:
 
     def _reserve(self, rel: int, dedup: int, rows: int, spread: Spread | None = None) -> None:
         """Grow ``rel``'s buffer (by doubling) and its dedup table (at most half full) so that
-        ``rows`` more rows fit, the work cut among the threads of ``spread`` when given.
-        Amortised O(1) per row."""
+        ``rows`` more rows fit, the work cut among the threads of ``spread`` when given; under
+        a ``row_limit``, only as many as its room left (``_room``). Amortised O(1) per row."""
         size = self.size(rel)
         capacity = len(self._buffers[rel])
+        most = None  # the rows the buffer may hold under the row limit
+        if size + rows > capacity and self.row_limit is not None:
+            most = size + self._room()
+            rows = min(rows, most - size)
         if size + rows > capacity:
             while size + rows > capacity:
                 capacity = max(16, 2 * capacity)
+            if most is not None:
+                capacity = min(capacity, most)
             old = self._buffers[rel]
             grown = np.empty((capacity, old.shape[1]), dtype=np.int64)
             Spread.over(spread, size, lambda start, stop: copy_into(grown[start:stop],
@@ -85,6 +105,15 @@ class NativeArrays:
         keys = int(self.ix_meta[dedup, L.IX_KEYS])
         if 2 * (keys + rows) > len(self._tables[dedup]):
             self._rehash(dedup, table_size(keys + rows), spread)
+
+    def _room(self) -> int:
+        """The rows more a buffer may take under ``row_limit`` (its room left, plus
+        ``layout.PENDING_MAX``); RowLimitError when the relations hold more than the limit.
+        O(relations)."""
+        room = self.row_limit - self.rows_held()
+        if room < 0:
+            raise RowLimitError(f"the relations hold over {self.row_limit:,} rows")
+        return room + L.PENDING_MAX
 
     def _compact(self, ix: int) -> None:
         """Move probe index ``ix``'s chained rows and runs into new runs (``runs.compact``).

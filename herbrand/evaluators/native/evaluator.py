@@ -52,7 +52,7 @@ from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import EvaluatorTags, Progress, RuleEvaluator
-from herbrand.framework.errors import ArityError, EvaluationError
+from herbrand.framework.errors import ArityError, EvaluationError, RowLimitError
 from herbrand.framework.registry import INDEXES
 from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
@@ -72,7 +72,13 @@ BODY_ORDER_PASSES = tuple(step for step in DEFAULT_PASSES if step is not order_j
 class NativeEvaluator(RuleEvaluator):
     """Runs rule plans with the native interpreter (see the module doc); ``index``: None for
     its own hash indexes, or the name of the IndexBacking joins probe (a backing without
-    ``IndexTags.native`` makes this the batch executor ``RelationalEvaluator(index=index)``).
+    ``IndexTags.native`` makes this the batch executor ``RelationalEvaluator(index=index)``);
+    ``row_limit``: None, or the rows ``run_stratum`` may add to a stratum's relations: one that
+    adds at most that many runs as without a limit; one that adds more is stopped, its
+    buffers grown no further (``arrays``: within ``layout.PENDING_MAX`` rows of the limit,
+    or of the limit per relation when several grow at once), with RowLimitError, and the
+    kept store is dropped. Not with an index the kernels cannot read (the batch executor's
+    iterations have no limit).
 
     Cost: per derivation, O(1) expected per atom, in native code (a view probe: O(log n) per
     sorted run, O(1) expected per hash run); per iteration of a recursive stratum, O(delta)
@@ -89,8 +95,9 @@ class NativeEvaluator(RuleEvaluator):
     # process, with reading the facts)
     parallel_min_rows = 2_000
 
-    def __init__(self, index: str | None = None) -> None:
+    def __init__(self, index: str | None = None, row_limit: int | None = None) -> None:
         self.index = index
+        self.row_limit = row_limit
         backing = INDEXES.get(index) if index is not None else None
         # the class whose views joins probe; with an index the kernels cannot read, every rule
         # runs on the batch executor
@@ -166,6 +173,21 @@ class NativeEvaluator(RuleEvaluator):
             return seminaive_stratum(stratum, instance, run)
         store = self._store_for(instance)
         rules = _StratumRules(self, store, stratum, instance)
+        if self.row_limit is None:
+            return self._run_stratum(stratum, instance, run, rules)
+        store.row_limit = store.rows_held() + self.row_limit
+        try:
+            return self._run_stratum(stratum, instance, run, rules)
+        except RowLimitError:
+            self.clear()  # the store holds part of the stratum
+            raise RowLimitError(f"stratum {stratum.index + 1} ({', '.join(stratum.relations)}) "
+                                f"derives over {self.row_limit:,} rows (row_limit)") from None
+        finally:
+            store.row_limit = None
+
+    def _run_stratum(self, stratum: Stratum, instance: Database, run,
+                     rules: _StratumRules) -> Database:
+        store = rules.store
         low = np.zeros(store.count, dtype=np.int64)
         high = np.zeros(store.count, dtype=np.int64)
         before = {rel: store.size(rel) for rel in rules.relations}

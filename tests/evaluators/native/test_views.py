@@ -80,7 +80,7 @@ def test_an_index_without_a_view_runs_the_batch_executor(reference):
 
 def test_the_index_is_a_hyperparameter_checked_by_name():
     assert NativeEvaluator.tags.uses_index and NativeEvaluator().index is None
-    assert repr(NativeEvaluator(index="spine")) == "NativeEvaluator(index='spine')"
+    assert repr(NativeEvaluator(index="spine")) == "NativeEvaluator(index='spine', row_limit=None)"
     with pytest.raises(UnknownComponentError, match="unknown index 'nope'"):
         NativeEvaluator(index="nope")
     database = herbrand.materialize(TC, FACTS, evaluator="native", index="open_hash",
