@@ -50,11 +50,12 @@ from herbrand.evaluators.incremental.elastic_budget import (
     SwitchBudget,
     SwitchRecord,
 )
+from herbrand.evaluators.incremental.elastic_derivations import NegatedInput
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
-from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
+from herbrand.evaluators.incremental.elastic_stratum import StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.framework.analysis import Stratum

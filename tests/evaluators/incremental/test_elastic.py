@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from herbrand.evaluators.incremental import elastic_native, elastic_state, elastic_stratum
+from herbrand.evaluators.incremental import (
+    elastic_derivations,
+    elastic_native,
+    elastic_state,
+    elastic_stratum,
+)
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
@@ -307,7 +312,7 @@ def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypa
 
 
 def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
-    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    monkeypatch.setattr(elastic_derivations, "MORSEL_ROWS", 2)
     engine = _tc_engine(1e9)
     derivations = SetUpEvaluator.derivations
     calls = []
@@ -326,7 +331,7 @@ def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
 
 
 def test_a_join_expected_to_pass_the_budget_is_abandoned_after_its_first_part(monkeypatch):
-    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    monkeypatch.setattr(elastic_derivations, "MORSEL_ROWS", 2)
     engine = _tc_engine(0.5)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 5 s
     derivations = SetUpEvaluator.derivations
@@ -417,13 +422,13 @@ def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
     facts = {"t": [(1, 0, 2), (2, 0, 3), (3, 0, 4), (9, 4, 1), (8, 4, 2), (7, 5, 1)]}
     session = IncrementalSession(_engine(), program, facts)
     read = []
-    derivations = elastic_stratum.RelationalEvaluator.derivations
+    derivations = elastic_derivations.RelationalEvaluator.derivations
 
     def recording(self, rules, instance):
         read.extend(atom.relation for rule in rules for atom in _body_atoms(rule))
         return derivations(self, rules, instance)
 
-    monkeypatch.setattr(elastic_stratum.RelationalEvaluator, "derivations", recording)
+    monkeypatch.setattr(elastic_derivations.RelationalEvaluator, "derivations", recording)
     session.update(insert={"t": [(4, 0, 5)]}, delete={"t": [(2, 0, 3)]})
     session.update(insert={"t": [(2, 0, 3), (6, 4, 5)]})
     assert "@selected:@U:m:1=0" in read and "@selected:@U:m:1=4" in read
@@ -457,13 +462,13 @@ def test_the_native_bootstrap_numbers_many_iterations_per_kernel_call(monkeypatc
 def _seeded_joins(monkeypatch) -> list[str]:
     """Records the seed of each seeded join an Update runs (its seed relation's name)."""
     joined = []
-    derivations = elastic_stratum.StratumRun._derivations
+    derivations = elastic_derivations.StratumDerivations._derivations
 
     def recording(self, rule, seeds):
         joined.extend(seeds)
         return derivations(self, rule, seeds)
 
-    monkeypatch.setattr(elastic_stratum.StratumRun, "_derivations", recording)
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_derivations", recording)
     return joined
 
 
