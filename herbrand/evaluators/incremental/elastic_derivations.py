@@ -122,24 +122,39 @@ class StratumDerivations:
         old and new iterations of their body elements."""
         return self._described(probe, self._derivations(rule, seeds))
 
-    def _described(self, probe: ProbeRule, batch: np.ndarray | None):
+    def head_proofs(self, probe: ProbeRule,
+                    seeds: Mapping[str, Relation]) -> tuple[np.ndarray, np.ndarray]:
+        """(head position, latest old iteration of the body) of each derivation of ``probe``'s
+        ``head_seeded`` variant, seeded by ``seeds`` (the heads' rows with their positions):
+        the proof counts' provenance query. Reads no new iteration."""
+        batch = self._derivations(probe.head_seeded, seeds)
+        if batch is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        _, old, _ = self._described(probe, batch, new=False)
+        return batch[-1], latest(old)
+
+    def _described(self, probe: ProbeRule, batch: np.ndarray | None, new: bool = True):
         """(heads, old, new) of a derivation batch of ``probe`` (None: none), the iterations
-        read from the universes as they are now."""
+        read from the universes as they are now (``new`` False: None for the new ones)."""
         m = 0 if batch is None else batch.shape[1]
-        old = np.zeros((probe.elements, m), dtype=np.int64)
-        new = np.zeros((probe.elements, m), dtype=np.int64)
+        olds = np.zeros((probe.elements, m), dtype=np.int64)
+        news = np.zeros((probe.elements, m), dtype=np.int64) if new else None
         if not m:
-            return np.zeros((probe.head_arity, 0), dtype=np.int64), old, new
+            return np.zeros((probe.head_arity, 0), dtype=np.int64), olds, news
         column = probe.head_arity
         for j, relation in enumerate(probe.positives):
             universe, positions = self.universes[relation], batch[column]
-            old[j], new[j] = universe.old_iteration[positions], universe.new_iteration[positions]
+            olds[j] = universe.old_iteration[positions]
+            if new:
+                news[j] = universe.new_iteration[positions]
             column += 1
         for j, slot in enumerate(probe.negatives, start=len(probe.positives)):
             width = len(slot.columns)
-            old[j], new[j] = self.negated[slot].iterations(batch[column:column + width])
+            olds[j], negated_new = self.negated[slot].iterations(batch[column:column + width])
+            if new:
+                news[j] = negated_new
             column += width
-        return batch[:probe.head_arity], old, new
+        return batch[:probe.head_arity], olds, news
 
     def _derivations(self, rule, seeds: Mapping[str, Relation]) -> np.ndarray | None:
         """The evaluator's derivations of ``rule`` (None: none), the budget checked after it.

@@ -151,8 +151,7 @@ class StratumRun:
             moved = universe.moved()
             deleted = moved[(universe.old_iteration[moved] <= h)
                             & (universe.new_iteration[moved] > h)]
-            deleted_heads[probe.head] = (Relation(universe.rows[:, deleted], unique=True)
-                                         if len(deleted) else None)
+            deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
         seeds = {head_seed_name(probe.head): deleted_heads[probe.head]}
@@ -213,19 +212,17 @@ class StratumRun:
         """Compute the previous epoch's proof counts that are UNKNOWN among the rows of
         ``head`` at ``positions`` (of old iteration k, not settled in this epoch yet): their
         derivations whose body elements all had an old iteration below k (provenance queries
-        seeded by those rows). O(their derivations) plus O(n) once per run."""
+        seeded by those rows, each derivation giving its head's position: counted by a
+        bincount, no search). O(their derivations + n)."""
         universe = self.universes[head]
         positions = positions[universe.old_count[positions] == UNKNOWN]
         if not len(positions):
             return
-        seeds = {head_seed_name(head): Relation(universe.rows[:, positions], unique=True)}
-        proofs = []
+        seeds = {head_seed_name(head): universe.rows_at(positions)}
+        proved = []
         for probe in self.probes:
             if probe.head == head:
-                heads, old, _ = self.derivations.derive(probe, probe.head_seeded, seeds)
-                proofs.append(heads[:, latest(old) < k])
-        rows, counts = weighted_groups(np.concatenate(proofs, axis=1),
-                                       np.ones(sum(p.shape[1] for p in proofs), dtype=np.int64))
-        by_position = np.zeros(len(universe), dtype=np.int64)
-        by_position[universe.find(rows)] = counts
-        universe.record_old_counts(positions, by_position[positions])
+                at, most_old = self.derivations.head_proofs(probe, seeds)
+                proved.append(at[most_old < k])
+        counts = np.bincount(np.concatenate(proved), minlength=len(universe))
+        universe.record_old_counts(positions, counts[positions])

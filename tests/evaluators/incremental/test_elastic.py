@@ -262,6 +262,20 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
 
 
+def test_lowered_proof_counts_are_computed_exactly():
+    """Two diamonds in a row: deleting (0, 1) lowers tc(0, 2) (two proofs in iteration 2), whose
+    old count is computed from its derivations, so its new one is exact; tc(0, 7) (two proofs
+    in iteration 4) loses none and its count stays UNKNOWN."""
+    edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
+    engine = ElasticEngine(switch=1e9)
+    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(edges)}))
+    engine.update({}, _edges([(0, 1)]))
+    assert engine.last_strategy == "update"
+    state = _state(engine)["tc"]
+    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (4, UNKNOWN) and (0, 1) not in state
+    _assert_agrees(_state(engine), _exact(parse(TC), {"e": edges[1:]}), "lowered")
+
+
 def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     engine = _tc_engine(0.05)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
