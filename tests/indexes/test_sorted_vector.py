@@ -74,3 +74,17 @@ def test_large_join_matches_a_counting_oracle():
     assert len(positions) == per_key[probe[2]].sum()
     assert np.array_equal(rows[0], probe[2, positions])
     assert np.all(np.diff(positions) >= 0)
+
+
+def test_rows_inserted_in_order_are_not_sorted_again(monkeypatch):
+    from herbrand.indexes import runs
+
+    sorts = []
+    sort_unique = runs.sort_unique
+    monkeypatch.setattr(runs, "sort_unique", lambda data: sorts.append(1) or sort_unique(data))
+    index = SortedVectorIndex(2, (0,))
+    index.insert(np.array([[1, 1, 2, 5], [3, 4, 0, 0]], dtype=np.int64))  # in (key, rest) order
+    assert index.rows().tolist() == [[1, 1, 2, 5], [3, 4, 0, 0]] and not sorts
+    unordered = SortedVectorIndex(2, (1,))  # the same rows are not in (1, 0) order
+    unordered.insert(np.array([[1, 1, 2, 5], [3, 4, 0, 0]], dtype=np.int64))
+    assert unordered.rows().tolist() == [[2, 5, 1, 1], [0, 0, 3, 4]] and sorts == [1]

@@ -50,11 +50,12 @@ from herbrand.evaluators.incremental.elastic_budget import (
     SwitchBudget,
     SwitchRecord,
 )
+from herbrand.evaluators.incremental.elastic_derivations import NegatedInput
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
-from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
+from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule, universe_name
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
-from herbrand.evaluators.incremental.elastic_stratum import NegatedInput, StratumRun
+from herbrand.evaluators.incremental.elastic_stratum import StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.framework.analysis import Stratum
@@ -280,6 +281,8 @@ class ElasticEngine(IncrementalEvaluator):
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: _universe(snapshot.states[r], budget) for r in own}
+        for r in own:  # a join index in their row index's order takes that order
+            self._evaluator.sorted_rows(universe_name(r), universes[r].row_order)
         for r in plan.positives - set(own):
             universes[r] = (Universe.of_input(old[r], *changes[r], removed_at.get(r))
                             if r in changes else Universe.of_current(new[r]))

@@ -13,12 +13,13 @@ seed (their iterations are read again from the universes, so they are this itera
 Why growth of a universe joined *before* the seed element does not matter: a row a run appends is
 new in this epoch, so it is in the Update's seed set of its relation in every later iteration
 (``changed``: old iteration NEVER > h >= new), and a derivation holding it is the variant's of
-that earlier element, dropped from this one's by ``StratumRun.seeded``'s first-element rule.
-That holds for the Update's seed sets only, so a Bootstrap keeps nothing. Universes joined after
-the seed element are compared by size.
+that earlier element, dropped from this one's by the first-element rule of
+``StratumDerivations.seeded``. That holds for the Update's seed sets only, so a Bootstrap keeps
+nothing. Universes joined after the seed element are compared by size.
 
-The kept batch also sheds the derivations no later iteration wants (``StratumRun.seeded``'s
-floor: both their latest old and new body iterations below h, which no longer change).
+The kept batch also sheds the derivations no later iteration wants (the floor of
+``StratumDerivations.seeded``: both their latest old and new body iterations below h, which no
+longer change).
 
 Cost: O(seed) to compare a seed with the kept one; the kept batches' memory until the run ends.
 """

@@ -14,8 +14,10 @@ relational evaluator returns that information as extra head columns:
 Variants: ``full`` (every atom as above), ``seeded[e]`` (body element e reads a small seed
 relation named with ``DELTA_PREFIX`` so that the join starts from it: ``@delta:seed:r`` for a
 positive atom, ``@delta:nseed:q:<cols>`` for a negated one, which becomes positive there), and
-``head_seeded`` (a first atom ``@delta:head:h(u...)`` restricts the derivations to given heads:
-the provenance query of the re-discovery term). Pure; O(rule size) per variant.
+``head_seeded`` (a first atom ``@delta:head:h(u..., @head)`` restricts the derivations to given
+heads, given with their positions in the engine's arrays, and each derivation reports its
+head's position as a last column: the provenance queries of the re-discovery term and of the
+proof counts, which sum by that position without searching the heads). Pure; O(rule size) per variant.
 
     >>> from herbrand.framework.parser import parse
     >>> rule = parse("p(x, z) :- p(x, y), e(y, z), !q(z, _).").rules[0]
@@ -72,7 +74,8 @@ class ProbeRule:
 
     Derivation columns: ``head_arity`` head values, then one position per positive atom (in
     ``positives`` order), then the non-wildcard terms of each negated atom (``negatives``).
-    Body elements are numbered positives first, then negatives.
+    Body elements are numbered positives first, then negatives. ``head_seeded``'s derivations
+    have one more column, last: the position its seed gives the head.
     """
 
     rule: Rule
@@ -119,12 +122,15 @@ class ProbeRule:
             Rule(head, (body[slot][2],) + plain[:slot] + plain[slot + 1:], rule.location)
             for slot in positive_slots + negative_slots
         )
-        head_seed = Literal(Atom(head_seed_name(rule.head.relation), rule.head.terms))
+        head_position = Var("@head")
+        head_seed = Literal(Atom(head_seed_name(rule.head.relation),
+                                 rule.head.terms + (head_position,)))
         return cls(
             rule=rule, head=rule.head.relation, head_arity=rule.head.arity,
             positives=tuple(positives), negatives=tuple(negatives),
             full=Rule(head, plain, rule.location), seeded=seeded,
-            head_seeded=Rule(head, (head_seed,) + plain, rule.location),
+            head_seeded=Rule(Atom(PROBE, head.terms + (head_position,)), (head_seed,) + plain,
+                             rule.location),
         )
 
     @property

@@ -60,6 +60,12 @@ class RowIndex:
     def nbytes(self) -> int:
         return self._data.nbytes + self._positions.nbytes
 
+    def sorted_run(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(packed rows, their positions) in row order when the rows are packed (one int64 per
+        row, whose order is the rows' lexicographic order), else None. O(1): the arrays
+        themselves."""
+        return (self._data[0], self._positions) if self._packed else None
+
     def find(self, rows: np.ndarray) -> np.ndarray:
         """The position of each row of an (arity, m) batch, ABSENT (-1) where it is not
         indexed. O(m log n)."""

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from herbrand.evaluators.incremental import elastic_native, elastic_state, elastic_stratum
+from herbrand.evaluators.incremental import (
+    elastic_derivations,
+    elastic_native,
+    elastic_state,
+    elastic_stratum,
+)
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
@@ -257,6 +262,20 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
 
 
+def test_lowered_proof_counts_are_computed_exactly():
+    """Two diamonds in a row: deleting (0, 1) lowers tc(0, 2) (two proofs in iteration 2), whose
+    old count is computed from its derivations, so its new one is exact; tc(0, 7) (two proofs
+    in iteration 4) loses none and its count stays UNKNOWN."""
+    edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
+    engine = ElasticEngine(switch=1e9)
+    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(edges)}))
+    engine.update({}, _edges([(0, 1)]))
+    assert engine.last_strategy == "update"
+    state = _state(engine)["tc"]
+    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (4, UNKNOWN) and (0, 1) not in state
+    _assert_agrees(_state(engine), _exact(parse(TC), {"e": edges[1:]}), "lowered")
+
+
 def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     engine = _tc_engine(0.05)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
@@ -307,7 +326,7 @@ def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypa
 
 
 def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
-    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    monkeypatch.setattr(elastic_derivations, "MORSEL_ROWS", 2)
     engine = _tc_engine(1e9)
     derivations = SetUpEvaluator.derivations
     calls = []
@@ -326,7 +345,7 @@ def test_a_large_seed_is_joined_in_two_parts_with_the_same_state(monkeypatch):
 
 
 def test_a_join_expected_to_pass_the_budget_is_abandoned_after_its_first_part(monkeypatch):
-    monkeypatch.setattr(elastic_stratum, "MORSEL_ROWS", 2)
+    monkeypatch.setattr(elastic_derivations, "MORSEL_ROWS", 2)
     engine = _tc_engine(0.5)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 5 s
     derivations = SetUpEvaluator.derivations
@@ -417,13 +436,13 @@ def test_constant_atoms_read_selections_of_the_universes(monkeypatch):
     facts = {"t": [(1, 0, 2), (2, 0, 3), (3, 0, 4), (9, 4, 1), (8, 4, 2), (7, 5, 1)]}
     session = IncrementalSession(_engine(), program, facts)
     read = []
-    derivations = elastic_stratum.RelationalEvaluator.derivations
+    derivations = elastic_derivations.RelationalEvaluator.derivations
 
     def recording(self, rules, instance):
         read.extend(atom.relation for rule in rules for atom in _body_atoms(rule))
         return derivations(self, rules, instance)
 
-    monkeypatch.setattr(elastic_stratum.RelationalEvaluator, "derivations", recording)
+    monkeypatch.setattr(elastic_derivations.RelationalEvaluator, "derivations", recording)
     session.update(insert={"t": [(4, 0, 5)]}, delete={"t": [(2, 0, 3)]})
     session.update(insert={"t": [(2, 0, 3), (6, 4, 5)]})
     assert "@selected:@U:m:1=0" in read and "@selected:@U:m:1=4" in read
@@ -457,13 +476,13 @@ def test_the_native_bootstrap_numbers_many_iterations_per_kernel_call(monkeypatc
 def _seeded_joins(monkeypatch) -> list[str]:
     """Records the seed of each seeded join an Update runs (its seed relation's name)."""
     joined = []
-    derivations = elastic_stratum.StratumRun._derivations
+    derivations = elastic_derivations.StratumDerivations._derivations
 
     def recording(self, rule, seeds):
         joined.extend(seeds)
         return derivations(self, rule, seeds)
 
-    monkeypatch.setattr(elastic_stratum.StratumRun, "_derivations", recording)
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_derivations", recording)
     return joined
 
 

@@ -24,5 +24,7 @@ def test_variants_and_slots():
                                "y < 3, !@keep:q:1(y), @U:a(y, z, @pos1).")
     assert str(probe.seeded[2]).startswith("@probe(x, (z + 1), @pos0, @pos1, y) :- "
                                            "@delta:nseed:q:1(y), @U:a(x, y, @pos0)")
-    assert str(probe.head_seeded).startswith("@probe(x, (z + 1), @pos0, @pos1, y) :- "
-                                             "@delta:head:h(x, (z + 1)), @U:a(x, y, @pos0)")
+    # the head's position, given by the seed, comes back last
+    assert str(probe.head_seeded).startswith("@probe(x, (z + 1), @pos0, @pos1, y, @head) :- "
+                                             "@delta:head:h(x, (z + 1), @head), "
+                                             "@U:a(x, y, @pos0)")

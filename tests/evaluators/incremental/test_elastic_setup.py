@@ -66,3 +66,31 @@ def test_builds_outside_an_update_are_not_set_up_for_the_next(slow_builds):
     with evaluator.deferring(budget):
         evaluator.relation_index("r", _relation(5), (0,))
     assert budget.exempted == 0.0 and budget.counted() == 1.0
+
+
+def test_an_index_in_the_row_order_given_sorts_nothing(monkeypatch):
+    from herbrand.indexes import runs
+
+    sorts = []
+    sort_unique = runs.sort_unique
+    monkeypatch.setattr(runs, "sort_unique", lambda data: sorts.append(1) or sort_unique(data))
+    relation = Relation(np.array([[3, 1, 2], [0, 5, 4], [0, 1, 2]], dtype=np.int64), unique=True)
+    evaluator = SetUpEvaluator()
+    asked = []
+
+    def order(columns):
+        asked.append(columns is relation.columns)
+        return np.array([1, 2, 0])
+
+    with evaluator.deferring(SwitchBudget.unlimited()):
+        evaluator.sorted_rows("u", order)
+        evaluator.relation_index("u", relation, (0, 1))  # the rows' own order: given
+        assert asked == [True] and not sorts
+        evaluator.relation_index("u", relation, (1,))  # another order: sorted
+        assert asked == [True] and sorts == [1]
+    positions, rows = evaluator.relation_index("u", relation, (0, 1)).join(
+        np.array([[2], [4]], dtype=np.int64), (0, 1))
+    assert positions.tolist() == [0] and rows[:, 0].tolist() == [2, 4, 2]
+    with evaluator.deferring(SwitchBudget.unlimited()):  # orders last one block
+        evaluator.relation_index("u", relation, (0,))
+    assert asked == [True] and sorts == [1, 1]
