@@ -15,7 +15,9 @@ plan is then run bottom-up, every node producing an (arity, n) int64 batch, colu
   keyed on the join's right keys. Indexes are kept across ``evaluate`` calls by (relation name,
   key); when the relation grew by a union (its old rows are a prefix of the new ones, as
   ``Relation.union`` guarantees) only the new rows are inserted, otherwise the index is rebuilt.
-  Other joins are sort-based: the right keys are sorted and the left keys searched.
+  Other joins are sort-based: the right keys are sorted and the left keys searched; so is
+  a join into a relation the caller marks transient (read by one call) from a much smaller
+  side, the other way round: the small side sorted, the relation's rows searching it.
 - Antijoin: a probe of the right relation's kept index when its keys are all of its columns
   (at most one match per row), else ``row_keys`` + ``np.isin``.
 - Aggregate: groups by ``np.unique`` and reductions by ``np.add.reduceat`` /
@@ -30,7 +32,7 @@ Not safe for concurrent use of one instance (the index cache is shared state).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -78,16 +80,43 @@ def _expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
     return owners, np.repeat(starts, counts) + offsets
 
 
+def _equal_ranges(ordered: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start, length) of each key's range of equal values in the sorted ``ordered``: a
+    table over their value range when it spans at most ``_TABLE_SPAN`` times more values
+    than there are keys (O(n + m + range)), else two binary searches each (O(n log m))."""
+    if not len(ordered):
+        return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
+    low, high = int(ordered[0]), int(ordered[-1])
+    span = high - low + 1
+    if span > _TABLE_SPAN * (len(keys) + len(ordered)):
+        lo = np.searchsorted(ordered, keys, side="left")
+        return lo, np.searchsorted(ordered, keys, side="right") - lo
+    # slot 0 takes the keys outside the range: no rows
+    lengths = np.zeros(span + 1, dtype=np.int64)
+    lengths[1:] = np.bincount(ordered - low, minlength=span)
+    starts = np.cumsum(lengths) - lengths
+    with np.errstate(over="ignore"):  # a key far outside the range is not read
+        slots = np.where((keys >= low) & (keys <= high), keys - (low - 1), 0)
+    return starts[slots], lengths[slots]
+
+
+# a join into a transient relation this many times larger than its other side sorts that side
+# instead of indexing the relation (``RelationalEvaluator.derivations``)
+TRANSIENT_RATIO = 8
+# a sorted join side is searched through a table of its keys' range when the range spans at
+# most this many times more values than the two sides have rows
+_TABLE_SPAN = 4
+
+
 def sort_join(left: np.ndarray, right: np.ndarray, left_keys: Sequence[int],
               right_keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(left positions, right positions) of every pair equal on the keys. O((n + m) log(n + m)
-    + output)."""
+    """(left positions, right positions) of every pair equal on the keys, in the left's
+    order: the right keys sorted, the left ones searched (``_equal_ranges``).
+    O(m log m + n log m + output) for n left rows and m right ones, O(m log m + n + output)
+    over a narrow range of keys."""
     lk, rk = row_keys(_key_block(left, left_keys), _key_block(right, right_keys))
     order = np.argsort(rk, kind="stable")
-    ordered = rk[order]
-    lo = np.searchsorted(ordered, lk, side="left")
-    hi = np.searchsorted(ordered, lk, side="right")
-    owners, positions = _expand(lo, hi - lo)
+    owners, positions = _expand(*_equal_ranges(rk[order], lk))
     return owners, order[positions]
 
 
@@ -142,11 +171,19 @@ class RelationalEvaluator(RuleEvaluator):
         """The bag of ``derivations``: one row per derivation, no deduplication."""
         return self.derivations(rules, instance)
 
-    def derivations(self, rules: Sequence[Rule], instance: Database) -> dict[str, np.ndarray]:
+    def derivations(self, rules: Sequence[Rule], instance: Database,
+                    transient: Collection[str] = frozenset()) -> dict[str, np.ndarray]:
         """The bag of head rows of one application of ``rules`` to ``instance``, by head
         relation: an (arity, n) batch with one row per derivation (per rule and per assignment
         of its body variables), so a row derived k ways occurs k times. Incremental engines
         that count derivations read this; ``evaluate`` is its set. Raises as ``evaluate``.
+
+        ``transient``: relations this call reads once (the caller replaces them at the
+        next): an index join into one of them whose other side is at least
+        ``TRANSIENT_RATIO`` times smaller builds no index of it; the small side is sorted
+        and the relation's rows search it in their order (``sort_join``: O(m log m +
+        n log m) for n rows and m of the other side, where an index costs a sort of n), so
+        the derivations of that join come in the relation's order.
         """
         self._use_symbols(instance)
         derived: dict[str, list[np.ndarray]] = {}
@@ -156,7 +193,7 @@ class RelationalEvaluator(RuleEvaluator):
             if arities.setdefault(name, rule.head.arity) != rule.head.arity:
                 raise ArityError(f"rule {rule}: head arity differs from another rule's for {name}")
             plan = self._plan(rule, instance)
-            derived.setdefault(name, []).append(_Run(self, instance, rule).rows(plan))
+            derived.setdefault(name, []).append(_Run(self, instance, rule, transient).rows(plan))
         return {name: np.concatenate(batches, axis=1) if len(batches) > 1 else batches[0]
                 for name, batches in derived.items()}
 
@@ -256,10 +293,12 @@ class RelationalEvaluator(RuleEvaluator):
 class _Run:
     """One plan's evaluation over one instance."""
 
-    def __init__(self, evaluator: RelationalEvaluator, instance: Database, rule: Rule):
+    def __init__(self, evaluator: RelationalEvaluator, instance: Database, rule: Rule,
+                 transient: Collection[str] = frozenset()):
         self.evaluator = evaluator
         self.instance = instance
         self.rule = rule
+        self.transient = transient
 
     def error(self, message: str) -> EvaluationError:
         where = f" at {self.rule.location}" if self.rule.location else ""
@@ -353,6 +392,11 @@ class _Run:
         relation = self.relation(node.right)
         if not left.shape[1] or not len(relation):
             return left, _EMPTY_POSITIONS, _empty(relation.arity)
+        if (node.right.relation in self.transient
+                and left.shape[1] * TRANSIENT_RATIO <= len(relation)):
+            owners, positions = sort_join(relation.columns, left, node.right_keys,
+                                          node.left_keys)
+            return left, positions, relation.columns[:, owners]
         index = self.evaluator.relation_index(node.right.relation, relation,
                                               tuple(node.right_keys))
         positions, matched = index.join(left, tuple(node.left_keys))

@@ -39,6 +39,7 @@ class RowCodec:
         self.arity = arity
         self.key = key
         self.order = key + tuple(c for c in range(arity) if c not in key)
+        self.permutes = self.order != tuple(range(arity))
         self.inverse = np.argsort(np.array(self.order, dtype=np.int64))
         self.width = 64 // arity if arity >= 2 else 0  # bits per packed field; 0: never pack
         self.offset = 1 << (self.width - 1) if self.width else 0
@@ -55,15 +56,21 @@ class RowCodec:
         """Bit fields of the leading rows of a (k <= arity, n) block, as uint64. O(k n)."""
         packed = np.zeros(block.shape[1], dtype=np.uint64)
         for values, shift in zip(block, self.shifts, strict=False):
-            packed |= (values.view(np.uint64) + np.uint64(self.offset)) << np.uint64(shift)
+            field = values.view(np.uint64) + np.uint64(self.offset)
+            field <<= np.uint64(shift)
+            packed |= field
         return packed
 
     def encode(self, batch: np.ndarray) -> tuple[np.ndarray, bool]:
-        """An (arity, n) batch as run data and whether it is packed. O(arity n)."""
-        permuted = batch[list(self.order)]
-        if self.width and self.fits(permuted).all():
-            return (self.pack(permuted) ^ _SIGN).view(np.int64)[None, :], True
-        return permuted, False
+        """An (arity, n) batch as run data and whether it is packed. O(arity n): packing
+        reads the batch's rows in place (its least and greatest values decide whether every
+        value fits a field)."""
+        if self.width and (not batch.size or (batch.min() >= -self.offset
+                                              and batch.max() < self.offset)):
+            packed = self.pack(batch[list(self.order)] if self.permutes else batch)
+            packed ^= _SIGN
+            return packed.view(np.int64)[None, :], True
+        return batch[list(self.order)], False
 
     def unpack(self, data: np.ndarray) -> np.ndarray:
         """Packed (1, n) data as (arity, n) columns in (key, rest) order. O(arity n)."""

@@ -145,3 +145,33 @@ def test_prepare_builds_the_indexes_a_derive_probes_and_derives_nothing(monkeypa
     assert evaluator.evaluate([rule], instance)["p"].to_set() == {(0, 2)}
     assert {slot: entry.index for slot, entry in evaluator._indexes.items()} == kept
     assert len(translated) == 1
+
+
+def test_a_join_into_a_transient_relation_builds_no_index_and_comes_in_its_order():
+    evaluator = RelationalEvaluator()
+    rule = parse("p(x, z) :- q(x, y), e(y, z).").rules[0]
+    rng = np.random.default_rng(3)
+    q = Relation.from_rows([(0, 1), (0, 2)])
+    e = Relation(np.vstack([rng.integers(0, 4, 64), np.arange(64)]))
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({"q": q, "e": e})
+    plain = evaluator.derivations([rule], instance)["p"]
+    assert len(evaluator._indexes) == 1
+    evaluator.clear()
+    transient = evaluator.derivations([rule], instance, transient={"e"})["p"]
+    assert not evaluator._indexes
+    # the same bag, in e's order
+    assert sorted(map(tuple, plain.T.tolist())) == sorted(map(tuple, transient.T.tolist()))
+    assert transient[1].tolist() == sorted(transient[1].tolist())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-5, 40), max_size=30),
+       st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-5, 40), max_size=30))
+def test_equal_ranges_match_binary_searches(ordered, keys):
+    ordered, keys = np.sort(np.array(ordered, dtype=np.int64)), np.array(keys, dtype=np.int64)
+    starts, lengths = relational._equal_ranges(ordered, keys)
+    lo = np.searchsorted(ordered, keys, side="left")
+    expected = np.searchsorted(ordered, keys, side="right") - lo
+    assert lengths.tolist() == expected.tolist()
+    assert starts[lengths > 0].tolist() == lo[lengths > 0].tolist()

@@ -152,6 +152,9 @@ class LiftedEvaluation:
         the evaluations of one run of the circuit (``counting_selections``), or None;
         ``semijoins``: reduces the ``reducible`` relations (the old values that change along
         the iterations) by each term's smallest literal (``counting_semijoins``), or None;
+        the evaluator reads them as transient (no index of them is built for a join from a
+        much smaller side: the join comes in their order, which keeps a slice's derivations
+        nearly sorted for ``ZSet.of``);
         ``selected``: old name -> its constant selections, for the old values whose
         selections the caller keeps (``GrowingSelections.applied``'s ``given``)."""
         self.evaluator = evaluator
@@ -174,7 +177,7 @@ class LiftedEvaluation:
             rules, instance = self.semijoins.reduced(rules, instance, self.reducible)
         if self.selections is not None:
             rules, instance = self.selections.applied(rules, instance, self.selected)
-        return self.evaluator.derivations(rules, instance).get(HEAD)
+        return self.evaluator.derivations(rules, instance, self.reducible).get(HEAD)
 
     def full(self, lifted: LiftedRule) -> ZSet:
         """The rule's derivations over the old values (each with weight 1, summed)."""

@@ -66,15 +66,20 @@ class ZSet:
             total = int(weights.sum())
             keep = min(n, 1) if total else 0
             return cls(0, data[:, :keep], packed, np.full(keep, total, dtype=np.int64))
-        order = (np.argsort(data[0], kind="stable") if data.shape[0] == 1
-                 else np.lexsort(data[::-1]))
-        data, weights = data[:, order], weights[order]
-        if n > 1:
-            starts = np.flatnonzero(np.r_[True, np.any(data[:, 1:] != data[:, :-1], axis=0)])
-            if len(starts) < n:
+        if n > 1 and not (data.shape[0] == 1 and (data[0, 1:] > data[0, :-1]).all()):
+            # (packed keys already strictly increasing, as a join over a sorted relation
+            # often derives them, are kept as they are)
+            order = (np.argsort(data[0], kind="stable") if data.shape[0] == 1
+                     else np.lexsort(data[::-1]))
+            data, weights = data[:, order], weights[order]
+            new = np.empty(n, dtype=bool)
+            new[0] = True
+            np.any(data[:, 1:] != data[:, :-1], axis=0, out=new[1:])
+            if not new.all():
+                starts = np.flatnonzero(new)
                 data, weights = data[:, starts], np.add.reduceat(weights, starts)
-        keep = weights != 0
-        if not keep.all():
+        if not weights.all():
+            keep = weights != 0
             data, weights = data[:, keep], weights[keep]
         return cls(arity, np.ascontiguousarray(data), packed, weights)
 

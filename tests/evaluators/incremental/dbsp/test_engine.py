@@ -157,9 +157,9 @@ def test_an_update_runs_only_the_stratum_it_reaches_on_circuits_built_once(monke
     reads, built = [], []
     derivations, init = RelationalEvaluator.derivations, StratumCircuit.__init__
 
-    def counted(self, rules, instance):
+    def counted(self, rules, instance, *transient):
         reads.append({e.atom.relation for r in rules for e in r.body if isinstance(e, Literal)})
-        return derivations(self, rules, instance)
+        return derivations(self, rules, instance, *transient)
 
     def counted_init(self, *args, **kwargs):
         built.append(args)

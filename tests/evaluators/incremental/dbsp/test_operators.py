@@ -84,9 +84,9 @@ class _CountingEvaluator(RelationalEvaluator):
 
     runs = 0
 
-    def derivations(self, rules, instance):
+    def derivations(self, rules, instance, transient=frozenset()):
         self.runs += len(rules)
-        return super().derivations(rules, instance)
+        return super().derivations(rules, instance, transient)
 
 
 def test_terms_whose_delta_holds_no_row_with_their_constants_are_not_run():

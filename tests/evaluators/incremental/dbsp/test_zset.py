@@ -66,3 +66,22 @@ def test_distinct_positive_negative_and_change():
 
 def test_doctests():
     assert doctest.testmod(zset).failed == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2**31, 2**31 - 1) | st.integers(-2**40, 2**40),
+                          st.integers(0, 4), weights),
+                max_size=12), st.booleans())
+def test_consolidation_of_sorted_or_wide_rows_matches_a_dict(entries, presorted):
+    """Rows given in order (kept without a sort) or not, packed or with values too wide to
+    pack: the same consolidation as a plain dict of summed weights."""
+    if presorted:
+        entries = sorted(entries)
+    rows = np.array([[a for a, _, _ in entries], [b for _, b, _ in entries]],
+                    dtype=np.int64).reshape(2, -1)
+    z = ZSet.of(rows, np.array([w for _, _, w in entries], dtype=np.int64))
+    expected: dict = {}
+    for a, b, w in entries:
+        expected[(a, b)] = expected.get((a, b), 0) + w
+    assert _as_dict(z) == {row: w for row, w in expected.items() if w}
+    assert z.rows.T.tolist() == sorted(map(list, _as_dict(z)))
