@@ -36,6 +36,14 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import (
+    EMPTY_POSITIONS,
+    TRANSIENT_RATIO,
+    dedup,
+    empty_batch,
+    key_block,
+    sort_join,
+)
 from herbrand.evaluators.vector_arithmetic import vector_compare, vector_value
 from herbrand.framework.contracts import EvaluatorTags, IndexBacking, RuleEvaluator
 from herbrand.framework.errors import ArityError, EvaluationError
@@ -46,79 +54,6 @@ from herbrand.framework.syntax import Const, Rule
 from herbrand.translators import ir
 from herbrand.translators.encode_symbols import encode_symbols
 from herbrand.translators.pipeline import translate_rule
-
-_EMPTY_POSITIONS = np.zeros(0, dtype=np.int64)
-
-# ---------------------------------------------------------------------------------------------
-# Batches
-# ---------------------------------------------------------------------------------------------
-
-
-def _empty(arity: int) -> np.ndarray:
-    return np.zeros((arity, 0), dtype=np.int64)
-
-
-def _dedup(batch: np.ndarray) -> np.ndarray:
-    if batch.shape[1] <= 1:
-        return batch
-    if batch.shape[0] == 0:
-        return batch[:, :1]
-    (keys,) = row_keys(batch)
-    _, first = np.unique(keys, return_index=True)
-    return batch if len(first) == batch.shape[1] else batch[:, np.sort(first)]
-
-
-def _key_block(batch: np.ndarray, columns: Sequence[int]) -> np.ndarray:
-    return batch[list(columns)] if columns else np.zeros((0, batch.shape[1]), dtype=np.int64)
-
-
-def _expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For ranges [starts[i], starts[i] + counts[i]): (i per element, element positions)."""
-    total = int(counts.sum())
-    owners = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return owners, np.repeat(starts, counts) + offsets
-
-
-def _equal_ranges(ordered: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, length) of each key's range of equal values in the sorted ``ordered``: a
-    table over their value range when it spans at most ``_TABLE_SPAN`` times more values
-    than there are keys (O(n + m + range)), else two binary searches each (O(n log m))."""
-    if not len(ordered):
-        return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
-    low, high = int(ordered[0]), int(ordered[-1])
-    span = high - low + 1
-    if span > _TABLE_SPAN * (len(keys) + len(ordered)):
-        lo = np.searchsorted(ordered, keys, side="left")
-        return lo, np.searchsorted(ordered, keys, side="right") - lo
-    # slot 0 takes the keys outside the range: no rows
-    lengths = np.zeros(span + 1, dtype=np.int64)
-    lengths[1:] = np.bincount(ordered - low, minlength=span)
-    starts = np.cumsum(lengths) - lengths
-    with np.errstate(over="ignore"):  # a key far outside the range is not read
-        slots = np.where((keys >= low) & (keys <= high), keys - (low - 1), 0)
-    return starts[slots], lengths[slots]
-
-
-# a join into a transient relation this many times larger than its other side sorts that side
-# instead of indexing the relation (``RelationalEvaluator.derivations``)
-TRANSIENT_RATIO = 8
-# a sorted join side is searched through a table of its keys' range when the range spans at
-# most this many times more values than the two sides have rows
-_TABLE_SPAN = 4
-
-
-def sort_join(left: np.ndarray, right: np.ndarray, left_keys: Sequence[int],
-              right_keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(left positions, right positions) of every pair equal on the keys, in the left's
-    order: the right keys sorted, the left ones searched (``_equal_ranges``).
-    O(m log m + n log m + output) for n left rows and m right ones, O(m log m + n + output)
-    over a narrow range of keys."""
-    lk, rk = row_keys(_key_block(left, left_keys), _key_block(right, right_keys))
-    order = np.argsort(rk, kind="stable")
-    owners, positions = _expand(*_equal_ranges(rk[order], lk))
-    return owners, order[positions]
-
 
 # ---------------------------------------------------------------------------------------------
 # The evaluator
@@ -342,7 +277,7 @@ class _Run:
     def _Map(self, node: ir.Map) -> np.ndarray:
         batch = self.rows(node.child)
         if not batch.shape[1]:
-            return _empty(node.arity)
+            return empty_batch(node.arity)
         values, valid = vector_value(node.expression, batch)
         out = np.vstack([batch, values[None, :]])
         return out if valid is None else out[:, valid]
@@ -391,7 +326,7 @@ class _Run:
         left = self.rows(node.left)
         relation = self.relation(node.right)
         if not left.shape[1] or not len(relation):
-            return left, _EMPTY_POSITIONS, _empty(relation.arity)
+            return left, EMPTY_POSITIONS, empty_batch(relation.arity)
         if (node.right.relation in self.transient
                 and left.shape[1] * TRANSIENT_RATIO <= len(relation)):
             owners, positions = sort_join(relation.columns, left, node.right_keys,
@@ -413,7 +348,7 @@ class _Run:
             return np.vstack([np.repeat(left, m, axis=1), np.tile(right, (1, n))])
         right = self.rows(node.right)
         if not left.shape[1] or not right.shape[1]:
-            return _empty(node.arity)
+            return empty_batch(node.arity)
         lpos, rpos = sort_join(left, right, node.left_keys, node.right_keys)
         return np.vstack([left[:, lpos], right[:, rpos]])
 
@@ -437,15 +372,15 @@ class _Run:
         if not right.shape[1]:
             return left
         if not node.left_keys:
-            return _empty(node.arity)
-        lk, rk = row_keys(_key_block(left, node.left_keys), _key_block(right, node.right_keys))
+            return empty_batch(node.arity)
+        lk, rk = row_keys(key_block(left, node.left_keys), key_block(right, node.right_keys))
         return left[:, ~np.isin(lk, rk)]
 
     def _Aggregate(self, node: ir.Aggregate) -> np.ndarray:
         child = self.rows(node.child)
         if not child.shape[1]:
-            return _empty(node.arity)
-        body = _dedup(self.rows(node.body))
+            return empty_batch(node.arity)
+        body = dedup(self.rows(node.body))
         function = node.function
         if function not in ir.AGGREGATE_FUNCTIONS:
             raise self.error(f"aggregate {function} is not supported")
@@ -455,8 +390,8 @@ class _Run:
                 body, targets = body[:, valid], targets[valid]
         else:
             targets = np.zeros(body.shape[1], dtype=np.int64)
-        child_keys, body_keys = row_keys(_key_block(child, node.child_keys),
-                                         _key_block(body, node.body_keys))
+        child_keys, body_keys = row_keys(key_block(child, node.child_keys),
+                                         key_block(body, node.body_keys))
         order = np.argsort(body_keys, kind="stable")
         ordered_keys, ordered_targets = body_keys[order], targets[order]
         if len(ordered_keys):

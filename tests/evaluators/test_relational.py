@@ -163,15 +163,3 @@ def test_a_join_into_a_transient_relation_builds_no_index_and_comes_in_its_order
     # the same bag, in e's order
     assert sorted(map(tuple, plain.T.tolist())) == sorted(map(tuple, transient.T.tolist()))
     assert transient[1].tolist() == sorted(transient[1].tolist())
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-5, 40), max_size=30),
-       st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-5, 40), max_size=30))
-def test_equal_ranges_match_binary_searches(ordered, keys):
-    ordered, keys = np.sort(np.array(ordered, dtype=np.int64)), np.array(keys, dtype=np.int64)
-    starts, lengths = relational._equal_ranges(ordered, keys)
-    lo = np.searchsorted(ordered, keys, side="left")
-    expected = np.searchsorted(ordered, keys, side="right") - lo
-    assert lengths.tolist() == expected.tolist()
-    assert starts[lengths > 0].tolist() == lo[lengths > 0].tolist()
