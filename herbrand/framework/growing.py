@@ -8,6 +8,12 @@ each contiguous, which ``Relation`` takes without copying) stays a prefix of the
 When the buffer is full it moves to one half as large again (amortised O(1) per row; the
 blocks handed out before keep the old buffer alive and stay valid).
 
+``fork`` shares the buffer between two GrowingColumns holding the same rows (a committed
+state's and the next run's): the buffer records how far it is written, so the first of them
+to append writes in place and the other, finding rows past its end, moves to a buffer of its
+own (a copy) before it appends: neither ever writes a row a block of the other holds.
+``writable_columns`` is for an owner that hands no block out (its rows may be rewritten).
+
 ``extends(columns, previous)``: whether the rows of ``columns`` start with those of
 ``previous``. O(1) when both are views of one buffer from the same first row (as the blocks
 of a ``GrowingColumns`` are), else a comparison of the prefix, O(n) (probes of its first and
@@ -15,6 +21,8 @@ last rows first).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -43,13 +51,24 @@ class GrowingColumns:
     """Rows appended to an (arity, capacity) buffer (see the module doc). ``capacity``: the
     first buffer's room in rows (at least the rows given)."""
 
-    __slots__ = ("_buffer", "_length")
+    __slots__ = ("_buffer", "_length", "_written")
 
-    def __init__(self, columns: np.ndarray, capacity: int = 0):
-        arity, n = columns.shape
+    def __init__(self, columns: np.ndarray | Sequence[np.ndarray], capacity: int = 0):
+        """``columns``: an (arity, n) array, or arity 1-d arrays of n rows each (written into
+        the buffer one by one, never stacked first). O(arity * n)."""
+        arity = len(columns)
+        n = columns.shape[1] if isinstance(columns, np.ndarray) else len(columns[0])
         self._buffer = np.empty((arity, max(capacity, n, 1)), dtype=np.int64)
-        self._buffer[:, :n] = columns
+        for i in range(arity):
+            self._buffer[i, :n] = columns[i]
         self._length = n
+        self._written = [n]  # how far the buffer is written, shared with forks
+
+    def fork(self) -> GrowingColumns:
+        """The same rows in the same buffer, appended to apart (see the module doc). O(1)."""
+        twin = object.__new__(GrowingColumns)
+        twin._buffer, twin._length, twin._written = self._buffer, self._length, self._written
+        return twin
 
     def __len__(self) -> int:
         return self._length
@@ -71,18 +90,25 @@ class GrowingColumns:
         view.setflags(write=False)
         return view
 
+    def writable_columns(self) -> np.ndarray:
+        """The rows so far, a writable view of the buffer, for an owner that hands no block
+        out and forks none. O(1)."""
+        return self._buffer[:, :self._length]
+
     def append(self, rows: np.ndarray) -> np.ndarray:
         """Write the (arity, m) block ``rows`` after the rows so far and return ``columns``.
         O(m), plus O(length) when the buffer moves (to 1.5 times its capacity, or to the
-        rows needed if more)."""
+        rows needed if more; or, when a fork wrote past this one's rows, to a buffer of the
+        same capacity)."""
         m = rows.shape[1]
         end = self._length + m
-        if end > self._buffer.shape[1]:
-            capacity = self._buffer.shape[1]
-            grown = np.empty((self._buffer.shape[0], max(end, capacity + capacity // 2)),
-                             dtype=np.int64)
+        capacity = self._buffer.shape[1]
+        if end > capacity or self._written[0] != self._length:
+            if end > capacity:
+                capacity = max(end, capacity + capacity // 2)
+            grown = np.empty((self._buffer.shape[0], capacity), dtype=np.int64)
             grown[:, :self._length] = self._buffer[:, :self._length]
-            self._buffer = grown
+            self._buffer, self._written = grown, [self._length]
         self._buffer[:, self._length:end] = rows
-        self._length = end
+        self._length = self._written[0] = end
         return self.columns

@@ -68,3 +68,22 @@ def test_blocks_of_other_buffers_are_compared():
     changed[1, 2] = -1
     assert not extends(changed, base.copy())
     assert not extends(base[:2], base[:2, :2].copy()[::-1])
+
+
+def test_forks_share_the_buffer_until_both_append():
+    rows = GrowingColumns(np.arange(4, dtype=np.int64).reshape(2, 2), 10)
+    before = rows.columns
+    twin = rows.fork()
+    first = twin.append(np.array([[7], [8]], dtype=np.int64))
+    assert np.shares_memory(first, before)  # the first to append writes in place
+    second = rows.append(np.array([[5], [6]], dtype=np.int64))
+    assert not np.shares_memory(second, first)  # the other moved before writing
+    assert first.tolist() == [[0, 1, 7], [2, 3, 8]] and second.tolist() == [[0, 1, 5], [2, 3, 6]]
+    assert np.shares_memory(twin.append(np.zeros((2, 1), dtype=np.int64)), first)
+
+
+def test_columns_may_be_given_one_by_one():
+    rows = GrowingColumns([np.array([1, 2]), np.array([3, 4])], 5)
+    assert rows.columns.tolist() == [[1, 2], [3, 4]] and rows.capacity == 5
+    rows.writable_columns()[1, 0] = 9
+    assert rows.columns.tolist() == [[1, 2], [9, 4]]

@@ -298,11 +298,11 @@ class ElasticEngine(IncrementalEvaluator):
 
 
 def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
-    """``Universe.of_state``; a Bootstrap's state has no universe relation yet (its rows with
-    their positions, an O(n) copy): building it is that Bootstrap's deferred set-up, exempt
-    from the Update's budget as the row indexes are."""
-    if state.built_universe is None:
-        budget.exempt(lambda: state.universe)
+    """``Universe.of_state``; a Bootstrap's state has no table yet (its rows with their
+    positions, an O(n) copy): building it is that Bootstrap's deferred set-up, exempt from the
+    Update's budget as the row indexes are."""
+    if state.built_table is None:
+        budget.exempt(lambda: state.table)
     return Universe.of_state(state)
 
 

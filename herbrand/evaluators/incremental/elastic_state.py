@@ -22,6 +22,7 @@ import numpy as np
 
 from herbrand.evaluators.incremental.relation_sets import hashed_changes
 from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
+from herbrand.framework.growing import GrowingColumns
 from herbrand.framework.storage import Relation
 
 NEVER = np.iinfo(np.int64).max // 4  # the iteration of a tuple that is not derived
@@ -38,9 +39,10 @@ class RelationState:
     ``rows`` holds every row the relation has held since the last compaction: a removed row
     stays as a tombstone (iteration NEVER), so the next Update's universe extends this one and
     the evaluator's indexes on it only grow. Tombstones are dropped (an O(n log n) compaction)
-    once they outnumber the live rows. ``universe`` is ``rows`` with each row's position as a
-    last column, built when an Update first reads it (a state a switched epoch bootstraps and
-    the next one replaces never needs it). ``relation`` is the live rows; ``indexes`` find rows
+    once they outnumber the live rows. ``table`` is ``rows`` with each row's position as a
+    last column, growable (``GrowingColumns``: the next Update's universe forks it and appends
+    in place), built when an Update first reads it (a state a switched epoch bootstraps and
+    the next one replaces never needs it); ``rows`` is then a view of it. ``relation`` is the live rows; ``indexes`` find rows
     of the universe (the last few appended runs apart); none until an Update first searches the
     rows (a Bootstrap does not sort them).
     """
@@ -50,20 +52,21 @@ class RelationState:
     count: np.ndarray
     indexes: tuple[RowIndex, ...]
     relation: Relation
-    built_universe: Relation | None = field(default=None, compare=False, repr=False)
+    built_table: GrowingColumns | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, rows: np.ndarray, iteration: np.ndarray, count: np.ndarray,
            indexes: tuple[RowIndex, ...] | None = None,
-           universe: Relation | None = None) -> RelationState:
+           table: GrowingColumns | None = None) -> RelationState:
         """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
-        indexed when first searched), with ``universe`` when it is built already. O(n) (no
-        copy when every row is live), or O(n log n) to merge too many index runs."""
+        indexed when first searched), with ``table`` when it is built already (``rows`` its
+        view). O(n) (no copy when every row is live), or O(n log n) to merge too many index
+        runs."""
         live = iteration < NEVER
         live_rows = int(live.sum())
         if len(live) - live_rows > max(live_rows, _COMPACT_MINIMUM):
             rows, iteration, count = rows[:, live], iteration[live], count[live]
-            indexes, universe, live = None, None, None
+            indexes, table, live = None, None, None
         elif live_rows == len(live):
             live = None
         if indexes is None:
@@ -72,18 +75,15 @@ class RelationState:
             indexes = (RowIndex(rows),)
         for array in (iteration, count):
             array.setflags(write=False)
-        relation = Relation(np.ascontiguousarray(rows if live is None else rows[:, live]),
-                            unique=True)
-        return cls(rows, iteration, count, tuple(indexes), relation, universe)
+        relation = Relation(rows if live is None else rows[:, live], unique=True)
+        return cls(rows, iteration, count, tuple(indexes), relation, table)
 
     @property
-    def universe(self) -> Relation:
-        """The rows with their positions as a last column. O(n) on the first call."""
-        if self.built_universe is None:
-            positions = np.arange(self.rows.shape[1], dtype=np.int64)[None, :]
-            object.__setattr__(self, "built_universe",
-                               Relation(np.concatenate([self.rows, positions]), unique=True))
-        return self.built_universe
+    def table(self) -> GrowingColumns:
+        """The rows with their positions as a last row, growable. O(n) on the first call."""
+        if self.built_table is None:
+            object.__setattr__(self, "built_table", positioned(self.rows))
+        return self.built_table
 
     def changes_to(self, new: RelationState) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) live rows from this state to ``new``, by one hash table of this
@@ -96,10 +96,20 @@ class RelationState:
     @property
     def nbytes(self) -> int:
         """Bytes kept beyond the live rows: iterations, counts, tombstones, row indexes."""
-        # the universe's bytes (built or not) beyond the live rows
+        # the table's bytes (built or not, room not counted) beyond the live rows
         tombstones = 8 * (self.rows.shape[0] + 1) * self.rows.shape[1] - self.relation.nbytes
         return (self.iteration.nbytes + self.count.nbytes + tombstones
                 + sum(index.nbytes for index in self.indexes))
+
+
+def positioned(rows: np.ndarray) -> GrowingColumns:
+    """``rows`` with their positions as a last row, with room for an eighth more. O(n)."""
+    n = rows.shape[1]
+    return GrowingColumns([*rows, np.arange(n, dtype=np.int64)], _room(n))
+
+
+def _room(n: int) -> int:
+    return n + n // 8 + 64
 
 
 def find_in(indexes, rows: np.ndarray) -> np.ndarray:
@@ -125,21 +135,30 @@ class Universe:
     touches keeps its iteration and count, as Algorithm 3 would give them. ``moved`` lists the
     positions where the two may differ, so the per-iteration work of a run (its seeds, its
     deleted heads) follows the changes rather than the relation.
+
+    Appends grow in place: the rows with their positions live in a ``GrowingColumns`` table
+    (``relation`` is a view of it, so an evaluator's index on it grows by the appended rows),
+    and the four number arrays move to growable columns on a run's first append (an O(n)
+    copy once per run, then O(m) per append).
     """
 
     def __init__(self, rows: np.ndarray, old_iteration: np.ndarray, old_count: np.ndarray,
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
-                 relation: Relation | None = None, moved: np.ndarray | None = None):
-        """``index``: finds the rows (None: built on the first ``find``); ``moved``: the
-        distinct positions whose new iteration may differ from the old one (default none)."""
+                 table: GrowingColumns | None = None, moved: np.ndarray | None = None):
+        """``index``: finds the rows (None: built on the first ``find``); ``table``: the
+        rows with their positions (``positioned``; None: made when first needed), appended
+        to by this run; ``moved``: the distinct positions whose new iteration may differ
+        from the old one (default none)."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
         self.new_iteration = new_iteration.copy()
         self.new_count = old_count.copy()
+        self._numbers: tuple[GrowingColumns, GrowingColumns] | None = None  # once appended
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
-        self._relation = relation
+        self._table = table
+        self._relation: Relation | None = None
         # the moved positions: a mask over the rows (allocated on the first move) and the
         # distinct positions in the order they first moved, in chunks
         self._moved_mask: np.ndarray | None = None
@@ -154,7 +173,7 @@ class Universe:
     def of_state(cls, state: RelationState) -> Universe:
         """A derived relation at the start of an Update: every tuple where it was."""
         return cls(state.rows, state.iteration, state.count, state.iteration, state.indexes,
-                   state.universe)
+                   state.table.fork())
 
     @classmethod
     def of_empty(cls, arity: int) -> Universe:
@@ -234,8 +253,11 @@ class Universe:
         """Add distinct ``positions`` to the moved ones: O(len(positions)), and O(n) for the
         mask on the first call of a run (no sort: ``np.unique`` of every moved position on
         each call cost TC graph10000's 1% insert a fifth of its Update)."""
-        if self._moved_mask is None:
-            self._moved_mask = np.zeros(len(self), dtype=bool)
+        if self._moved_mask is None or len(self._moved_mask) < len(self):
+            grown = np.zeros(_room(len(self)), dtype=bool)
+            if self._moved_mask is not None:
+                grown[:len(self._moved_mask)] = self._moved_mask
+            self._moved_mask = grown
         fresh = positions[~self._moved_mask[positions]]
         self._moved_mask[fresh] = True
         self._moved.append(fresh)
@@ -286,26 +308,34 @@ class Universe:
 
     def append(self, rows: np.ndarray, iteration: int, count: np.ndarray) -> None:
         """Add distinct rows new to the universe, first derived in this epoch at
-        ``iteration`` with proof counts ``count``. O(n) copy."""
+        ``iteration`` with proof counts ``count``. O(m) amortised (see the class doc; the
+        table's first move in a run, when a fork appended to its buffer first, is O(n))."""
         start, m = len(self), rows.shape[1]
-        self.rows = np.concatenate([self.rows, rows], axis=1)
-        self.old_iteration = np.concatenate([self.old_iteration, np.full(m, NEVER)])
-        self.old_count = np.concatenate([self.old_count, np.zeros(m, dtype=np.int64)])
-        self.new_iteration = np.concatenate([self.new_iteration, np.full(m, iteration)])
-        self.new_count = np.concatenate([self.new_count, count])
         positions = np.arange(start, start + m, dtype=np.int64)
+        self.rows = self._positioned().append(np.concatenate([rows, positions[None, :]]))[:-1]
+        if self._numbers is None:
+            self._numbers = tuple(GrowingColumns(pair, _room(start)) for pair in (
+                (self.old_iteration, self.old_count), (self.new_iteration, self.new_count)))
+        old, new = self._numbers
+        old.append(np.stack([np.full(m, NEVER), np.zeros(m, dtype=np.int64)]))
+        new.append(np.stack([np.full(m, iteration), count]))
+        self.old_iteration, self.old_count = old.writable_columns()
+        self.new_iteration, self.new_count = new.writable_columns()
         self._indexes.append(RowIndex(rows, positions))
-        if self._moved_mask is not None:
-            self._moved_mask = np.concatenate([self._moved_mask, np.zeros(m, dtype=bool)])
         self._mark_moved(positions)
         self._relation = None
 
+    def _positioned(self) -> GrowingColumns:
+        if self._table is None:
+            self._table = positioned(self.rows)
+        return self._table
+
     def relation(self) -> Relation:
-        """The rows with their positions as a last column (appends keep the old rows as a
-        prefix, so an evaluator's index on it only grows)."""
+        """The rows with their positions as a last column: a view of the table (appends keep
+        the old rows as a prefix in the same buffer, so an evaluator's index on it only
+        grows, found to in O(1)). O(n) on the first call of a universe without its table."""
         if self._relation is None:
-            positions = np.arange(len(self), dtype=np.int64)[None, :]
-            self._relation = Relation(np.concatenate([self.rows, positions]), unique=True)
+            self._relation = Relation(self._positioned().columns, unique=True)
         return self._relation
 
     def rows_at(self, positions: np.ndarray) -> Relation:
@@ -317,7 +347,7 @@ class Universe:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).
         O(n), or O(n log n) when it compacts."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
-                                tuple(self._indexes), self.relation())
+                                tuple(self._indexes), self._table)
 
     def changes(self) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) rows of this epoch against the previous one."""

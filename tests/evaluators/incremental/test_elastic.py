@@ -300,7 +300,7 @@ def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
 def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     engine = _tc_engine(0.05)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
-    translate, universe = RelationalEvaluator._translated, RelationState.universe.fget
+    translate, table = RelationalEvaluator._translated, RelationState.table.fget
     made = []
 
     def slow_translation(self, rule, instance):  # each first plan takes 1 s on the fake clock
@@ -308,14 +308,14 @@ def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypa
         now["t"] += 1.0
         return translate(self, rule, instance)
 
-    def slow_universe(state):  # so does building a universe relation
-        if state.built_universe is None:
+    def slow_table(state):  # so does building a universe table
+        if state.built_table is None:
             made.append("universe")
             now["t"] += 1.0
-        return universe(state)
+        return table(state)
 
     monkeypatch.setattr(RelationalEvaluator, "_translated", slow_translation)
-    monkeypatch.setattr(RelationState, "universe", property(slow_universe))
+    monkeypatch.setattr(RelationState, "table", property(slow_table))
     engine.update(_edges([(30, 31)]), {})
     assert engine.last_strategy == "update" and "plan" in made and "universe" in made
     assert engine._bootstrap_seconds == pytest.approx(10.0 + len(made))

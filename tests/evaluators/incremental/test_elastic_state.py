@@ -30,6 +30,29 @@ def test_an_update_appends_keeps_tombstones_and_reports_changes():
     assert [a.tolist() for a in state.changes_to(new)] == [[[7]], [[2]]]
 
 
+def test_appends_and_the_next_update_grow_the_table_in_place():
+    state = RelationState.of(_rows(1, 2, 3), np.array([1, 1, 2]), np.array([1, 1, 1]))
+    universe = Universe.of_state(state)
+    before = universe.relation().columns
+    for k, value in enumerate((7, 8, 9), start=2):
+        universe.append(_rows(value), k, np.array([1]))
+        after = universe.relation().columns
+        assert np.shares_memory(after, before) and after[:, :3].tolist() == before.tolist()
+    assert universe.new_iteration.tolist() == [1, 1, 2, 2, 3, 4]
+    assert universe.old_iteration.tolist() == [1, 1, 2, NEVER, NEVER, NEVER]
+    new = universe.state()
+    assert np.shares_memory(new.relation.columns, before)  # no copy of the rows
+    again = Universe.of_state(new)
+    again.append(_rows(10), 1, np.array([1]))
+    assert np.shares_memory(again.relation().columns, before)
+    assert Universe.of_state(new).relation().columns.shape[1] == 6  # the state as committed
+    other = Universe.of_state(new)  # a second run from the same state: moves, then appends
+    other.append(_rows(11), 1, np.array([1]))
+    assert not np.shares_memory(other.relation().columns, before)
+    assert other.relation().columns[0].tolist() == [1, 2, 3, 7, 8, 9, 11]
+    assert again.relation().columns[0].tolist() == [1, 2, 3, 7, 8, 9, 10]
+
+
 def test_tombstones_outnumbering_live_rows_are_compacted():
     n = 200
     iteration = np.where(np.arange(n) < 150, NEVER, 1)
@@ -84,10 +107,10 @@ def test_untouched_tuples_keep_their_iteration_and_only_settled_ones_move():
 
 def test_the_universe_with_positions_is_built_when_first_read():
     state = RelationState.of(_rows(4, 5, 6), np.array([1, NEVER, 2]), np.array([1, 0, 1]))
-    assert state.built_universe is None  # a switched epoch's state never needs it
+    assert state.built_table is None  # a switched epoch's state never needs it
     size = state.nbytes
-    assert state.universe.columns.tolist() == [[4, 5, 6], [0, 1, 2]]
-    assert state.built_universe is state.universe and state.nbytes == size
+    assert state.table.columns.tolist() == [[4, 5, 6], [0, 1, 2]]
+    assert state.built_table is state.table and state.nbytes == size
     assert sorted(state.relation.to_rows()) == [(4,), (6,)]
     rows = np.array([[4, 5]], dtype=np.int64)
     live = RelationState.of(rows, np.array([1, 2]), np.array([1, 1]))
