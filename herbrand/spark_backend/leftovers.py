@@ -4,12 +4,13 @@ output it did not finish.
 Spark's writers (``outputs``) and a decomposed stratum's tasks (``part_files``) write an output
 into a directory beside it (``<output>.parts``, with Spark's own ``_temporary`` folders inside
 while its tasks write), and the output takes its place only once it is complete. When the
-write fails (a task raises, the file system refuses a path) or is interrupted (Ctrl-C: PySpark
-cancels the jobs and raises KeyboardInterrupt), ``removed_on_failure`` removes that directory
-before the error goes on.
+write fails (a task raises, the file system refuses a path) or is interrupted (Ctrl-C, a
+KeyboardInterrupt), ``removed_on_failure`` cancels the write's jobs (tagged ``WRITE_TAG``:
+PySpark's own Ctrl-C handler fails to cancel them, its call to the JVM made on the
+connection that waits for the job) and removes that directory before the error goes on.
 
-The tasks of a failed or cancelled job may still run when the driver hears of the failure (a
-killed task stops at its next row; a Python worker is killed after
+The tasks of a failed or cancelled job may still run when the driver hears of it (a killed
+task stops at its next row, or is interrupted; a Python worker is killed after
 ``spark.python.task.killTimeout``), and such a task could write into the directory after it
 is removed (Hadoop creates the folders of a file it creates): the removal first waits until
 no task runs (``tasks_ended``, at most ``SETTLE_SECONDS``). A removal that fails in turn (the
@@ -29,9 +30,12 @@ from contextlib import contextmanager
 
 from pyspark.sql import SparkSession
 
+WRITE_TAG = "herbrand-write"
+"""The Spark job tag of the jobs of a write under ``removed_on_failure``."""
 SETTLE_SECONDS = 30.0
 """Longest wait, after a failed write, for its job's tasks to end before the removal."""
 _POLL_SECONDS = 0.05
+_INTERRUPT_ON_CANCEL = "spark.job.interruptOnCancel"
 
 
 def running_tasks(session: SparkSession) -> int:
@@ -75,14 +79,27 @@ def removing_directory(directory: str) -> Callable[[], None]:
 
 @contextmanager
 def removed_on_failure(session: SparkSession, remove: Callable[[], None]) -> Iterator[None]:
-    """On any failure or interruption inside: wait for the tasks to end (``tasks_ended``),
-    ``remove()`` what the write left, and raise the failure on (see the module doc)."""
+    """Tag the jobs run inside ``WRITE_TAG`` (interrupting their tasks when cancelled); on
+    any failure or interruption inside, cancel them, wait for the tasks to end
+    (``tasks_ended``), ``remove()`` what the write left, and raise the failure on (see the
+    module doc). Cost: a few JVM calls to set and clear the tag and the interruption."""
+    context = session.sparkContext
+    interrupting = context.getLocalProperty(_INTERRUPT_ON_CANCEL)
+    context.addJobTag(WRITE_TAG)
+    context.setInterruptOnCancel(True)
     try:
         yield
     except BaseException:
         try:
+            context.cancelJobsWithTag(WRITE_TAG)
             tasks_ended(session)
             remove()
         except Exception:  # the write's failure is the one to report; the next write replaces
             pass
         raise
+    finally:
+        try:
+            context.setLocalProperty(_INTERRUPT_ON_CANCEL, interrupting)  # None: unset
+            context.removeJobTag(WRITE_TAG)
+        except Exception:  # the JVM is gone: nothing runs in it to tag
+            pass
