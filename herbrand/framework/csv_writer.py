@@ -244,10 +244,12 @@ written by several tasks, each gzipped, join as the plain parts do."""
 
 
 def write_chunks(path: Path, chunks: Iterable[bytes | memoryview],
-                 compressed: bool | None = None) -> None:
-    """Write ``chunks`` to ``path``, creating its folder: as one gzip member (``GZIP_LEVEL``)
-    when ``compressed`` (None: when ``gzipped(path)``), else as they are."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+                 compressed: bool | None = None, make_folder: bool = True) -> None:
+    """Write ``chunks`` to ``path``, creating its folder unless not ``make_folder`` (then a
+    missing folder is a FileNotFoundError): as one gzip member (``GZIP_LEVEL``) when
+    ``compressed`` (None: when ``gzipped(path)``), else as they are."""
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
     compress = gzipped(path) if compressed is None else compressed
     with (gzip.open(path, "wb", GZIP_LEVEL) if compress else open(path, "wb")) as stream:
         for chunk in chunks:

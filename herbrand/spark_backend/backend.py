@@ -35,9 +35,10 @@ from herbrand.framework.storage import Database, Relation, attribute_names
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Program
 from herbrand.spark_backend import driver_strata
+from herbrand.spark_backend.decomposed_strata import SINGLE_PARTITION_ROWS
 from herbrand.spark_backend.driver_strata import Driver
 from herbrand.spark_backend.files import StoredRelation, read_inputs, stored, united
-from herbrand.spark_backend.fixpoint import SINGLE_PARTITION_ROWS, SparkFixpoint
+from herbrand.spark_backend.fixpoint import SparkFixpoint
 from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
 from herbrand.spark_backend.outputs import write_outputs, written_once
@@ -267,7 +268,8 @@ class SparkBackend(Backend):
                         run.run_stratum(stratum)
                     write_from = time.perf_counter()
                     write_outputs(spark, program, frames, str(output_dir), output_format,
-                                  stdout, counts, run.ordered, run.deferred_jobs(), driver)
+                                  stdout, counts, run.decomposed.ordered,
+                                  run.decomposed.deferred_jobs(), driver)
                     run.settle()
                     finished = time.perf_counter()
                 finally:

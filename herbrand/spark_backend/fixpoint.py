@@ -6,7 +6,7 @@ pass of its rules over the full relations, then, when it is recursive, passes of
 adds nothing. A pass builds each rule's frame (``plans.PlanFrames``), unites the frames of one
 head, and keeps the rows not yet known:
 
-    new = hash_partitioned(union(rule frames)).distinct() left_anti full   (checkpointed, counted)
+    new = partitions.new_rows(union(rule frames), full)   (checkpointed, counted)
     full = full union new
 
 The relations of a recursive stratum and their deltas are laid out by ``partitions``: hash-
@@ -47,14 +47,9 @@ plan, made about 9 classes to compile per pass, each on the driver and again in 
 Measured on a chain of 50 edges (linear TC, ``local[2]``, decomposition off, bench/):
 see bench/README.md.
 
-A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
-small enough to broadcast skips the passes: after the first, one job runs herbrand's native
-engine to fixpoint in each partition of the seeds, split by pivot value (``decomposed``). A
-recursive stratum without a pivot skips them too when it is small: its lower relations can be
-broadcast and its relations after the first pass hold at most ``single_partition_rows`` rows;
-the job then runs the engine in one partition holding every seed. Dozens of passes of a few
-Spark jobs each (Galen EL: 48 passes of a 3-relation stratum, 5-way joins) cost far more than
-one worker running them (the stratum's result must then fit one worker, as locally).
+A recursive stratum that ``decomposed_strata`` chooses skips the passes after the first: one
+job runs herbrand's native engine to fixpoint in each partition of its seeds (``decomposed``).
+A stratum small enough for the driver runs there, Spark's passes skipped (``driver_strata``).
 """
 
 from __future__ import annotations
@@ -70,30 +65,21 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
 from herbrand.framework.syntax import Rule
 from herbrand.spark_backend.checkpoints import Checkpoints, sized
-from herbrand.spark_backend.decomposed import (
-    Decomposition,
-    lower_relations,
-    ordered_by_pivot,
-    relation_of,
-    run_decomposed,
-)
+from herbrand.spark_backend.decomposed import lower_relations
+from herbrand.spark_backend.decomposed_strata import SINGLE_PARTITION_ROWS, DecomposedStrata
 from herbrand.spark_backend.driver_strata import SPARK, STARTING, Driver
-from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
     hash_partitioned,
+    new_rows,
     partition_count,
 )
 from herbrand.spark_backend.plans import PlanFrames
 from herbrand.spark_backend.session import RunSession, run_settings, sql_settings
 from herbrand.translators import ir
 from herbrand.translators.pipeline import translate_rule
-from herbrand.translators.pivots import Pivot, find_pivot
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
-SINGLE_PARTITION_ROWS = 1_000_000
-"""Rows of a recursive stratum without a pivot, after its first pass, up to which it runs in one
-partition (``decomposed``) rather than as semi-naive passes."""
 PASS_SETTINGS = {
     # adaptive execution runs every exchange of a plan as a job of its own and plans again
     # between them: 6 jobs per pass of TC on a chain instead of 2 (the broadcast and the
@@ -119,26 +105,15 @@ SINGLE_PARTITION_SETTINGS = {
 """Session SQL settings of a pass run in one partition (``SparkFixpoint._apply``)."""
 
 
-def new_rows(derived: DataFrame, known: DataFrame, parts: int) -> DataFrame:
-    """The distinct rows of ``derived`` that are not in ``known`` (same columns), laid out by
-    ``partitions.hash_partitioned`` into ``parts`` parts. When ``known`` is laid out so too,
-    only ``derived`` is shuffled; the distinct and the anti-join are partition-local."""
-    distinct = hash_partitioned(derived, parts).distinct()
-    if not distinct.columns:
-        return distinct.join(known.limit(1), how="left_anti")
-    return distinct.join(known, on=distinct.columns, how="left_anti")
-
-
 class SparkFixpoint:
     """Runs strata over ``frames`` (relation name -> distinct rows) with ``counts`` (name ->
     number of rows), updating both in place; collects a StratumStats per stratum in
     ``stats`` and sends a Progress per pass to ``observer``.
 
-    Hyperparameters: see ``SparkBackend``; ``written_once``: relations that are, of all
-    the rows of their stratum, the one thing read after it, by one write of the relation
-    (``SparkBackend.materialize_files``): a decomposed stratum of such a relation may leave
-    its job to that write (``deferred``; call ``settle()`` after the writes). ``release()``
-    drops every frame this run stored (call it once the results are written or collected).
+    Hyperparameters: see ``SparkBackend``; ``written_once``: see ``DecomposedStrata``, which
+    holds the decomposed strata's jobs (``decomposed``: those left to a write, the relations
+    in sort order); call ``settle()`` after the writes. ``release()`` drops every frame this
+    run stored (call it once the results are written or collected).
     ``driver``: where small strata run and the relations held there (``driver_strata``);
     None: every stratum on Spark, over ``frames`` holding every relation.
     """
@@ -157,21 +132,14 @@ class SparkFixpoint:
         self.strata = strata
         self.checkpoint_interval = checkpoint_interval
         self.broadcast_rows = broadcast_rows
-        self.decompose = decompose
         self.observer = observer
         self.rows_per_partition = rows_per_partition
-        self.single_partition_rows = single_partition_rows
-        self.written_once = written_once
+        self.decomposed = DecomposedStrata(spark, decompose=decompose,
+                                           broadcast_rows=broadcast_rows,
+                                           single_partition_rows=single_partition_rows,
+                                           written_once=written_once)
         self.stats: list[StratumStats] = []
-        self.deferred: list[tuple[int, Stratum, Decomposition, int]] = []
-        """Decomposed strata left to a write: (position in ``stats``, stratum, its job, its
-        pass); ``settle`` counts them once written."""
-        self.ordered: set[str] = set()
-        """Relations whose frames are in sort order by column, partition after partition
-        (``decomposed.ordered_by_pivot``): ``outputs`` writes them without sorting."""
         self.total = 0
-        self._decompositions: list[Decomposition] = []
-        """Decomposed strata's jobs, released by ``release``."""
         self._checkpoint_dir = checkpoint_dir
         self._stored: Checkpoints | None = None
         self._parts: dict[str, int] = {}
@@ -197,7 +165,7 @@ class SparkFixpoint:
 
     def run_stratum(self, stratum: Stratum) -> None:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
-        one decomposed job when ``_decomposable`` says so, else by semi-naive passes over
+        one decomposed job when ``decomposed`` chooses it, else by semi-naive passes over
         relations laid out by ``partitions``; on the driver when ``driver`` allows."""
         if self.driver is not None:
             ran = self.driver.run(stratum, self.frames, self.counts, self.total, self.strata,
@@ -217,10 +185,14 @@ class SparkFixpoint:
             if stratum.recursive:
                 self._lay_out(stratum.relations, most)
             self._apply(stratum, self._plans(stratum.rules), passes)
-            if self._decomposable(stratum):
+            if self.decomposed.chooses(stratum, self.counts):
                 passes += 1
-                pivot = find_pivot(stratum)
-                self._decomposed(stratum, pivot, passes, 1 if pivot is None else most)
+                for name in stratum.relations:
+                    self._parts.pop(name, None)
+                counts = self.decomposed.run(stratum, self.frames, self.counts, most,
+                                             len(self.stats), passes)
+                if counts is not None:
+                    self._counted(stratum, counts, passes)
             elif stratum.recursive:
                 variants = self._plans(tuple(v for rule in stratum.rules
                                              for v in delta_variants(rule, set(stratum.relations))))
@@ -233,42 +205,6 @@ class SparkFixpoint:
         self.stats.append(StratumStats(
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
             derived=self.total - before, seconds=time.perf_counter() - start, where=SPARK))
-
-    def _decomposable(self, stratum: Stratum) -> bool:
-        """Whether the recursive ``stratum``, after its first pass, runs as one decomposed job:
-        ``decompose`` is on, the lower relations it reads hold at most ``broadcast_rows`` rows,
-        and it has a pivot or its own relations hold at most ``single_partition_rows``. O(the
-        pivot search)."""
-        if not (stratum.recursive and self.decompose) or sum(
-                self.counts[name] for name in lower_relations(stratum)) > self.broadcast_rows:
-            return False
-        return (sum(self.counts[name] for name in stratum.relations)
-                <= self.single_partition_rows or find_pivot(stratum) is not None)
-
-    def _decomposed(self, stratum: Stratum, pivot: Pivot | None, iteration: int,
-                    partitions: int) -> None:
-        """The stratum's fixpoint from its seeds (the frames after the first pass) by one
-        decomposed job, reported as pass ``iteration``. When ``written_once`` has one of the
-        stratum's relations and the result is in sort order (``decomposed.ordered_by_pivot``),
-        the job is left to that relation's write (``deferred``); else it runs here and its
-        result is cached."""
-        names = (*lower_relations(stratum), *stratum.relations)
-        types = {name: frame_types(self.frames[name]) for name in names}
-        decomposition = run_decomposed(self.session, stratum, pivot, self.frames, types,
-                                       partitions)
-        self._decompositions.append(decomposition)
-        ordered = ordered_by_pivot(stratum, pivot, types)
-        if ordered:
-            self.ordered.update(stratum.relations)
-        for name in stratum.relations:
-            self.frames[name] = relation_of(decomposition.result, stratum, name, types)
-            self._parts.pop(name, None)
-            self.frames[delta_name(name)] = self.frames[name].limit(0)
-            self.counts[delta_name(name)] = 0
-        if ordered and self.written_once.intersection(stratum.relations):
-            self.deferred.append((len(self.stats), stratum, decomposition, iteration))
-        else:
-            self._counted(stratum, decomposition.store(), iteration)
 
     def _counted(self, stratum: Stratum, counts: dict[str, int], iteration: int) -> int:
         """Take ``counts`` (name -> rows) as the stratum's relations' sizes after pass
@@ -286,19 +222,13 @@ class SparkFixpoint:
 
     def settle(self) -> None:
         """After the writes: the sizes of the strata whose decomposed job ran in a write
-        (``deferred``), as its tasks counted them; their pass is reported now and their
-        ``stats`` count its rows (their seconds do not hold the job: the write's do)."""
-        for position, stratum, decomposition, iteration in self.deferred:
-            added = self._counted(stratum, decomposition.written_sizes(), iteration)
-            done = self.stats[position]
-            self.stats[position] = replace(done, derived=done.derived + added)
-        self.deferred.clear()
-
-    def deferred_jobs(self) -> dict[str, Decomposition]:
-        """Each relation of ``written_once`` whose stratum's job is left to its write
-        (``deferred``) -> that job. O(deferred strata)."""
-        return {name: decomposition for _, stratum, decomposition, _ in self.deferred
-                for name in self.written_once.intersection(stratum.relations)}
+        (``DecomposedStrata.deferred``), as its tasks counted them; their pass is reported
+        now and their ``stats`` count its rows (their seconds do not hold the job: the
+        write's do)."""
+        for left, sizes in self.decomposed.written():
+            added = self._counted(left.stratum, sizes, left.iteration)
+            done = self.stats[left.position]
+            self.stats[left.position] = replace(done, derived=done.derived + added)
 
     def _plans(self, rules: tuple[Rule, ...]) -> tuple[tuple[Rule, ir.Plan], ...]:
         return tuple((rule, translate_rule(rule, sizes=self.counts)) for rule in rules)
@@ -416,9 +346,7 @@ class SparkFixpoint:
 
     def release(self) -> None:
         """Drop the blocks of the frames this run stored (the checkpoints and caches)."""
-        for decomposition in self._decompositions:
-            decomposition.release()
-        self._decompositions.clear()
+        self.decomposed.release()
         self._lower.clear()
         if self._stored is not None:
             self._stored.release()

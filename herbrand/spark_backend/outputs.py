@@ -22,6 +22,10 @@ members, join into one gzip file of the local backend's bytes (no part:
 ``parquet`` writes the Spark directory ``paths.parquet_path`` (columns c0..c{k-1}): the
 directive's file name with its extension replaced, ``<out_dir>/<relation>.parquet`` by default;
 Parquet has no table without columns, so a nullary relation is written as its CSV file.
+
+Every output is written into a directory beside it (``part_files.parts_directory``:
+``<output>.parts``) and takes its place, whole, by a rename at the end: a write that fails
+or is interrupted removes that directory (``leftovers``) and leaves the output as it was.
 ``-`` as ``out_dir`` (CSV only: ``paths.check_paths``) or ``IO=stdout`` prints the relation in
 Soufflé's banner layout (rows are collected to the driver as bytes, decoded as the local
 backend decodes them: UTF-8 with ``surrogateescape``); ``.printsize`` prints
@@ -36,14 +40,16 @@ herbrand's local writer and the driver joins their part files (``part_files``): 
 never reach the JVM.
 
 Cost: one job per output of at most ``ROWS_PER_WRITE_TASK`` rows or in order already; two (the
-range sample, the sort and write) for a larger one; and the concatenation of its part files.
+range sample, the sort and write) for a larger one; and the concatenation of its part files;
+then a rename (a directory's too, for Parquet: on an object store such as S3, a copy).
 """
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TextIO
 
 from pyspark.sql import DataFrame, SparkSession
@@ -59,7 +65,17 @@ from herbrand.framework.syntax import SYMBOL, Directive, Program
 from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
-from herbrand.spark_backend.part_files import join_parts, part_file, task_written_path
+from herbrand.spark_backend.leftovers import (
+    removed_on_failure,
+    removing_directory,
+    removing_path,
+)
+from herbrand.spark_backend.part_files import (
+    join_parts,
+    part_file,
+    parts_directory,
+    task_written_path,
+)
 from herbrand.spark_backend.paths import join_path, parquet_path, path_failures
 from herbrand.spark_backend.session import RunSession
 
@@ -127,41 +143,59 @@ def _write_lines(frame: DataFrame, delimiter: str, parts: int, directory: str,
 def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, parts: int,
                        path: str) -> None:
     """Write ``frame``'s lines (``_write_lines``) as the file ``path``, gzipped when
-    ``gzipped(path)``, through a temporary directory ``path + ".parts"`` whose part files, in
-    partition order, become ``path``."""
+    ``gzipped(path)``, through the directory ``parts_directory(path)``: its part files, in
+    partition order, are joined there (one is taken as it is), and the result replaces
+    ``path``; on failure the directory is removed and ``path`` stays as it was
+    (``leftovers``)."""
     jvm = session.sparkContext._jvm
     hadoop = jvm.org.apache.hadoop.fs
-    directory = path + ".parts"
+    directory = parts_directory(path)
     compressed = gzipped(path)
-    _write_lines(frame, delimiter, parts, directory, compressed)
-    target = hadoop.Path(path)
-    filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
-    if filesystem.exists(target):
-        filesystem.delete(target, False)
-    written = sorted((status.getPath() for status in filesystem.listStatus(
-        hadoop.Path(directory)) if status.getPath().getName().startswith("part-")),
-        key=lambda part: part.getName())  # part-00000-...: the partition's number
-    if len(written) == 1:
-        filesystem.rename(written[0], target)
-    else:
-        output = filesystem.create(target, True)
-        try:
-            if not written and compressed:
-                output.write(bytearray(EMPTY_GZIP))
-            for part in written:
-                source = filesystem.open(part)
-                try:
-                    jvm.org.apache.hadoop.io.IOUtils.copyBytes(source, output, _COPY_BUFFER,
-                                                               False)
-                finally:
-                    source.close()
-        finally:
-            output.close()
-    filesystem.delete(hadoop.Path(directory), True)
+    with removed_on_failure(session, removing_path(session, directory)):
+        _write_lines(frame, delimiter, parts, directory, compressed)
+        target = hadoop.Path(path)
+        filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
+        written = sorted((status.getPath() for status in filesystem.listStatus(
+            hadoop.Path(directory)) if status.getPath().getName().startswith("part-")),
+            key=lambda part: part.getName())  # part-00000-...: the partition's number
+        joined = written[0] if len(written) == 1 else hadoop.Path(directory, "joined")
+        if len(written) != 1:
+            output = filesystem.create(joined, True)
+            try:
+                if not written and compressed:
+                    output.write(bytearray(EMPTY_GZIP))
+                for part in written:
+                    source = filesystem.open(part)
+                    try:
+                        jvm.org.apache.hadoop.io.IOUtils.copyBytes(source, output,
+                                                                   _COPY_BUFFER, False)
+                    finally:
+                        source.close()
+            finally:
+                output.close()
+        if filesystem.exists(target):
+            filesystem.delete(target, False)
+        filesystem.rename(joined, target)
+        filesystem.delete(hadoop.Path(directory), True)
     # a checksummed file system (the local one) keeps a ".<name>.crc" beside the file
     checksum = hadoop.Path(target.getParent(), f".{target.getName()}.crc")
     if filesystem.exists(checksum):
         filesystem.delete(checksum, False)
+
+
+def _write_parquet(session: SparkSession, frame: DataFrame, path: str) -> None:
+    """Write ``frame`` as the Parquet directory ``path``, through the directory
+    ``parts_directory(path)``, which then replaces ``path`` (a rename); on failure it is
+    removed and ``path`` stays as it was (``leftovers``)."""
+    hadoop = session.sparkContext._jvm.org.apache.hadoop.fs
+    directory = parts_directory(path)
+    with removed_on_failure(session, removing_path(session, directory)):
+        frame.write.mode("overwrite").parquet(directory)
+        target = hadoop.Path(path)
+        filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
+        if filesystem.exists(target):
+            filesystem.delete(target, True)
+        filesystem.rename(hadoop.Path(directory), target)
 
 
 def _writing(session: SparkSession, directive: Directive, path: str):
@@ -237,16 +271,18 @@ def write_outputs(spark: RunSession, program: Program, frames: dict[str, DataFra
         elif output_format == "parquet" and frames[name].columns:
             path = parquet_path(out_dir, filename)
             with _writing(spark.get(), directive, path):
-                frames[name].write.mode("overwrite").parquet(path)
+                _write_parquet(spark.get(), frames[name], path)
         else:
             path = join_path(out_dir, filename)
             session = spark.get()
             local = (task_written_path(path, session.sparkContext.master) if name in jobs
                      else None)
-            with _writing(session, directive, path):
+            with _writing(session, directive, path), _local_failures(directive, path):
                 if local is not None:
-                    jobs[name].write_parts(name, part_file(local, delimiter))
-                    join_parts(local)
+                    part = part_file(local, delimiter)
+                    with removed_on_failure(session, removing_directory(part.directory)):
+                        jobs[name].write_parts(name, part)
+                        join_parts(local)
                 else:
                     most = int(session.conf.get(_SHUFFLE_PARTITIONS))
                     parts = 0 if name in ordered else write_parts(counts.get(name), most)
@@ -271,9 +307,17 @@ def _write_on_driver(program: Program, directive: Directive, driver: Driver, out
     path = join_path(out_dir, filename)
     if output_format == "parquet" or not local_path(path):
         return False
-    try:
+    with _local_failures(directive, path):
         io.write_outputs(single, database, out_dir, stdout)
+    return True
+
+
+@contextmanager
+def _local_failures(directive: Directive, path: str) -> Iterator[None]:
+    """An OSError inside (writing ``path`` on the local file system) as an OutputError naming
+    ``directive``, the path and the reason."""
+    try:
+        yield
     except OSError as error:
         raise OutputError(f"{io.directive_place(directive)}: cannot write {path}: "
                           f"{error.strerror or error}") from None
-    return True

@@ -16,7 +16,9 @@ gzip file of the local backend's bytes (an output of no part: ``csv_writer.EMPTY
 A task writes its part under a name of its own attempt, then renames it to the part's name
 (``os.replace``, atomic): a retried or speculative attempt writes the same bytes again, and a
 failed one leaves at most a temporary file, which ``join_parts`` never reads and removes with
-the directory.
+the directory. A task never creates the directory: once it is removed (a failed or
+interrupted write, ``leftovers``), a task still running fails instead of writing into a new
+one. The output takes its place only once joined whole.
 
     >>> task_written_path("file:///data/out/tc.csv", "local[2]")
     '/data/out/tc.csv'
@@ -90,7 +92,7 @@ class PartFile:
         part = Path(self.directory, f"part-{task.partitionId():05d}")
         attempt = part.with_name(f".{part.name}.{task.taskAttemptId()}")
         write_chunks(attempt, relation_chunks(relation, types, symbols, self.delimiter),
-                     self.compressed)
+                     self.compressed, make_folder=False)
         os.replace(attempt, part)
 
 
@@ -107,18 +109,19 @@ def part_file(path: str, delimiter: str) -> PartFile:
 
 def join_parts(path: str) -> None:
     """Make ``path`` the concatenation of its part files in partition order (no part: an
-    empty file, ``EMPTY_GZIP`` when ``gzipped(path)``; the first is renamed to ``path`` and the
-    others appended to it), then remove the part directory. Cost: one sequential copy of
-    every part but the first."""
+    empty file, ``EMPTY_GZIP`` when ``gzipped(path)``), then remove the part directory. The
+    others are appended to the first in the directory, which then replaces ``path`` (one
+    rename): a join that fails leaves ``path`` as it was. Cost: one sequential copy of every
+    part but the first."""
     directory = parts_directory(path)
     parts = sorted((int(found.group(1)), name) for name in os.listdir(directory)
                    if (found := _PART.match(name)) is not None)
-    if parts:
-        os.replace(os.path.join(directory, parts[0][1]), path)
-    with open(path, "ab" if parts else "wb") as target:
+    joined = os.path.join(directory, parts[0][1] if parts else "joined")
+    with open(joined, "ab" if parts else "wb") as target:
         if not parts and gzipped(path):
             target.write(EMPTY_GZIP)
         for _, name in parts[1:]:
             with open(os.path.join(directory, name), "rb") as source:
                 shutil.copyfileobj(source, target, _COPY_BUFFER)
+    os.replace(joined, path)
     shutil.rmtree(directory)

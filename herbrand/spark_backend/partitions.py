@@ -5,7 +5,7 @@ number of parts (``partition_count``): a derived row can then only equal a known
 same partition, so the pass's deduplication and its anti-join against the known rows need no
 exchange of the known rows (Spark sees two children with the same ``HashPartitioning`` and,
 with ``spark.sql.unionOutputPartitioning``, keeps it through the union that grows the
-relation). Only the derived rows are shuffled, once, into that layout.
+relation). Only the derived rows are shuffled, once, into that layout (``new_rows``).
 
 The number of parts follows the data as well as the cores: one per ``ROWS_PER_PARTITION``
 known rows, at most the session's ``spark.sql.shuffle.partitions`` (herbrand's default: 2 per
@@ -38,3 +38,15 @@ def hash_partitioned(frame: DataFrame, parts: int) -> DataFrame:
         return frame.coalesce(1)
     return frame.repartition(parts, *frame.columns)
 
+
+
+def new_rows(derived: DataFrame, known: DataFrame, parts: int) -> DataFrame:
+    """The distinct rows of ``derived`` that are not in ``known`` (same columns), laid out by
+    ``hash_partitioned`` into ``parts`` parts (lazy). When ``known`` is laid out so too, only
+    ``derived`` is shuffled; the distinct and the anti-join are partition-local. Cost when
+    run: a shuffle of ``derived``, a hash aggregate of it and a sort-merge anti-join with
+    ``known`` per partition."""
+    distinct = hash_partitioned(derived, parts).distinct()
+    if not distinct.columns:
+        return distinct.join(known.limit(1), how="left_anti")
+    return distinct.join(known, on=distinct.columns, how="left_anti")

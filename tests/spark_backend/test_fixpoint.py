@@ -35,10 +35,11 @@ LINEAR = PROGRAM.replace("tc(x, y), tc(y, z)", "tc(x, y), e(y, z)")
 
 
 def recorded_plans(monkeypatch) -> list[tuple[int, str]]:
-    """(parts, physical plan) of every pass's new rows (``fixpoint.new_rows``) from now on, in
-    order. The plan is that of a new DataFrame over the same query, planned as the pass plans
-    it (same inputs, same settings): planning the pass's own frame would fix its plan before
-    the pass caches it, and its checkpoint would then neither read the cache nor get its size."""
+    """(parts, physical plan) of every pass's new rows (``partitions.new_rows``, as
+    ``fixpoint`` calls it) from now on, in order. The plan is that of a new DataFrame over the
+    same query, planned as the pass plans it (same inputs, same settings): planning the pass's
+    own frame would fix its plan before the pass caches it, and its checkpoint would then
+    neither read the cache nor get its size."""
     plans, new_rows = [], fixpoint.new_rows
 
     def recorded(derived, known, parts):

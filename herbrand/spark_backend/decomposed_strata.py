@@ -1,0 +1,134 @@
+"""Which recursive strata of a Spark run skip the semi-naive passes for one decomposed job
+(``decomposed``), and those jobs' lives over the run: planned, stored or left to a write,
+counted, released.
+
+A recursive stratum with a pivot (``herbrand.translators.pivots``) whose lower relations are
+small enough to broadcast skips the passes: after the first, one job runs herbrand's native
+engine to fixpoint in each partition of the seeds, split by pivot value. A recursive stratum
+without a pivot skips them too when it is small: its lower relations can be broadcast and its
+relations after the first pass hold at most ``single_partition_rows`` rows; the job then runs
+the engine in one partition holding every seed. Dozens of passes of a few Spark jobs each
+(Galen EL: 48 passes of a 3-relation stratum, 5-way joins) cost far more than one worker
+running them (the stratum's result must then fit one worker, as locally).
+
+A job whose stratum's one use is one write of a relation (``written_once``) and whose result
+is in sort order (``decomposed.ordered_by_pivot``) is left to that write (``deferred``): the
+write computes it, and its sizes are what its tasks counted (``DecomposedStrata.written``);
+every other job is stored and counted when planned (``Decomposition.store``).
+
+Cost: the choice, O(the pivot search); a job's, see ``decomposed``; the bookkeeping, O(strata).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+
+from herbrand.evaluators.fixpoint import delta_name
+from herbrand.framework.analysis import Stratum
+from herbrand.spark_backend.decomposed import (
+    Decomposition,
+    lower_relations,
+    ordered_by_pivot,
+    relation_of,
+    run_decomposed,
+)
+from herbrand.spark_backend.frames import frame_types
+from herbrand.spark_backend.session import RunSession
+from herbrand.translators.pivots import find_pivot
+
+SINGLE_PARTITION_ROWS = 1_000_000
+"""Rows of a recursive stratum without a pivot, after its first pass, up to which it runs in one
+partition (``decomposed``) rather than as semi-naive passes."""
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A decomposed stratum's job left to a write: ``position`` of the stratum's stats in the
+    run's, the ``stratum``, its ``job``, and the ``iteration`` (pass) it is reported as."""
+
+    position: int
+    stratum: Stratum
+    job: Decomposition
+    iteration: int
+
+
+class DecomposedStrata:
+    """The decomposed jobs of one run over the session ``spark``. Hyperparameters: see
+    ``SparkBackend`` (``decompose``, ``broadcast_rows``, ``single_partition_rows``);
+    ``written_once``: relations that are, of all the rows of their stratum, the one thing read
+    after it, by one write (``outputs.written_once``).
+
+    ``ordered``: relations whose frames are in sort order by column, partition after
+    partition (``outputs`` writes them without sorting); ``deferred``: the jobs left to a
+    write, in the order planned. ``release()`` drops what every job stored."""
+
+    def __init__(self, spark: RunSession, *, decompose: bool, broadcast_rows: int,
+                 single_partition_rows: int = SINGLE_PARTITION_ROWS,
+                 written_once: frozenset[str] = frozenset()):
+        self.spark = spark
+        self.decompose = decompose
+        self.broadcast_rows = broadcast_rows
+        self.single_partition_rows = single_partition_rows
+        self.written_once = written_once
+        self.ordered: set[str] = set()
+        self.deferred: list[Deferred] = []
+        self._jobs: list[Decomposition] = []
+
+    def chooses(self, stratum: Stratum, counts: dict[str, int]) -> bool:
+        """Whether the recursive ``stratum``, after its first pass (``counts``: name -> rows),
+        runs as one decomposed job: ``decompose`` is on, the lower relations it reads hold at
+        most ``broadcast_rows`` rows, and it has a pivot or its own relations hold at most
+        ``single_partition_rows``. O(the pivot search)."""
+        if not (stratum.recursive and self.decompose) or sum(
+                counts[name] for name in lower_relations(stratum)) > self.broadcast_rows:
+            return False
+        return (sum(counts[name] for name in stratum.relations)
+                <= self.single_partition_rows or find_pivot(stratum) is not None)
+
+    def run(self, stratum: Stratum, frames: dict[str, DataFrame], counts: dict[str, int],
+            most: int, position: int, iteration: int) -> dict[str, int] | None:
+        """Plan the job bringing ``stratum`` to fixpoint from its seeds (``frames`` after the
+        first pass) in at most ``most`` partitions (one without a pivot), and make its
+        result the frames of the stratum's relations, with empty deltas (in ``frames`` and
+        ``counts``). A job left to a write (see the module doc) is ``deferred`` (with the
+        stratum's stats' ``position`` and its pass, ``iteration``): None; else it is stored
+        and counted here: rows per relation name."""
+        pivot = find_pivot(stratum)
+        names = (*lower_relations(stratum), *stratum.relations)
+        types = {name: frame_types(frames[name]) for name in names}
+        job = run_decomposed(self.spark.get(), stratum, pivot, frames, types,
+                             1 if pivot is None else most)
+        self._jobs.append(job)
+        ordered = ordered_by_pivot(stratum, pivot, types)
+        if ordered:
+            self.ordered.update(stratum.relations)
+        for name in stratum.relations:
+            frames[name] = relation_of(job.result, stratum, name, types)
+            frames[delta_name(name)] = frames[name].limit(0)
+            counts[delta_name(name)] = 0
+        if ordered and self.written_once.intersection(stratum.relations):
+            self.deferred.append(Deferred(position, stratum, job, iteration))
+            return None
+        return job.store()
+
+    def deferred_jobs(self) -> dict[str, Decomposition]:
+        """Each relation of ``written_once`` whose stratum's job is ``deferred`` -> that job.
+        O(deferred strata)."""
+        return {name: left.job for left in self.deferred
+                for name in self.written_once.intersection(left.stratum.relations)}
+
+    def written(self) -> Iterator[tuple[Deferred, dict[str, int]]]:
+        """After the writes: each ``deferred`` job with its relations' sizes as its tasks
+        counted them (``Decomposition.written_sizes``); ``deferred`` is then empty."""
+        while self.deferred:
+            left = self.deferred.pop(0)
+            yield left, left.job.written_sizes()
+
+    def release(self) -> None:
+        """Drop every job's cache and broadcast relations. O(jobs) calls."""
+        for job in self._jobs:
+            job.release()
+        self._jobs.clear()

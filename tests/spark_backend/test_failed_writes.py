@@ -1,0 +1,191 @@
+"""A Spark write that fails or is interrupted changes nothing it did not finish: the output
+stays as it was, and no ``.parts`` directory, Spark ``_temporary`` folder or temporary file
+is left beside it (``leftovers``): Spark's writers (CSV by one task or several, Parquet), a
+decomposed stratum's tasks writing their part files (``part_files``), and a target the write
+cannot replace."""
+
+from __future__ import annotations
+
+import io as text_io
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+import herbrand
+from herbrand.cli import main
+from herbrand.framework.errors import OutputError
+from herbrand.spark_backend import outputs
+from herbrand.spark_backend.backend import SparkBackend
+from herbrand.spark_backend.leftovers import SETTLE_SECONDS
+from tests.spark_backend.conftest import requires_java
+from tests.spark_backend.edge_files import NUMBER_EDGES, SYMBOL_EDGES, TC, tc_files
+
+FAILING_ROW = {"number": "-20", "symbol": "z"}
+"""A value of column c0 of some row of tc over NUMBER_EDGES or SYMBOL_EDGES."""
+
+
+def failing(frame: DataFrame, value: str) -> DataFrame:
+    """``frame``, whose rows with c0 = ``value`` make the task computing them raise."""
+    return frame.withColumn("c0", F.when(F.col("c0").cast("string") == value, F.raise_error(
+        F.lit("fault injected"))).otherwise(F.col("c0")))
+
+
+def listing(directory: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``directory`` (relative path -> bytes; None: a folder)."""
+    return {str(path.relative_to(directory)): None if path.is_dir() else path.read_bytes()
+            for path in sorted(directory.rglob("*"))}
+
+
+def written_then_failed(tmp_path, spark, monkeypatch, kind: str, output_format: str
+                        ) -> tuple[dict, dict]:
+    """Write tc once, then again with a task of the write raising (``failing``: the rows
+    ``outputs._sorted_rows`` gives, after the range sample of a write by several tasks, or
+    the frame ``_write_parquet`` takes): the output directory's ``listing`` after each."""
+    program, facts = tc_files(tmp_path, kind, "", NUMBER_EDGES if kind == "number"
+                              else SYMBOL_EDGES)
+    out = tmp_path / "out"
+    backend = SparkBackend(session=spark, decompose=False)
+    parsed = herbrand.parse(program.read_text())
+    backend.materialize_files(parsed, facts, out, output_format=output_format)
+    before = listing(out)
+    if output_format == "parquet":
+        write = outputs._write_parquet
+        monkeypatch.setattr(outputs, "_write_parquet", lambda session, frame, path: write(
+            session, failing(frame, FAILING_ROW[kind]), path))
+    else:
+        rows = outputs._sorted_rows
+        monkeypatch.setattr(outputs, "_sorted_rows", lambda frame, parts: failing(
+            rows(frame, parts), FAILING_ROW[kind]))
+    with pytest.raises(Exception, match="fault injected"):
+        backend.materialize_files(parsed, facts, out, output_format=output_format)
+    return before, listing(out)
+
+
+@pytest.mark.parametrize("kind", ["number", "symbol"])  # Spark's CSV writer, its text writer
+@pytest.mark.parametrize("tasks", [1, 4])
+def test_a_failed_csv_write_leaves_the_output_as_it_was(spark, tmp_path, monkeypatch, kind,
+                                                       tasks):
+    if tasks > 1:  # tc holds about 1,600 rows: written by 4 tasks, a range each
+        monkeypatch.setattr(outputs, "ROWS_PER_WRITE_TASK", 100)
+    before, after = written_then_failed(tmp_path, spark, monkeypatch, kind, "csv")
+    assert list(before) == ["tc.csv"] and before["tc.csv"]
+    assert after == before
+
+
+def test_a_failed_parquet_write_leaves_the_output_as_it_was(spark, tmp_path, monkeypatch):
+    before, after = written_then_failed(tmp_path, spark, monkeypatch, "number", "parquet")
+    assert "tc.parquet/_SUCCESS" in before
+    assert after == before
+
+
+@pytest.mark.parametrize("decompose", [True, False], ids=["by-tasks", "by-spark"])
+def test_a_write_that_cannot_replace_its_output_leaves_nothing(spark, tmp_path, decompose):
+    """The target is a folder holding a file: the parts are written, the join fails, and the
+    error is one line naming the directive; the folder and its file stay as they were."""
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES)
+    out = tmp_path / "out"
+    (out / "tc.csv").mkdir(parents=True)
+    (out / "tc.csv" / "kept").write_bytes(b"kept\n")
+    backend = SparkBackend(session=spark, decompose=decompose)
+    with pytest.raises(OutputError, match=r":5:9: \.output tc: cannot write .*tc\.csv: "):
+        backend.materialize_files(herbrand.parse(program.read_text()), facts, out,
+                                  stdout=text_io.StringIO())
+    assert listing(out) == {"tc.csv": None, "tc.csv/kept": b"kept\n"}
+
+
+FAILING_TASKS = """
+import os, signal, sys, threading, time
+from pathlib import Path
+import herbrand
+from herbrand.spark_backend import outputs
+from herbrand.spark_backend.backend import SparkBackend
+from herbrand.spark_backend.part_files import PartFile
+
+program, facts, out, marks, mode = sys.argv[1:]
+MARKS = Path(marks)
+
+
+class Failing(PartFile):
+    '''Each task writes half a temporary file and marks that it started; then, mode "raise":
+    partition 0 raises, the others write their part a while later (after the job failed);
+    mode "interrupt": each sleeps, to be interrupted.'''
+
+    def write(self, relation, types, symbols):
+        from pyspark import TaskContext
+
+        partition = TaskContext.get().partitionId()
+        Path(self.directory, f".part-{partition:05d}.x").write_bytes(b"half a line")
+        (MARKS / str(partition)).touch()
+        if mode == "interrupt":
+            time.sleep(600)
+        if partition == 0:
+            raise RuntimeError("fault injected")
+        time.sleep(1.5)
+        super().write(relation, types, symbols)
+
+
+SENT = []
+
+
+def interrupt_once_a_task_runs():
+    while not any(MARKS.iterdir()):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    SENT.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+backend = SparkBackend(master="local[2]", driver_rows=0, conf={
+    "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"})
+parsed = herbrand.parse(Path(program).read_text())
+backend.materialize_files(parsed, facts, out)
+made = outputs.part_file
+outputs.part_file = lambda path, delimiter: Failing(**vars(made(path, delimiter)))
+if mode == "interrupt":
+    threading.Thread(target=interrupt_once_a_task_runs, daemon=True).start()
+try:
+    backend.materialize_files(parsed, facts, out)
+except KeyboardInterrupt:
+    print("interrupted after", round(time.monotonic() - SENT[0]), "s")
+except Exception as error:
+    print("failed" if "fault injected" in str(error) else error)
+"""
+
+
+@requires_java
+@pytest.mark.parametrize("mode", ["raise", "interrupt"])
+def test_a_failed_or_interrupted_write_by_tasks_leaves_nothing(tmp_path, mode):
+    """A decomposed stratum's tasks write the file (``part_files``) on ``local[2]``: one task
+    raises while another still runs and writes its part after the job failed, or the run is
+    interrupted (SIGINT, as Ctrl-C) while every task runs (for 10 minutes, unless the write's
+    job is cancelled); the old output stays, and no part directory, part file or temporary
+    file is left."""
+    program = tmp_path / "tc.dl"
+    program.write_text(TC.format(kind="number", params=""))
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "e.facts").write_bytes(NUMBER_EDGES)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "failing.py"
+    script.write_text(textwrap.dedent(FAILING_TASKS))
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, str(script), str(program), str(facts), str(out),
+                             str(marks), mode], capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    words = result.stdout.split()
+    if mode == "interrupt":  # the job cancelled: its tasks' Python workers killed in seconds
+        assert words[:2] == ["interrupted", "after"] and int(words[2]) < SETTLE_SECONDS, words
+    else:
+        assert words == ["failed"]
+    assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "local"),
+                 "--no-progress"]) == 0
+    assert listing(out) == listing(tmp_path / "local") == {
+        "tc.csv": (tmp_path / "local" / "tc.csv").read_bytes()}
