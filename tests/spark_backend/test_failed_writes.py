@@ -24,7 +24,7 @@ from herbrand.spark_backend import outputs
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.leftovers import SETTLE_SECONDS
 from tests.spark_backend.conftest import requires_java
-from tests.spark_backend.edge_files import NUMBER_EDGES, SYMBOL_EDGES, TC, tc_files
+from tests.spark_backend.edge_files import NUMBER_EDGES, SYMBOL_EDGES, tc_files
 
 FAILING_ROW = {"number": "-20", "symbol": "z"}
 """A value of column c0 of some row of tc over NUMBER_EDGES or SYMBOL_EDGES."""
@@ -166,11 +166,7 @@ def test_a_failed_or_interrupted_write_by_tasks_leaves_nothing(tmp_path, mode):
     interrupted (SIGINT, as Ctrl-C) while every task runs (for 10 minutes, unless the write's
     job is cancelled); the old output stays, and no part directory, part file or temporary
     file is left."""
-    program = tmp_path / "tc.dl"
-    program.write_text(TC.format(kind="number", params=""))
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "e.facts").write_bytes(NUMBER_EDGES)
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES)
     marks = tmp_path / "marks"
     marks.mkdir()
     script = tmp_path / "failing.py"

@@ -23,7 +23,6 @@ from tests.spark_backend.conftest import recorded_writes, requires_java
 from tests.spark_backend.edge_files import (
     NUMBER_EDGES,
     SYMBOL_EDGES,
-    TC,
     plain_bytes,
     tc_files,
 )
@@ -143,11 +142,7 @@ print(run.stats[0].derived)
 def test_a_retried_task_still_writes_the_right_file(tmp_path):
     """On ``local[2,2]`` (a task may fail once): one task fails before its part file is
     renamed, one after; the file and the size the tasks counted are still right."""
-    program = tmp_path / "tc.dl"
-    program.write_text(TC.format(kind="number", params=""))
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "e.facts").write_bytes(NUMBER_EDGES)
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES)
     marks = tmp_path / "marks"
     marks.mkdir()
     script = tmp_path / "retried.py"
