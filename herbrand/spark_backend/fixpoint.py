@@ -178,8 +178,8 @@ class SparkFixpoint:
                 self.observer(Progress(stratum=stratum.index, strata=self.strata, iteration=0,
                                        delta=0, total=self.total, where=STARTING))
             self.driver.hand_over(stratum, self.frames)
+        most = int(self.session.conf.get(SHUFFLE_PARTITIONS))  # the session's start is no pass
         start, before, passes = time.perf_counter(), self.total, 1
-        most = int(self.session.conf.get(SHUFFLE_PARTITIONS))
         with (run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}),
               self._checkpoints.marking()):
             if stratum.recursive:
