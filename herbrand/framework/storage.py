@@ -2,9 +2,9 @@
 
 A Relation holds its rows column-wise in one int64 array of shape (arity, n): ``columns[i]``
 is column i, contiguous; the array is C-contiguous or a prefix of a wider append-only buffer
-(``growing.GrowingColumns``, taken without a copy). Rows are unique; their order is the order of insertion, and
-``a.union(b)`` keeps ``a``'s rows as its prefix, so a consumer that indexed ``a`` can index
-only the appended tail of the union.
+(``growing.GrowingColumns``, taken without a copy). Rows are unique; their order is the order
+of insertion, and ``a.union(b)`` keeps ``a``'s rows as its prefix, so a consumer that indexed
+``a`` can index only the appended tail of the union.
 
 Every bulk operation is vectorised: rows are reduced to one int64 key each (the value itself for
 arity 1, two packed 32-bit halves for arity 2 when values fit, a dense rank from a lexsort

@@ -171,7 +171,3 @@ def visible(database: Database) -> Database:
     return Database({name: relation for name, relation in database.items()
                      if not name.startswith(RESERVED_PREFIX)}, database.symbols, database.types,
                     database.attributes)
-
-
-def empty_batch(arity: int) -> np.ndarray:
-    return np.zeros((arity, 0), dtype=np.int64)

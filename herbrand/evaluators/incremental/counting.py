@@ -346,9 +346,10 @@ class CountingEngine(StoredEngine):
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
         no row of it holds derives nothing and is left out (``driven``: on RDFS, most rules
-        read one predicate); the others' atoms over the ``reducible`` relations (those replaced in each iteration) read
-        semi-join reductions by the change (``counting_semijoins``), their constant atoms
-        over the large relations kept selections (``counting_selections``)."""
+        read one predicate); the others' atoms over the ``reducible`` relations (those
+        replaced in each iteration) read semi-join reductions by the change
+        (``counting_semijoins``), their constant atoms over the large relations kept
+        selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
         seen: dict[tuple, bool] = {}

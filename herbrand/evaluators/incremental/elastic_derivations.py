@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import empty_batch
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
@@ -54,7 +55,8 @@ class NegatedInput:
     def of(cls, slot: NegatedSlot, old: Relation, new: Relation) -> NegatedInput:
         old_instances = Relation(old.columns[list(slot.columns)])
         if new is old:
-            return cls(old_instances, _empty(len(slot.columns)), _empty(len(slot.columns)))
+            none = empty_batch(len(slot.columns))
+            return cls(old_instances, none, none)
         new_instances = Relation(new.columns[list(slot.columns)])
         return cls(old_instances.intersection(new_instances),
                    new_instances.difference(old_instances).columns,
@@ -82,10 +84,6 @@ def latest(iterations: np.ndarray) -> np.ndarray:
     for row in iterations:
         np.maximum(most, row, out=most)
     return most
-
-
-def _empty(arity: int) -> np.ndarray:
-    return np.zeros((arity, 0), dtype=np.int64)
 
 
 MORSEL_ROWS = 1024  # a large join's first part, in seed rows (``StratumDerivations._derivations``)

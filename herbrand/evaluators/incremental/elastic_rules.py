@@ -17,7 +17,8 @@ positive atom, ``@delta:nseed:q:<cols>`` for a negated one, which becomes positi
 ``head_seeded`` (a first atom ``@delta:head:h(u..., @head)`` restricts the derivations to given
 heads, given with their positions in the engine's arrays, and each derivation reports its
 head's position as a last column: the provenance queries of the re-discovery term and of the
-proof counts, which sum by that position without searching the heads). Pure; O(rule size) per variant.
+proof counts, which sum by that position without searching the heads). Pure; O(rule size)
+per variant.
 
     >>> from herbrand.framework.parser import parse
     >>> rule = parse("p(x, z) :- p(x, y), e(y, z), !q(z, _).").rules[0]

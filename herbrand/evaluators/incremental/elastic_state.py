@@ -42,9 +42,9 @@ class RelationState:
     once they outnumber the live rows. ``table`` is ``rows`` with each row's position as a
     last column, growable (``GrowingColumns``: the next Update's universe forks it and appends
     in place), built when an Update first reads it (a state a switched epoch bootstraps and
-    the next one replaces never needs it); ``rows`` is then a view of it. ``relation`` is the live rows; ``indexes`` find rows
-    of the universe (the last few appended runs apart); none until an Update first searches the
-    rows (a Bootstrap does not sort them).
+    the next one replaces never needs it); ``rows`` is then a view of it. ``relation`` is the
+    live rows; ``indexes`` find rows of the universe (the last few appended runs apart); none
+    until an Update first searches the rows (a Bootstrap does not sort them).
     """
 
     rows: np.ndarray
