@@ -32,6 +32,7 @@ from herbrand.framework.registry import (
 )
 from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Program
+from herbrand.framework.whole_outputs import MadeFolders, made_folders
 from herbrand.materialization import Materialization
 from herbrand.progress import ProgressDisplay, plural
 from herbrand.updates import read_updates
@@ -129,25 +130,36 @@ def _refuse(flags: list[str], why: str) -> None:
 
 
 def _run(args) -> int:
+    """``herbrand run``: the run ``_run_with`` describes; when it fails or is interrupted, the
+    output folders it made that are still empty are removed (``whole_outputs.made_folders``),
+    never one that was there before."""
+    with made_folders() as folders:
+        return _run_with(args, folders)
+
+
+def _run_with(args, folders: MadeFolders) -> int:
+    """Parse the program, check the flags and paths (making the output folders through
+    ``folders``), and run it: with an incremental engine, on a backend that writes its files
+    itself, or on a local one."""
     given = _given(args)
     program = parse(Path(args.program))
     if args.engine is not None or args.updates is not None:
         _refuse([f for f in given if f not in ENGINE_FLAGS],
                 f"--engine (an incremental engine runs in this process on its own evaluator; "
                 f"with --engine use {', '.join(ENGINE_FLAGS[1:])})")
-        check_paths(program, args.facts, args.output)
+        check_paths(program, args.facts, args.output, folders)
         return _run_incremental(args, program)
     backend = _backend(args)
     if not backend.tags.uses_evaluator:
         _refuse([f for f in given if f in EVALUATOR_FLAGS],
                 f"--backend {args.backend} (it runs its own plans, not a local evaluator)")
     if backend.tags.reads_files:
-        check_paths(program, args.facts, args.output)
+        check_paths(program, args.facts, args.output, folders)
         return _run_distributed(args, program, backend)
     if args.output_format not in (None, "csv"):
         raise UsageError(f"--output-format {args.output_format} needs a backend that writes "
                          f"files itself (spark)")
-    check_paths(program, args.facts, args.output)
+    check_paths(program, args.facts, args.output, folders)
     progress = None if args.no_progress else ProgressDisplay()
     start = time.perf_counter()
     try:
@@ -186,21 +198,23 @@ def _write_outputs(program: Program, database: Database, output: str,
                         f", outputs written in {time.perf_counter() - started:.1f}s")
 
 
-def check_paths(program: Program, facts: str, output: str) -> None:
+def check_paths(program: Program, facts: str, output: str,
+                folders: MadeFolders | None = None) -> None:
     """Fail now, before any input is read, when the facts directory is not one (FactsError) or
-    an output file of ``program`` could not be written (``_check_outputs``). Local paths only:
+    an output file of ``program`` could not be written (``_check_outputs``, which makes the
+    output folders, through ``folders`` when given: they are the run's). Local paths only:
     URIs are left to the backend that reads them. The I/O directives are checked first."""
     io.check_directives(program)
     if program.inputs and not _URI.match(facts) and not Path(facts).is_dir():
         reason = "not a directory" if Path(facts).exists() else "no such directory"
         raise FactsError(f"{facts}: facts directory: {reason}")
-    _check_outputs(program, output)
+    _check_outputs(program, output, MadeFolders() if folders is None else folders)
 
 
-def _check_outputs(program: Program, output: str) -> None:
-    """Create each output directory under ``output`` (a local path; URIs and ``-`` are left to
-    the backend) and write and remove a probe file in it. Raises OutputError naming the
-    directory. Cost: one small file per output directory."""
+def _check_outputs(program: Program, output: str, folders: MadeFolders) -> None:
+    """Make each output directory under ``output`` (a local path; URIs and ``-`` are left to
+    the backend) through ``folders`` and write and remove a probe file in it. Raises
+    OutputError naming the directory. Cost: one small file per output directory."""
     if output == "-" or _URI.match(output):
         return
     directories = {Path(output)}
@@ -211,7 +225,7 @@ def _check_outputs(program: Program, output: str) -> None:
                 directories.add((Path(output) / filename).parent)
     for directory in sorted(directories):
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            folders.make(directory)
         except FileExistsError:
             raise OutputError(f"{directory}: cannot write outputs there: it is a file, "
                               f"not a directory") from None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from herbrand.cli import main
+from tests.folder_listing import listing
 
 TC = """.decl edge(x: number, y: number)
 .input edge
@@ -226,6 +229,74 @@ def test_an_output_file_name_below_the_directory_is_checked_too(tc_case, capsys)
     (tc_case / "out" / "f").write_text("")
     assert main(_run_tc(tc_case, "-D", str(tc_case / "out"))) == 1
     assert "out/f: cannot write outputs there: it is a file" in capsys.readouterr().err
+
+
+SUBFOLDER_OUTPUT = TC + '.output edge(filename="new/edge.csv")\n'
+"""TC, also writing ``edge`` into a folder ``new`` below the output directory."""
+
+
+@pytest.mark.parametrize("flags", [[], ["--engine", "counting"]], ids=["local", "engine"])
+@pytest.mark.parametrize("existed", [False, True], ids=["new", "existing"])
+def test_a_failed_run_removes_the_output_folders_it_made(tc_case, capsys, flags, existed):
+    """The output folders are made before any input is read (``-D out/a``, and ``new`` for
+    a ``filename=`` below it); the facts file is missing, and the run removes them again, but
+    not ``out`` when it was there before."""
+    (tc_case / "tc.dl").write_text(SUBFOLDER_OUTPUT)
+    (tc_case / "facts" / "edge.facts").unlink()
+    if existed:
+        (tc_case / "out").mkdir()
+    assert main(_run_tc(tc_case, "-D", str(tc_case / "out" / "a"), "--no-progress", *flags)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "edge.facts: cannot open facts file" in err
+    if existed:
+        assert listing(tc_case / "out") == {}
+    else:
+        assert not (tc_case / "out").exists()
+
+
+INTERRUPTED_WRITE = """
+import sys, time
+from pathlib import Path
+from herbrand.cli import main
+from herbrand.framework import io
+
+chunks = io.relation_chunks
+
+
+def first_then_wait(*args):
+    '''A relation's first chunk of text, then a mark that it is written, and a long wait.'''
+    yield from list(chunks(*args))[:1]
+    Path(sys.argv[1]).touch()
+    time.sleep(600)
+
+
+io.relation_chunks = first_then_wait
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("backend", ["local", "spark"])  # spark: written on its driver
+def test_a_run_interrupted_while_writing_leaves_the_outputs_as_they_were(tc_case, backend):
+    """SIGINT (Ctrl-C) once ``path.csv``'s first chunk is written: the run ends with its one
+    line, the old ``path.csv`` stays whole, no temporary file is left, and ``new``, made by
+    the run for ``edge``'s file (not yet written), is removed."""
+    (tc_case / "tc.dl").write_text(SUBFOLDER_OUTPUT)
+    (tc_case / "out").mkdir()
+    (tc_case / "out" / "path.csv").write_bytes(b"old\n")
+    script = tc_case / "interrupted.py"
+    script.write_text(INTERRUPTED_WRITE)
+    mark = tc_case / "written"
+    command = [sys.executable, str(script), str(mark), *_run_tc(
+        tc_case, "-D", str(tc_case / "out"), "--no-progress", "--backend", backend)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        deadline = time.monotonic() + 120
+        while not mark.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=120)
+        err = process.stderr.read().decode()
+    assert (status, err) == (130, "herbrand: interrupted\n")
+    assert listing(tc_case / "out") == {"path.csv": b"old\n"}
 
 
 def test_a_closed_stdout_ends_the_run_quietly(tc_case):

@@ -13,6 +13,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from os import PathLike
 from pathlib import Path, PurePosixPath
 
@@ -23,6 +24,7 @@ from herbrand.framework.spread import Spread
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL
+from herbrand.framework.whole_outputs import made_folders, whole_file
 
 
 def row_sort_key(row: tuple[int | str, ...]) -> tuple:
@@ -245,15 +247,20 @@ written by several tasks, each gzipped, join as the plain parts do."""
 
 def write_chunks(path: Path, chunks: Iterable[bytes | memoryview],
                  compressed: bool | None = None, make_folder: bool = True) -> None:
-    """Write ``chunks`` to ``path``, creating its folder unless not ``make_folder`` (then a
-    missing folder is a FileNotFoundError): as one gzip member (``GZIP_LEVEL``) when
-    ``compressed`` (None: when ``gzipped(path)``), else as they are."""
-    if make_folder:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``chunks`` as the file ``path``, whole or not at all (``whole_outputs``: written
+    beside it and renamed; on failure or interruption removed, ``path`` left as it was, and
+    the folders this call made for it removed), making its folder unless not ``make_folder``
+    (then a missing folder is a FileNotFoundError): as one gzip member (``GZIP_LEVEL``, its
+    header naming ``path``) when ``compressed`` (None: when ``gzipped(path)``), else as they
+    are."""
     compress = gzipped(path) if compressed is None else compressed
-    with (gzip.open(path, "wb", GZIP_LEVEL) if compress else open(path, "wb")) as stream:
-        for chunk in chunks:
-            stream.write(chunk)
+    with made_folders() as folders:
+        if make_folder:
+            folders.make(path.parent)
+        with whole_file(path) as file, (gzip.GzipFile(str(path), "wb", GZIP_LEVEL, file)
+                                        if compress else nullcontext(file)) as stream:
+            for chunk in chunks:
+                stream.write(chunk)
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

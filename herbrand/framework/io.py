@@ -295,7 +295,9 @@ def write_outputs(
     ``.output``: ``<out_dir>/<relation>.csv`` (or ``filename=``, relative to ``out_dir``), with
     ``delimiter=``; to ``stdout`` in Soufflé's banner layout when ``out_dir`` is ``"-"`` or the
     directive says ``IO=stdout``. ``.printsize``: ``relation<TAB>count`` to ``stdout``.
-    ``stdout`` defaults to ``sys.stdout``; ``out_dir`` is created if missing. A relation absent
+    ``stdout`` defaults to ``sys.stdout``; ``out_dir`` is created if missing. Each file is
+    written whole or not at all (``write_chunks``: a failed or interrupted write leaves the
+    file as it was, and removes the folders it made for it). A relation absent
     from ``database`` is written empty. ``observer`` (a progress display's ``stage``) is told
     ``writing <file>: <n> tuples`` before each relation is written. O(n log n) per relation
     written; its text is formatted on ``threads`` threads (``relation_chunks``).

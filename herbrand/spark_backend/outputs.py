@@ -25,7 +25,10 @@ Parquet has no table without columns, so a nullary relation is written as its CS
 
 Every output is written into a directory beside it (``part_files.parts_directory``:
 ``<output>.parts``) and takes its place, whole, by a rename at the end: a write that fails
-or is interrupted removes that directory (``leftovers``) and leaves the output as it was.
+or is interrupted removes that directory (``leftovers``) and leaves the output as it was; the
+local writer's files (a relation held on the driver, a task's part file) are whole or absent
+too (``whole_outputs.whole_file``), and the folders a failed write made for its output on this
+machine's file system are removed again (``_written``).
 ``-`` as ``out_dir`` (CSV only: ``paths.check_paths``) or ``IO=stdout`` prints the relation in
 Soufflé's banner layout (rows are collected to the driver as bytes, decoded as the local
 backend decodes them: UTF-8 with ``surrogateescape``); ``.printsize`` prints
@@ -50,6 +53,7 @@ import sys
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 from pyspark.sql import DataFrame, SparkSession
@@ -62,6 +66,7 @@ from herbrand.framework.errors import FactsError, OutputError
 from herbrand.framework.storage import Database
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Directive, Program
+from herbrand.framework.whole_outputs import made_folders
 from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
@@ -76,7 +81,7 @@ from herbrand.spark_backend.part_files import (
     parts_directory,
     task_written_path,
 )
-from herbrand.spark_backend.paths import join_path, parquet_path, path_failures
+from herbrand.spark_backend.paths import join_path, local_file, parquet_path, path_failures
 from herbrand.spark_backend.session import RunSession
 
 OUTPUT_FORMATS = ("csv", "parquet")
@@ -270,14 +275,14 @@ def write_outputs(spark: RunSession, program: Program, frames: dict[str, DataFra
             io.write_stdout(name, [str(row[0], *ENCODING) for row in lines.collect()], stdout)
         elif output_format == "parquet" and frames[name].columns:
             path = parquet_path(out_dir, filename)
-            with _writing(spark.get(), directive, path):
+            with _written(spark.get(), directive, path):
                 _write_parquet(spark.get(), frames[name], path)
         else:
             path = join_path(out_dir, filename)
             session = spark.get()
             local = (task_written_path(path, session.sparkContext.master) if name in jobs
                      else None)
-            with _writing(session, directive, path), _local_failures(directive, path):
+            with _written(session, directive, path):
                 if local is not None:
                     part = part_file(local, delimiter)
                     with removed_on_failure(session, removing_directory(part.directory)):
@@ -310,6 +315,21 @@ def _write_on_driver(program: Program, directive: Directive, driver: Driver, out
     with _local_failures(directive, path):
         io.write_outputs(single, database, out_dir, stdout)
     return True
+
+
+@contextmanager
+def _written(session: SparkSession, directive: Directive, path: str) -> Iterator[None]:
+    """The write of ``directive``'s output ``path`` inside, its folder made first when it is on
+    this machine's file system (``paths.local_file``; Hadoop makes any other) and removed
+    again, with the folders above it that it made, when the write fails
+    (``whole_outputs.made_folders``); a failure as an OutputError naming the directive
+    (``_writing``, ``_local_failures``)."""
+    with (_writing(session, directive, path), _local_failures(directive, path),
+          made_folders() as folders):
+        local = local_file(path)
+        if local is not None:
+            folders.make(Path(local).parent)
+        yield
 
 
 @contextmanager

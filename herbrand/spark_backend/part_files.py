@@ -13,12 +13,13 @@ every other output goes through Spark's writers (``outputs``). A gzipped output
 (``csv_writer.gzipped``: ``r.csv.gz``) has each task gzip its part: the joined members are one
 gzip file of the local backend's bytes (an output of no part: ``csv_writer.EMPTY_GZIP``).
 
-A task writes its part under a name of its own attempt, then renames it to the part's name
-(``os.replace``, atomic): a retried or speculative attempt writes the same bytes again, and a
-failed one leaves at most a temporary file, which ``join_parts`` never reads and removes with
-the directory. A task never creates the directory: once it is removed (a failed or
-interrupted write, ``leftovers``), a task still running fails instead of writing into a new
-one. The output takes its place only once joined whole.
+A task writes its part whole or not at all (``write_chunks``: a temporary file of its own
+beside it, renamed to the part's name, removed when the task fails or is killed): a retried or
+speculative attempt writes the same bytes again, and a temporary file left by a task killed
+outright is one ``join_parts`` never reads and removes with the directory. A task never
+creates the directory: once it is removed (a failed or interrupted write, ``leftovers``), a
+task still running fails instead of writing into a new one. The output takes its place only
+once joined whole.
 
     >>> task_written_path("file:///data/out/tc.csv", "local[2]")
     '/data/out/tc.csv'
@@ -39,31 +40,18 @@ from herbrand.framework.csv_writer import EMPTY_GZIP, gzipped, relation_chunks, 
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.spark_backend.masters import on_this_machine
+from herbrand.spark_backend.paths import local_file
 
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _PART = re.compile(r"^part-(\d+)$")
 _COPY_BUFFER = 1 << 20
 
 
 def task_written_path(path: str, master: str) -> str | None:
     """The absolute local path tasks write ``path`` (an output file's path as Spark would
-    take it) at, or None when they cannot: ``master``'s executors are not on this machine,
-    ``path`` has a scheme other than ``file:`` (or a ``file:`` host other than
-    ``localhost``). A relative path is the driver's working directory's, as for Spark. Pure
-    (no file system access)."""
-    if not on_this_machine(master):
-        return None
-    scheme = _SCHEME.match(path)
-    if scheme is not None:
-        if scheme.group(1).lower() != "file":
-            return None
-        path = path[scheme.end():]
-        if path.startswith("//"):
-            host, slash, rest = path[2:].partition("/")
-            if host not in ("", "localhost"):
-                return None
-            path = slash + rest
-    return os.path.abspath(path)
+    take it) at, or None when they cannot: ``master``'s executors are not on this machine, or
+    ``path`` is not on this machine's file system (``paths.local_file``). Pure (no file
+    system access)."""
+    return local_file(path) if on_this_machine(master) else None
 
 
 def parts_directory(path: str) -> str:
@@ -83,27 +71,23 @@ class PartFile:
 
     def write(self, relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> None:
         """Write ``relation`` (of column ``types``, ids decoded with ``symbols``) as the part
-        file of this task's partition: the local writer's bytes, written under the attempt's
-        name and renamed (see the module doc). Cost: ``relation_chunks`` (O(n log n)) and the
-        bytes written."""
+        file of this task's partition: the local writer's bytes, whole or not at all (see the
+        module doc). Cost: ``relation_chunks`` (O(n log n)) and the bytes written."""
         from pyspark import TaskContext
 
-        task = TaskContext.get()
-        part = Path(self.directory, f"part-{task.partitionId():05d}")
-        attempt = part.with_name(f".{part.name}.{task.taskAttemptId()}")
-        write_chunks(attempt, relation_chunks(relation, types, symbols, self.delimiter),
+        part = Path(self.directory, f"part-{TaskContext.get().partitionId():05d}")
+        write_chunks(part, relation_chunks(relation, types, symbols, self.delimiter),
                      self.compressed, make_folder=False)
-        os.replace(attempt, part)
 
 
 def part_file(path: str, delimiter: str) -> PartFile:
-    """The PartFile of the output file ``path`` (absolute, local) with ``delimiter``, gzipped
-    when ``gzipped(path)``: its part directory (``parts_directory``) made empty (a stale one,
-    left by a run that failed, is removed first) and the output's folders created. O(the
-    stale directory's files)."""
+    """The PartFile of the output file ``path`` (absolute, local, in a folder that exists)
+    with ``delimiter``, gzipped when ``gzipped(path)``: its part directory
+    (``parts_directory``) made empty (a stale one, left by a run that failed, is removed
+    first). O(the stale directory's files)."""
     directory = parts_directory(path)
     shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    os.mkdir(directory)
     return PartFile(directory, delimiter, gzipped(path))
 
 

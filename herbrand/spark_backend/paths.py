@@ -2,7 +2,8 @@
 before anything runs, and Java's path failures as one line.
 
 ``join_path`` puts a directive's file name under ``-F``/``-D`` as the local backend does
-(``pathlib``: a trailing ``/`` dropped), so both backends name the same file. With
+(``pathlib``: a trailing ``/`` dropped), so both backends name the same file; ``local_file``
+is such a path's place on this machine's file system, when it has one. With
 ``output_format="parquet"`` an ``.output`` relation is the Parquet directory ``parquet_path``:
 the directive's file name (default ``<relation>.csv``) with ``.gz`` and then its one extension
 replaced by ``.parquet`` (``sub/r.csv.gz`` -> ``sub/r.parquet``); ``delimiter=`` does not
@@ -28,6 +29,7 @@ Cost: O(directives), no file-system call.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,6 +45,7 @@ from herbrand.framework.syntax import Directive, Program
 PATH_FAILURES = ("java.io.IOException", "java.lang.IllegalArgumentException")
 """Java exceptions that mean a path could not be read or written (not a failed job)."""
 _URI = re.compile(r"^[a-zA-Z][\w+.-]*://")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 
 def join_path(directory: str, filename: str) -> str:
@@ -59,6 +62,30 @@ def join_path(directory: str, filename: str) -> str:
     if name.startswith("/"):
         return name
     return f"{str(directory).rstrip('/')}/{name}"
+
+
+def local_file(path: str) -> str | None:
+    """The absolute path, on this machine's file system, of ``path`` as Spark takes it: a
+    path without a scheme (a relative one is the working directory's) or a ``file:`` URI
+    (of no host or ``localhost``); None for any other scheme or host. Pure (no file system
+    access).
+
+    >>> local_file("file:///data/out/tc.csv"), local_file("file://localhost/tc.csv")
+    ('/data/out/tc.csv', '/tc.csv')
+    >>> local_file("hdfs://name/out/tc.csv"), local_file("file://host/tc.csv")
+    (None, None)
+    """
+    scheme = _SCHEME.match(path)
+    if scheme is not None:
+        if scheme.group(1).lower() != "file":
+            return None
+        path = path[scheme.end():]
+        if path.startswith("//"):
+            host, slash, rest = path[2:].partition("/")
+            if host not in ("", "localhost"):
+                return None
+            path = slash + rest
+    return os.path.abspath(path)
 
 
 def parquet_path(directory: str, filename: str) -> str:

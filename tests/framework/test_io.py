@@ -1,5 +1,6 @@
 import gzip
 import io as stdio
+import itertools
 import sys
 
 import numpy as np
@@ -13,6 +14,7 @@ from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Column, Declaration, Directive, Program
 from herbrand.workloads import workload_path
+from tests.folder_listing import listing
 
 N, S = "number", "symbol"
 
@@ -324,3 +326,29 @@ def test_write_outputs_io_stdout_param(tmp_path, capsys):
     io.write_outputs(program, Database({"p": Relation.from_rows([(2,), (1,)])}), tmp_path)
     assert capsys.readouterr().out == "---------------\np\n===============\n1\n2\n===============\n"
     assert not list(tmp_path.iterdir())
+
+
+class Failure(Exception):
+    pass
+
+
+@pytest.mark.parametrize("failure", [Failure, KeyboardInterrupt])
+def test_write_outputs_that_fail_leave_the_old_files_and_no_new_folder(tmp_path, monkeypatch,
+                                                                       failure):
+    """Each relation's text fails after its first chunk (a failure or Ctrl-C half-way): the
+    outputs written before stay as they were, and a folder the write made is removed."""
+    program, database = _output_case()
+    io.write_outputs(program, database, tmp_path / "out", stdout=stdio.StringIO())
+    before = listing(tmp_path / "out")
+    chunks = io.relation_chunks
+
+    def failing(*args):
+        yield from itertools.islice(chunks(*args), 1)
+        raise failure
+
+    monkeypatch.setattr(io, "relation_chunks", failing)
+    for out in (tmp_path / "out", tmp_path / "new"):
+        with pytest.raises(failure):
+            io.write_outputs(program, database, out, stdout=stdio.StringIO())
+    assert listing(tmp_path) == {"out": None, **{f"out/{name}": data
+                                                 for name, data in before.items()}}

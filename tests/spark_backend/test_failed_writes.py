@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame
@@ -23,6 +22,7 @@ from herbrand.framework.errors import OutputError
 from herbrand.spark_backend import outputs
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.leftovers import SETTLE_SECONDS
+from tests.folder_listing import listing
 from tests.spark_backend.conftest import requires_java
 from tests.spark_backend.edge_files import NUMBER_EDGES, SYMBOL_EDGES, tc_files
 
@@ -36,24 +36,10 @@ def failing(frame: DataFrame, value: str) -> DataFrame:
         F.lit("fault injected"))).otherwise(F.col("c0")))
 
 
-def listing(directory: Path) -> dict[str, bytes | None]:
-    """Every file and folder under ``directory`` (relative path -> bytes; None: a folder)."""
-    return {str(path.relative_to(directory)): None if path.is_dir() else path.read_bytes()
-            for path in sorted(directory.rglob("*"))}
-
-
-def written_then_failed(tmp_path, spark, monkeypatch, kind: str, output_format: str
-                        ) -> tuple[dict, dict]:
-    """Write tc once, then again with a task of the write raising (``failing``: the rows
+def failing_write(monkeypatch, kind: str, output_format: str) -> None:
+    """Make a task of every write from now on raise (``failing``: the rows
     ``outputs._sorted_rows`` gives, after the range sample of a write by several tasks, or
-    the frame ``_write_parquet`` takes): the output directory's ``listing`` after each."""
-    program, facts = tc_files(tmp_path, kind, "", NUMBER_EDGES if kind == "number"
-                              else SYMBOL_EDGES)
-    out = tmp_path / "out"
-    backend = SparkBackend(session=spark, decompose=False)
-    parsed = herbrand.parse(program.read_text())
-    backend.materialize_files(parsed, facts, out, output_format=output_format)
-    before = listing(out)
+    the frame ``_write_parquet`` takes)."""
     if output_format == "parquet":
         write = outputs._write_parquet
         monkeypatch.setattr(outputs, "_write_parquet", lambda session, frame, path: write(
@@ -62,6 +48,20 @@ def written_then_failed(tmp_path, spark, monkeypatch, kind: str, output_format: 
         rows = outputs._sorted_rows
         monkeypatch.setattr(outputs, "_sorted_rows", lambda frame, parts: failing(
             rows(frame, parts), FAILING_ROW[kind]))
+
+
+def written_then_failed(tmp_path, spark, monkeypatch, kind: str, output_format: str
+                        ) -> tuple[dict, dict]:
+    """Write tc once, then again with a task of the write raising (``failing_write``): the
+    output directory's ``listing`` after each."""
+    program, facts = tc_files(tmp_path, kind, "", NUMBER_EDGES if kind == "number"
+                              else SYMBOL_EDGES)
+    out = tmp_path / "out"
+    backend = SparkBackend(session=spark, decompose=False)
+    parsed = herbrand.parse(program.read_text())
+    backend.materialize_files(parsed, facts, out, output_format=output_format)
+    before = listing(out)
+    failing_write(monkeypatch, kind, output_format)
     with pytest.raises(Exception, match="fault injected"):
         backend.materialize_files(parsed, facts, out, output_format=output_format)
     return before, listing(out)
@@ -97,6 +97,23 @@ def test_a_write_that_cannot_replace_its_output_leaves_nothing(spark, tmp_path, 
         backend.materialize_files(herbrand.parse(program.read_text()), facts, out,
                                   stdout=text_io.StringIO())
     assert listing(out) == {"tc.csv": None, "tc.csv/kept": b"kept\n"}
+
+
+@pytest.mark.parametrize("writer", ["csv", "parquet", "tasks"])
+def test_a_failed_write_removes_the_folders_it_made(spark, tmp_path, monkeypatch, writer):
+    """tc to ``out/a/b/tc.csv`` (``out/a/b/tc.parquet``), none of whose folders exist, by
+    Spark's CSV or Parquet writer failing in a task, or by a decomposed stratum's tasks whose
+    part files fail to join: no folder is left."""
+    program, facts = tc_files(tmp_path, "number", '(filename="a/b/tc.csv")', NUMBER_EDGES)
+    if writer == "tasks":
+        monkeypatch.setattr(outputs, "join_parts", lambda path: 1 / 0)
+    else:
+        failing_write(monkeypatch, "number", writer)
+    backend = SparkBackend(session=spark, decompose=writer == "tasks")
+    with pytest.raises(Exception, match="fault injected|division by zero"):
+        backend.materialize_files(herbrand.parse(program.read_text()), facts, tmp_path / "out",
+                                  output_format="parquet" if writer == "parquet" else "csv")
+    assert not (tmp_path / "out").exists()
 
 
 FAILING_TASKS = """

@@ -10,15 +10,26 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from pyspark import TaskContext
 
 import herbrand
 from herbrand.cli import main
 from herbrand.framework.csv_writer import EMPTY_GZIP
+from herbrand.framework.storage import Relation
+from herbrand.framework.symbols import SymbolTable
+from herbrand.spark_backend import part_files
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.decomposed import Decomposition
-from herbrand.spark_backend.part_files import join_parts, parts_directory, task_written_path
+from herbrand.spark_backend.part_files import (
+    PartFile,
+    join_parts,
+    parts_directory,
+    task_written_path,
+)
+from tests.folder_listing import listing
 from tests.spark_backend.conftest import recorded_writes, requires_java
 from tests.spark_backend.edge_files import (
     NUMBER_EDGES,
@@ -64,6 +75,29 @@ def test_parts_are_joined_in_partition_order_and_removed(tmp_path):
     directory.mkdir()  # gzipped: an empty gzip file
     join_parts(path + ".gz")
     assert Path(path + ".gz").read_bytes() == EMPTY_GZIP and not directory.exists()
+
+
+@pytest.mark.parametrize("failure", [RuntimeError, KeyboardInterrupt])
+def test_a_task_writes_its_part_whole_or_not_at_all(tmp_path, monkeypatch, failure):
+    """Partition 3's task writes ``part-00003`` and nothing else; when its rows fail half-way
+    (after a first chunk), the folder holds nothing, not even a temporary file."""
+    task = SimpleNamespace(partitionId=lambda: 3, taskAttemptId=lambda: 17)
+    monkeypatch.setattr(TaskContext, "get", classmethod(lambda cls: task))
+    rows = Relation.from_rows([(2, 1), (1, 2)])
+    part = PartFile(str(tmp_path), "\t")
+    part.write(rows, ("number", "number"), SymbolTable())
+    assert listing(tmp_path) == {"part-00003": b"1\t2\n2\t1\n"}
+    (tmp_path / "part-00003").unlink()
+    chunks = part_files.relation_chunks
+
+    def failing(*args):
+        yield from list(chunks(*args))[:1]
+        raise failure
+
+    monkeypatch.setattr(part_files, "relation_chunks", failing)
+    with pytest.raises(failure):
+        part.write(rows, ("number", "number"), SymbolTable())
+    assert listing(tmp_path) == {}
 
 
 @pytest.mark.parametrize("kind, params, edges, file", [

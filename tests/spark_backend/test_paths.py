@@ -136,7 +136,7 @@ def test_a_colon_named_output_fails_at_once_in_one_line_and_writes_nothing(spark
     line = _one_error_line(capsys, "run", str(program), "-F", str(facts), "-D",
                            str(tmp_path / "out"), "--backend", "spark", "--no-progress")
     assert line.startswith(f"herbrand: error: {program}:3:9: .output e: filename 'a:b.csv': ")
-    assert list((tmp_path / "out").iterdir()) == []
+    assert not (tmp_path / "out").exists()  # the folder the run made, removed
     assert main(["run", str(program), "-F", str(facts), "-D", str(tmp_path / "out"),
                  "--no-progress"]) == 0  # the local backend writes it
     assert (tmp_path / "out" / "a:b.csv").read_text() == "1\t2\n"
