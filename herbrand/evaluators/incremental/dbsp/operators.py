@@ -36,7 +36,7 @@ from types import MappingProxyType
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import Constants, GrowingSelections
-from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.incremental.counting_semijoins import SEMIJOIN_PREFIX, Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.incremental.instance_rules import driven
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -152,9 +152,9 @@ class LiftedEvaluation:
         the evaluations of one run of the circuit (``counting_selections``), or None;
         ``semijoins``: reduces the ``reducible`` relations (the old values that change along
         the iterations) by each term's smallest literal (``counting_semijoins``), or None;
-        the evaluator reads them as transient (no index of them is built for a join from a
-        much smaller side: the join comes in their order, which keeps a slice's derivations
-        nearly sorted for ``ZSet.of``);
+        the evaluator reads them and their reductions as transient (no index of them is built
+        for a join from a much smaller side: the join comes in their order, which keeps a
+        slice's derivations nearly sorted for ``ZSet.of``);
         ``selected``: old name -> its constant selections, for the old values whose
         selections the caller keeps (``GrowingSelections.applied``'s ``given``)."""
         self.evaluator = evaluator
@@ -172,12 +172,16 @@ class LiftedEvaluation:
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
-        rules, instance = [rule], self.instance
+        rules, instance, transient = [rule], self.instance, self.reducible
         if self.semijoins is not None:
             rules, instance = self.semijoins.reduced(rules, instance, self.reducible)
+            if instance is not self.instance:  # its reductions are read once too
+                transient = transient | {e.atom.relation for r in rules for e in r.body
+                                         if isinstance(e, Literal)
+                                         and e.atom.relation.startswith(SEMIJOIN_PREFIX)}
         if self.selections is not None:
             rules, instance = self.selections.applied(rules, instance, self.selected)
-        return self.evaluator.derivations(rules, instance, self.reducible).get(HEAD)
+        return self.evaluator.derivations(rules, instance, transient).get(HEAD)
 
     def full(self, lifted: LiftedRule) -> ZSet:
         """The rule's derivations over the old values (each with weight 1, summed)."""
