@@ -298,7 +298,7 @@ class StratumCircuit:
         left, left_at = _by_iteration([m.negative() for m in moves])
         joined, joined_at = _by_iteration([m.positive() for m in moves])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
-        return trace.moved(trace.find(left, left_at), joined, joined_at, counts)
+        return trace.moved(left, left_at, joined, joined_at, counts)
 
 
 def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
@@ -309,6 +309,7 @@ def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
 
 
 def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of per-iteration ``blocks`` in one block, and the iteration of each."""
+    """The rows of per-iteration ``blocks`` in one block, and the iteration of each (sorted
+    by iteration, then as each block is: Z-sets' rows come in the traces' order)."""
     return (np.concatenate(blocks, axis=1),
             np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))

@@ -222,9 +222,14 @@ def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.
     if new.all():
         return keys[None, :], weights  # (shared: equal weights, in any order)
     starts = np.flatnonzero(new)
-    summed = (np.diff(starts, append=n) * weights[0] if shared
-              else np.add.reduceat(weights, starts))
-    return keys[starts][None, :], summed
+    if shared:
+        summed = np.empty(len(starts), dtype=np.int64)
+        np.subtract(starts[1:], starts[:-1], out=summed[:-1])
+        summed[-1] = n - starts[-1]
+        summed *= weights[0]
+    else:
+        summed = np.add.reduceat(weights, starts)
+    return keys[new][None, :], summed
 
 
 def _inserted(big: np.ndarray, small: np.ndarray, big_weights: np.ndarray,
