@@ -40,7 +40,7 @@ import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import sorted_positions
 from herbrand.evaluators.incremental.dbsp.counts_kernels import NEVER, counts_at, counts_plus
-from herbrand.evaluators.incremental.dbsp.zset import ZSet
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, sorted_order
 from herbrand.evaluators.incremental.row_index import identity_codec
 
 
@@ -170,8 +170,9 @@ class Counts:
     def _merged(self, changes: Sequence[ZSet]) -> Counts:
         """The entries (not the pending changes) after dX[j] += ``changes[j]`` for every j:
         the changes, sorted by row and then iteration (a stable sort of the iterations' rows
-        in iteration order), merged into the entries in one pass (``counts_plus``). O(N)
-        block copies + O(c log c) for c changed entries on packed rows."""
+        in iteration order, ``sorted_order``), merged into the entries in one pass
+        (``counts_plus``). O(N) block copies + O(c log c) for c changed entries on packed
+        rows."""
         parts = [(_keys(z), j, z.weights) for j, z in enumerate(changes) if len(z)]
         if not parts:
             return self._with_pending(None)
@@ -181,8 +182,7 @@ class Counts:
             [d if p == packed else _unpacked(d, self.arity) for (d, p), _, _ in parts], axis=1))
         change_at = np.repeat([j for _, j, _ in parts], [len(w) for _, _, w in parts])
         weights = np.concatenate([w for _, _, w in parts])
-        order = np.argsort(change, kind="stable")
-        change = change[order]
+        change, order = sorted_order(change)
         depth = max(self.depth, int(change_at[-1]) + 1)
         keys, iterations, counts = counts_plus(
             keys, self._iterations, self._counts, change, change_at[order], weights[order],

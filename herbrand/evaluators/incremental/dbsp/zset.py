@@ -199,14 +199,39 @@ class ZSet:
         return Relation(self.positive(), unique=True)
 
 
+def sorted_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` (int64) sorted, and the stable permutation that sorts them (equal keys in
+    their order). When the keys span under 2^(62 - b) for b = the bits of an index, each
+    key's offset from the least and its index are packed into one int64 and sorted by
+    numpy's vectorised sort, which also gives the sorted keys without a gather (2-3 times
+    faster than a stable argsort: a timsort, 0.94 -> 0.38 ms for 90k packed rows of 6 sorted
+    runs); otherwise a stable argsort. O(n log n)."""
+    n = len(keys)
+    if not n:
+        return keys, np.zeros(0, dtype=np.int64)
+    low, high = int(keys.min()), int(keys.max())
+    bits = (n - 1).bit_length()
+    if (high - low) >> (62 - bits):
+        order = np.argsort(keys, kind="stable")
+        return keys[order], order
+    packed = keys - low
+    packed <<= bits
+    packed |= np.arange(n)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    packed += low
+    return packed, order
+
+
 def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row (packed rows, or the values of one column) and weights: the
     distinct keys ascending, as a (1, d) block, with the sums of their weights. Keys already
     strictly increasing (as a join over a sorted relation often derives them) are kept; keys
     that share one weight (a delta's derivations often do) are sorted alone, without a
     permutation (numpy's vectorised sort: several times faster than an argsort and two
-    gathers), each run's weight its length times that weight; others are argsorted (not
-    stably: equal keys are summed). O(n log n)."""
+    gathers), each run's weight its length times that weight; others are sorted with their
+    order (``sorted_order``). O(n log n)."""
     n = len(keys)
     if (keys[1:] > keys[:-1]).all():
         return keys[None, :], weights
@@ -214,8 +239,8 @@ def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.
     if shared:
         keys = np.sort(keys)
     else:
-        order = np.argsort(keys)
-        keys, weights = keys[order], weights[order]
+        keys, order = sorted_order(keys)
+        weights = weights[order]
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(keys[1:], keys[:-1], out=new[1:])

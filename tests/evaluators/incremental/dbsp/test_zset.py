@@ -103,3 +103,14 @@ def test_consolidation_of_one_column_matches_a_dict(entries, shared):
         expected[(a,)] = expected.get((a,), 0) + w
     assert _as_dict(z) == {row: w for row, w in expected.items() if w}
     assert z.rows[0].tolist() == sorted(a for (a,) in _as_dict(z))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-5, 5) | st.integers(-2**63, 2**63 - 1), max_size=40))
+def test_sorted_order_is_a_stable_sort(keys):
+    """Narrow keys (packed with their positions into one sort) and keys spanning the int64
+    range (a stable argsort): the sorted keys and the stable permutation."""
+    keys = np.array(keys, dtype=np.int64)
+    ordered, order = zset.sorted_order(keys)
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+    assert ordered.tolist() == sorted(keys.tolist())
