@@ -102,6 +102,7 @@ class StratumCircuit:
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
         self.inputs = InputTerms(rules, self.relations)
+        self.reads: dict = {}  # the terms' RuleReads by rule identity (LiftedEvaluation's)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
                     deltas: Mapping[str, ZSet], traces: Mapping[str, Trace] | None = None,
@@ -112,7 +113,7 @@ class StratumCircuit:
         selected = None if traces is None else {
             old_name(r): partial(trace.selected, i=i) for r, trace in traces.items()}
         return LiftedEvaluation(self.evaluator, symbols, old, deltas, self.selections,
-                                self.semijoins, self.reducible, selected)
+                                self.semijoins, self.reducible, selected, self.reads)
 
     def _changes(self, lifted: LiftedEvaluation,
                  terms: Sequence[Sequence[Term]] | None = None) -> dict[str, ZSet]:
@@ -208,7 +209,8 @@ class StratumCircuit:
                         changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
             """The evaluation over ``slices`` (read under ``slice_name``) and ``changes``."""
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
-                                    self.selections, self.semijoins, frozenset(slices))
+                                    self.selections, self.semijoins, frozenset(slices),
+                                    reads=self.reads)
 
         # the values at the last iteration of the terms left to the evaluation over R_{i-1}
         # and ΔR_{i-1} (``InputTerms.others``): those that read R_{i-1} of at most one

@@ -38,7 +38,7 @@ import numpy as np
 from herbrand.evaluators.incremental.counting_selections import Constants, GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import SEMIJOIN_PREFIX, Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
-from herbrand.evaluators.incremental.instance_rules import driven
+from herbrand.evaluators.incremental.instance_rules import RuleReads
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -145,7 +145,8 @@ class LiftedEvaluation:
                  old: Mapping[str, Relation], deltas: Mapping[str, ZSet],
                  selections: GrowingSelections | None = None,
                  semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset(),
-                 selected: Mapping[str, Callable[[Constants], Relation]] | None = None):
+                 selected: Mapping[str, Callable[[Constants], Relation]] | None = None,
+                 reads: dict[int, tuple[Rule, RuleReads]] | None = None):
         """``old``: relation -> value before the change (also the relations aggregates read);
         ``deltas``: factor delta name -> its change (missing or empty: unchanged);
         ``selections``: the constant selections of the old values, kept by the caller across
@@ -156,7 +157,9 @@ class LiftedEvaluation:
         for a join from a much smaller side: the join comes in their order, which keeps a
         slice's derivations nearly sorted for ``ZSet.of``);
         ``selected``: old name -> its constant selections, for the old values whose
-        selections the caller keeps (``GrowingSelections.applied``'s ``given``)."""
+        selections the caller keeps (``GrowingSelections.applied``'s ``given``);
+        ``reads``: the terms' ``RuleReads`` by rule identity, kept by the caller across
+        evaluations (each rule's literals are then analysed once), or None."""
         self.evaluator = evaluator
         self.selections = selections
         self.semijoins, self.reducible = semijoins, reducible
@@ -168,7 +171,15 @@ class LiftedEvaluation:
         self.instance = Database(relations, symbols)
         self.changed = frozenset(weighted)
         self._batches = {name: relation.columns for name, relation in weighted.items()}
-        self._driving: dict[tuple, bool] = {}  # ``driven``'s answers over these deltas
+        self._driving: dict[tuple, bool] = {}  # ``may_derive``'s answers over these deltas
+        self._reads = {} if reads is None else reads
+
+    def _rule_reads(self, rule: Rule) -> RuleReads:
+        """``rule``'s RuleReads, made once per rule object. O(1) after the first."""
+        kept = self._reads.get(id(rule))
+        if kept is None or kept[0] is not rule:
+            kept = self._reads[id(rule)] = rule, RuleReads.of(rule)
+        return kept[1]
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
@@ -195,12 +206,13 @@ class LiftedEvaluation:
         """The change of the rule's derivation Z-set (the sum of the incremental join's
         terms; of ``terms`` alone when given: some of ``lifted.terms``, possibly reading other
         relations). Terms with an unchanged delta factor are skipped, and so are terms with a
-        delta literal whose integer constants no row of its delta holds (``driven``: on RDFS,
-        where most rules read one predicate, most terms of a small change)."""
+        delta literal whose integer constants no row of its delta holds (``RuleReads``: on
+        RDFS, where most rules read one predicate, most terms of a small change)."""
         parts, weights = [], []
         for chosen, rule in lifted.terms if terms is None else terms:
             if (not lifted.deltas[chosen] <= self.changed
-                    or not driven(rule, self._batches, self._driving)):
+                    or not self._rule_reads(rule).may_derive(self._batches, {},
+                                                             self._driving)):
                 continue
             batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:

@@ -40,7 +40,7 @@ class ZSet:
     into a large one) and ``weights_of`` is a binary search.
     """
 
-    __slots__ = ("arity", "weights", "_data", "_packed")
+    __slots__ = ("arity", "weights", "_data", "_packed", "_rows")
 
     def __init__(self, arity: int, data: np.ndarray, packed: bool, weights: np.ndarray):
         """Wrap sorted, distinct encoded rows with non-zero weights (use ``of``)."""
@@ -48,6 +48,7 @@ class ZSet:
         self.weights = weights
         self._data = data
         self._packed = packed
+        self._rows: np.ndarray | None = None  # packed rows unpacked, once read
 
     @classmethod
     def of(cls, rows: np.ndarray, weights: np.ndarray) -> ZSet:
@@ -101,10 +102,15 @@ class ZSet:
 
     @property
     def rows(self) -> np.ndarray:
-        """The (arity, n) rows, in the Z-set's order. O(n) to unpack when packed."""
+        """The (arity, n) rows, in the Z-set's order (read-only). O(n) to unpack when packed,
+        the first time (the rows are kept: an update reads its input changes' at every
+        iteration)."""
         if not self._packed:
             return self._data
-        return identity_codec(self.arity).unpack(self._data)
+        if self._rows is None:
+            self._rows = identity_codec(self.arity).unpack(self._data)
+            self._rows.flags.writeable = False
+        return self._rows
 
     def __len__(self) -> int:
         return len(self.weights)
