@@ -114,8 +114,11 @@ class Counts:
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the entries, the pending levels, the recent changes and their level once
+        read."""
         own = self._data.nbytes + self._iterations.nbytes + self._counts.nbytes
-        return (own + (self._pending.nbytes if self._pending is not None else 0)
+        return (own + sum(level.nbytes for level in (self._pending, self._recent_level)
+                          if level is not None)
                 + sum(z.nbytes for z in self._recent))
 
     @property
