@@ -118,11 +118,13 @@ class StratumCircuit:
     def _changes(self, lifted: LiftedEvaluation,
                  terms: Sequence[Sequence[Term]] | None = None) -> dict[str, ZSet]:
         """Each relation's change from its rules' terms (of ``terms[k]`` alone for the k-th
-        rule when given)."""
+        rule when given; a rule given none is passed over)."""
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for at, rule in enumerate(self.rules):
-            out[rule.head] = out[rule.head] + lifted.change(
-                rule, None if terms is None else terms[at])
+            if terms is None:
+                out[rule.head] = out[rule.head] + lifted.change(rule)
+            elif terms[at]:
+                out[rule.head] = out[rule.head] + lifted.change(rule, terms[at])
         return out
 
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
