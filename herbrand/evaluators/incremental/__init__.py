@@ -27,7 +27,7 @@ Shared helpers, usable by any engine:
 - ``weighted``: weighted batches (Z-sets) as numpy arrays (``consolidate``, ``combine``,
   ``add_sorted``, ``weights_of``).
 - ``counting_merge``: numba kernels over sorted packed keys (galloping ``sorted_positions``,
-  ``merge_added``, ``segment_positions``), with which the counting engine's state and dbsp's
+  ``merge_added``, ``segments_moved``), with which the counting engine's state and dbsp's
   Z-sets and traces take a change in one pass.
 - ``counting_semijoins``: semi-join reductions, by an update's change, of the relations that
   change along its iterations (no index of them built again in every iteration), for the

@@ -15,10 +15,8 @@ sorted inputs once.
   a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
-- ``segment_positions``: lexicographic insertion positions of rows, each within its own sorted
-  segment of one block of columns.
-- ``spliced(columns, left, joined, at)``: a block of columns without some and with others
-  inserted, in one pass of block copies.
+- ``segments_moved``: a block of sorted segments of columns (a relation stored iteration by
+  iteration) without some columns and with others inserted, found and copied in one pass.
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -140,73 +138,96 @@ def _union(a, b):
     return out[:k].copy()
 
 
-@exported("i8[::1](i8[:, ::1], i8[::1], i8[::1], i8[:, ::1])")
-def _segment_positions(columns, starts, stops, needles):
+@helper
+def _column_below(columns, at, needles, j):
+    """Whether column ``at`` of ``columns`` is lexicographically below column ``j`` of
+    ``needles``."""
+    for c in range(columns.shape[0]):
+        if columns[c, at] != needles[c, j]:
+            return columns[c, at] < needles[c, j]
+    return False
+
+
+@helper
+def _column_gallop(columns, lo, hi, needles, j):
+    """The left insertion position of column ``j`` of ``needles`` among the lexicographically
+    sorted columns ``lo:hi`` of ``columns``: galloping from ``lo``, then a binary search.
+    O(c log d) for the distance d from ``lo``."""
+    probe, step = lo, 1
+    while probe < hi and _column_below(columns, probe, needles, j):
+        lo = probe + 1
+        probe += step
+        step *= 2
+    hi = min(probe, hi)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _column_below(columns, mid, needles, j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@exported("i8(i8[:, ::1], i8[::1], i8[:, ::1], i8[::1], i8[:, ::1], i8[::1], i8[:, ::1], "
+          "i8[::1], i8[::1])", writes=("out", "left_positions", "at"))
+def _segments_moved(columns, bounds, left, left_at, joined, joined_at, out, left_positions,
+                    at):
     arity = columns.shape[0]
-    out = np.empty(needles.shape[1], dtype=np.int64)
-    for j in range(needles.shape[1]):
-        lo, hi = starts[j], stops[j]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            below = False
+    gone, m = left.shape[1], joined.shape[1]
+    dst = kept = li = ji = 0
+    for segment in range(bounds.shape[0] - 1):
+        p, end = bounds[segment], bounds[segment + 1]
+        leave = join = -1  # the positions of the next leaving and joining rows, once searched
+        while True:
+            if leave < 0 and li < gone and left_at[li] == segment:
+                leave = _column_gallop(columns, p, end, left, li)
+            if join < 0 and ji < m and joined_at[ji] == segment:
+                join = _column_gallop(columns, p, end, joined, ji)
+            stop = end
+            if leave >= 0:
+                stop = min(stop, leave)
+            if join >= 0:
+                stop = min(stop, join)
             for c in range(arity):
-                if columns[c, mid] != needles[c, j]:
-                    below = columns[c, mid] < needles[c, j]
-                    break
-            if below:
-                lo = mid + 1
+                out[c, dst:dst + stop - p] = columns[c, p:stop]
+            dst, kept, p = dst + stop - p, kept + stop - p, stop
+            if join >= 0 and join == p and (leave < 0 or join <= leave):
+                for c in range(arity):
+                    out[c, dst] = joined[c, ji]
+                at[ji] = kept
+                dst, ji, join = dst + 1, ji + 1, -1
+            elif leave >= 0 and leave == p:
+                left_positions[li] = p
+                p, li, leave = p + 1, li + 1, -1
             else:
-                hi = mid
-        out[j] = lo
-    return out
+                break
+    return dst
 
 
-def segment_positions(columns: np.ndarray, starts: np.ndarray, stops: np.ndarray,
-                      needles: np.ndarray) -> np.ndarray:
-    """The left insertion position of each column of the (c, m) ``needles`` in the
-    lexicographically sorted segment ``starts[j]:stops[j]`` of the (c, n) ``columns`` (one
-    block holding sorted segments, such as a relation stored iteration by iteration), as a
-    position in ``columns``. O(m c log n), nothing copied."""
-    return _segment_positions(np.ascontiguousarray(columns, dtype=np.int64),
-                              np.ascontiguousarray(starts, dtype=np.int64),
-                              np.ascontiguousarray(stops, dtype=np.int64),
-                              np.ascontiguousarray(needles, dtype=np.int64))
-
-
-@exported("i8[:, ::1](i8[:, ::1], i8[::1], i8[:, ::1], i8[::1])")
-def _spliced(columns, left, joined, at):
-    arity, n = columns.shape
-    m, gone = joined.shape[1], left.shape[0]
-    out = np.empty((arity, n - gone + m), dtype=np.int64)
-    src = dst = kept = next_left = 0
-    for j in range(m + 1):
-        target = at[j] if j < m else n - gone  # kept columns to copy before joined[:, j]
-        while kept < target:
-            stop = left[next_left] if next_left < gone else n
-            count = min(stop - src, target - kept)
-            for c in range(arity):
-                out[c, dst:dst + count] = columns[c, src:src + count]
-            src, dst, kept = src + count, dst + count, kept + count
-            if src == stop and next_left < gone:  # skip a column that leaves
-                src, next_left = src + 1, next_left + 1
-        if j < m:
-            for c in range(arity):
-                out[c, dst] = joined[c, j]
-            dst += 1
-    return out
-
-
-def spliced(columns: np.ndarray, left: np.ndarray, joined: np.ndarray,
-            at: np.ndarray) -> np.ndarray:
-    """The (c, n) ``columns`` without those at the ascending, distinct positions ``left``
-    and with the (c, m) ``joined`` inserted, ``joined[:, j]`` before the kept column of
-    index ``at[j]`` (ascending; the kept count to put it last), as one new C-contiguous
-    block: ``np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)`` in one pass
-    of block copies. O(n c + m c)."""
-    return _spliced(np.ascontiguousarray(columns, dtype=np.int64),
-                    np.ascontiguousarray(left, dtype=np.int64),
-                    np.ascontiguousarray(joined, dtype=np.int64),
-                    np.ascontiguousarray(at, dtype=np.int64))
+def segments_moved(columns: np.ndarray, bounds: np.ndarray, left: np.ndarray,
+                   left_at: np.ndarray, joined: np.ndarray, joined_at: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (c, n) ``columns``, a block of lexicographically sorted segments
+    ``bounds[s]:bounds[s + 1]`` (such as a relation stored iteration by iteration), without
+    the columns ``left`` of segments ``left_at`` (each there) and with the columns ``joined``
+    inserted in order into segments ``joined_at``; both sorted by segment, then row. Returns
+    the new C-contiguous block, the positions of the leaving columns in ``columns``
+    (ascending), and for each joined column the number of kept columns before it (ascending).
+    One pass over the segments: each leaving or joining column is found by galloping from
+    the last one (lexicographic comparisons), and the kept columns between them are
+    block-copied, so the columns a search reads are copied while in cache. O(n c + (a + m)
+    c log(n / (a + m)))."""
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    left, joined = (np.ascontiguousarray(left, dtype=np.int64),
+                    np.ascontiguousarray(joined, dtype=np.int64))
+    out = np.empty((columns.shape[0], columns.shape[1] - left.shape[1] + joined.shape[1]),
+                   dtype=np.int64)
+    left_positions = np.empty(left.shape[1], dtype=np.int64)
+    at = np.empty(joined.shape[1], dtype=np.int64)
+    _segments_moved(columns, np.ascontiguousarray(bounds, dtype=np.int64), left,
+                    np.ascontiguousarray(left_at, dtype=np.int64), joined,
+                    np.ascontiguousarray(joined_at, dtype=np.int64), out, left_positions, at)
+    return out, left_positions, at
 
 
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

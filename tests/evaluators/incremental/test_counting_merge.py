@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     found_in,
     merge_added,
-    segment_positions,
+    segments_moved,
     sorted_positions,
-    spliced,
     union,
     weights_at,
 )
@@ -80,32 +79,34 @@ def test_union_of_ascending_keys(a, b):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4))), min_size=1,
-                max_size=4),
-       st.lists(st.tuples(st.integers(0, 3), st.integers(-5, 5), st.integers(-5, 5)),
-                max_size=12))
-def test_segment_positions_search_each_row_in_its_own_sorted_segment(segments, probes):
-    blocks = [np.array(sorted(rows), dtype=np.int64).reshape(-1, 2).T for rows in segments]
-    columns = np.concatenate(blocks, axis=1)
-    bounds = np.concatenate([[0], np.cumsum([b.shape[1] for b in blocks])])
-    probes = [(s % len(blocks), x, y) for s, x, y in probes]
-    needles = np.array([[x for _, x, _ in probes], [y for _, _, y in probes]],
-                       dtype=np.int64).reshape(2, -1)
-    segment = np.array([s for s, _, _ in probes], dtype=np.int64)
-    at = segment_positions(columns, bounds[segment], bounds[segment + 1], needles)
-    expected = [int(bounds[s]) + sum(1 for row in sorted(segments[s]) if row < (x, y))
-                for s, x, y in probes]
-    assert at.tolist() == expected
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(1, 3), st.integers(0, 30), st.data())
-def test_spliced_is_delete_then_insert(arity, n, data):
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    columns = rng.integers(-100, 100, (arity, n))
-    left = np.flatnonzero(rng.random(n) < data.draw(st.floats(0, 1)))
-    m = data.draw(st.integers(0, 6))
-    at = np.sort(rng.integers(0, n - len(left) + 1, m))
-    joined = rng.integers(-100, 100, (arity, m))
-    expected = np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)
-    assert spliced(columns, left, joined, at).tolist() == expected.tolist()
+@given(st.lists(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4))), max_size=4),
+       st.data())
+def test_segments_moved_is_delete_then_insert_in_each_sorted_segment(segments, data):
+    """Rows leave their segments and others join theirs (both sorted by segment, then row,
+    as an update moves rows of a trace): the block equals np.delete then np.insert at the
+    sorted positions, with the positions of the leaving rows and the kept counts before
+    each joined row."""
+    segments = [sorted(rows) for rows in segments] + [[]]  # a last segment to grow into
+    left = sorted((s, row) for s, rows in enumerate(segments) for row in rows
+                  if data.draw(st.booleans()))
+    joined = sorted({(s, row) for s, row in data.draw(st.lists(st.tuples(
+        st.integers(0, len(segments) - 1), st.tuples(st.integers(-5, 5), st.integers(-5, 5))),
+        max_size=8)) if row not in segments[s] or (s, row) in left})
+    columns = np.array([row for rows in segments for row in rows],
+                       dtype=np.int64).reshape(-1, 2).T
+    bounds = np.concatenate([[0], np.cumsum([len(rows) for rows in segments])])
+    positions = [int(bounds[s]) + segments[s].index(row) for s, row in left]
+    kept = np.delete(columns, positions, axis=1)
+    kept_bounds = bounds - np.searchsorted(positions, bounds)
+    at = [int(kept_bounds[s]) + sum(1 for r in sorted(set(segments[s]) - {r for t, r in left
+                                                                          if t == s}) if r < row)
+          for s, row in joined]
+    expected = np.insert(kept, at, np.array([row for _, row in joined],
+                                            dtype=np.int64).reshape(-1, 2).T, axis=1)
+    out, gone, before = segments_moved(
+        columns, bounds, np.array([r for _, r in left], dtype=np.int64).reshape(-1, 2).T,
+        np.array([s for s, _ in left], dtype=np.int64),
+        np.array([r for _, r in joined], dtype=np.int64).reshape(-1, 2).T,
+        np.array([s for s, _ in joined], dtype=np.int64))
+    assert out.tolist() == expected.tolist()
+    assert gone.tolist() == positions and before.tolist() == at

@@ -35,8 +35,8 @@ of the deltas' rows in the stored counts (one binary search each, but for the ro
 last iteration whose counts did not change since: ``count_reads``); the terms that only input
 changes drive change by their value over the previous trace's slices (``input_terms``);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
-added to the counts (O(N) amortised over the small updates whose changes wait in ``Counts``'
-pending entries). At an iteration whose ΔR repeats the last one's, the other terms that read
+added to the counts (to their recent changes, unsorted until read; O(N) amortised over the
+updates whose changes wait above the entries, ``counts``). At an iteration whose ΔR repeats the last one's, the other terms that read
 R_{i-1} of at most one relation once change by their value over its slice dR[i-1] likewise
 (``InputTerms.sliced``), and the rest are evaluated again only when an R_{i-1} they read grew.
 The old values' constant selections (a literal such as ``m(a, 1, b)`` over R_{i-1}) are
@@ -102,6 +102,7 @@ class StratumCircuit:
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
         self.inputs = InputTerms(rules, self.relations)
+        self.reads: dict = {}  # the terms' RuleReads by rule identity (LiftedEvaluation's)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
                     deltas: Mapping[str, ZSet], traces: Mapping[str, Trace] | None = None,
@@ -112,16 +113,18 @@ class StratumCircuit:
         selected = None if traces is None else {
             old_name(r): partial(trace.selected, i=i) for r, trace in traces.items()}
         return LiftedEvaluation(self.evaluator, symbols, old, deltas, self.selections,
-                                self.semijoins, self.reducible, selected)
+                                self.semijoins, self.reducible, selected, self.reads)
 
     def _changes(self, lifted: LiftedEvaluation,
                  terms: Sequence[Sequence[Term]] | None = None) -> dict[str, ZSet]:
         """Each relation's change from its rules' terms (of ``terms[k]`` alone for the k-th
-        rule when given)."""
+        rule when given; a rule given none is passed over)."""
         out = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         for at, rule in enumerate(self.rules):
-            out[rule.head] = out[rule.head] + lifted.change(
-                rule, None if terms is None else terms[at])
+            if terms is None:
+                out[rule.head] = out[rule.head] + lifted.change(rule)
+            elif terms[at]:
+                out[rule.head] = out[rule.head] + lifted.change(rule, terms[at])
         return out
 
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
@@ -208,7 +211,8 @@ class StratumCircuit:
                         changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
             """The evaluation over ``slices`` (read under ``slice_name``) and ``changes``."""
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
-                                    self.selections, self.semijoins, frozenset(slices))
+                                    self.selections, self.semijoins, frozenset(slices),
+                                    reads=self.reads)
 
         # the values at the last iteration of the terms left to the evaluation over R_{i-1}
         # and ΔR_{i-1} (``InputTerms.others``): those that read R_{i-1} of at most one
@@ -298,7 +302,7 @@ class StratumCircuit:
         left, left_at = _by_iteration([m.negative() for m in moves])
         joined, joined_at = _by_iteration([m.positive() for m in moves])
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
-        return trace.moved(trace.find(left, left_at), joined, joined_at, counts)
+        return trace.moved(left, left_at, joined, joined_at, counts)
 
 
 def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
@@ -309,6 +313,7 @@ def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
 
 
 def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of per-iteration ``blocks`` in one block, and the iteration of each."""
+    """The rows of per-iteration ``blocks`` in one block, and the iteration of each (sorted
+    by iteration, then as each block is: Z-sets' rows come in the traces' order)."""
     return (np.concatenate(blocks, axis=1),
             np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))

@@ -16,9 +16,17 @@ graph10000 (89k changed entries of 676k per 1% update), was a large part of an u
 entries are levels, as in a log-structured merge: changes under 1/``PENDING_SHARE`` of the
 entries go to a smaller ``Counts`` of pending changes (itself levelled; X is linear in dX, so
 a lookup sums the levels), merged into the entries only once it holds more than
-1/``PENDING_SHARE`` of their number. An update copies the small levels it lands in, the
-larger merges are amortised over the updates that filled them, and changes that cancel (an
-insert and its delete) vanish in the small level.
+1/``PENDING_SHARE`` of their number. An update copies the small levels it lands in, and the
+larger merges are amortised over the updates that filled them.
+
+Above the levels, the most recent changes wait as they come, the dX stream itself (one Z-set
+per iteration, ``recent``): an update adds its changes to them iteration by iteration (O(r +
+c), no sort), so that changes that cancel (an insert and its delete) vanish there, and an
+update that reads no counts before the next one (the last stratum's changes, a stratum that
+an update does not reach) never sorts them. They are sorted into a level when first read
+(and kept with these counts), go down into the levels when a change at least
+``PENDING_SHARE`` times smaller comes (which so never copies more than that multiple of
+itself), and with the levels into the entries when they pass 1/``PENDING_SHARE`` of them.
 
 Rows are held in ``identity_codec``'s encoding, whose packed order is the rows'
 lexicographic order (so packed and unpacked runs sort alike).
@@ -40,20 +48,22 @@ import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import sorted_positions
 from herbrand.evaluators.incremental.dbsp.counts_kernels import NEVER, counts_at, counts_plus
-from herbrand.evaluators.incremental.dbsp.zset import ZSet
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, sorted_order
 from herbrand.evaluators.incremental.row_index import identity_codec
 
 
 class Counts:
     """An immutable map (row, iteration) -> X_iteration(row), stored where dX is non-zero
-    (in the entries, plus in the pending Counts of recent changes). ``depth``: the iterations
-    after which dX is zero (an upper bound while pending changes cancel entries)."""
+    (in the entries, plus in the pending Counts of earlier changes and the recent dX stream).
+    ``depth``: the iterations after which dX is zero (an upper bound while pending or recent
+    changes cancel entries)."""
 
     __slots__ = ("arity", "depth", "_data", "_packed", "_iterations", "_counts", "_pending",
-                 "_entries_depth")
+                 "_recent", "_recent_level", "_entries_depth")
 
     # a level of pending changes is merged into the entries above it once it holds more than
-    # 1/PENDING_SHARE of their number
+    # 1/PENDING_SHARE of their number; the recent changes go down into the levels when a
+    # change PENDING_SHARE times smaller comes
     PENDING_SHARE = 4
 
     def __init__(self, arity: int, data: np.ndarray, iterations: np.ndarray,
@@ -66,18 +76,26 @@ class Counts:
         self._iterations = iterations
         self._counts = counts
         self._pending: Counts | None = None
+        self._recent: tuple[ZSet, ...] = ()
+        self._recent_level: Counts | None = None
         self._entries_depth = int(iterations.max()) + 1 if len(iterations) else 0
         self.depth = self._entries_depth
 
-    def _with_pending(self, pending: Counts | None) -> Counts:
-        """These entries with ``pending`` as the pending changes (none when it is None or
-        empty). O(1)."""
+    def _with(self, pending: Counts | None, recent: Sequence[ZSet] = ()) -> Counts:
+        """These entries with ``pending`` as the pending levels (none when it is None or
+        empty) and ``recent`` as the recent stream (its trailing empty Z-sets dropped).
+        O(iterations)."""
+        recent = list(recent)
+        while recent and not len(recent[-1]):
+            recent.pop()
         out = object.__new__(Counts)
         out.arity, out._data, out._packed = self.arity, self._data, self._packed
         out._iterations, out._counts = self._iterations, self._counts
         out._pending = pending if pending is not None and len(pending) else None
+        out._recent, out._recent_level = tuple(recent), None
         out._entries_depth = self._entries_depth
-        out.depth = max(self._entries_depth, out._pending.depth if out._pending else 0)
+        out.depth = max(self._entries_depth, out._pending.depth if out._pending else 0,
+                        len(out._recent))
         return out
 
     @classmethod
@@ -89,20 +107,37 @@ class Counts:
         return empty._merged(stream)
 
     def __len__(self) -> int:
-        """The entries stored (a (row, iteration) may have one in each of the entries and
-        the pending changes)."""
-        return len(self._counts) + (len(self._pending) if self._pending is not None else 0)
+        """The entries stored (a (row, iteration) may have one in each of the entries, the
+        pending levels and the recent stream)."""
+        return (len(self._counts) + (len(self._pending) if self._pending is not None else 0)
+                + sum(len(z) for z in self._recent))
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the entries, the pending levels, the recent changes and their level once
+        read."""
         own = self._data.nbytes + self._iterations.nbytes + self._counts.nbytes
-        return own + (self._pending.nbytes if self._pending is not None else 0)
+        return (own + sum(level.nbytes for level in (self._pending, self._recent_level)
+                          if level is not None)
+                + sum(z.nbytes for z in self._recent))
+
+    @property
+    def recent(self) -> tuple[ZSet, ...]:
+        """The recent changes: dX not in the levels yet, one Z-set per iteration."""
+        return self._recent
+
+    def _recent_counts(self) -> Counts | None:
+        """The recent changes as a level (sorted on the first read of these counts, then
+        kept), or None without them. O(r log r) once."""
+        if self._recent and self._recent_level is None:
+            self._recent_level = Counts.of(self.arity, self._recent)
+        return self._recent_level
 
     def at(self, rows: ZSet, i: int) -> np.ndarray:
         """X_i of each row of ``rows``, in its order (0 for a row never counted): the rows'
-        runs found by galloping, then scanned (``counts_at``). O(m log(N / m) + m + the
-        probed rows' runs) per level on packed rows; unpacked ones are ranked first (O(N log
-        N))."""
+        runs found by galloping, then scanned (``counts_at``), plus their recent dX up to i.
+        O(m log(N / m) + m + the probed rows' runs) per level on packed rows; unpacked ones
+        are ranked first (O(N log N))."""
         return self.reading(rows, i)[0]
 
     def reading(self, rows: ZSet, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -114,34 +149,62 @@ class Counts:
             keys, probe, _ = _flat(*self._aligned(*_keys(rows)))
             found, nexts = counts_at(keys, self._iterations, self._counts, probe,
                                      sorted_positions(keys, probe), i)
-        if self._pending is None:
-            return found, nexts
-        pending, later = self._pending.reading(rows, i)
-        return found + pending, np.minimum(nexts, later)
+        for level in (self._pending, self._recent_counts()):
+            if level is not None:
+                more, later = level.reading(rows, i)
+                found, nexts = found + more, np.minimum(nexts, later)
+        return found, nexts
 
     def levels(self, packed: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
         """The non-empty levels' entries as (keys, iterations, running counts), the entries
-        first, then each pending level (X_i of a row is the sum of its counts in them), when
-        every row is one key in the encoding ``packed`` (``ZSet.encoded``); else None. O(1)
-        per level."""
+        first, then each pending level, then the recent changes' (X_i of a row is the sum of
+        its counts in them), when every row is one key in the encoding ``packed``
+        (``ZSet.encoded``); else None. O(1) per level, but the recent changes' the first
+        time (``_recent_counts``)."""
         own = []
         if len(self._counts):
             if not self.arity or self._data.shape[0] != 1 or self._packed != packed:
                 return None
             own.append((self._data[0], self._iterations, self._counts))
-        if self._pending is None:
-            return own
-        pending = self._pending.levels(packed)
-        return None if pending is None else own + pending
+        for level in (self._pending, self._recent_counts()):
+            if level is not None:
+                more = level.levels(packed)
+                if more is None:
+                    return None
+                own += more
+        return own
 
     def plus(self, changes: Sequence[ZSet]) -> Counts:
-        """The counts after dX[j] += ``changes[j]`` for every j. Changes of more than
-        1/``PENDING_SHARE`` of the entries are merged into them with the pending levels;
-        others are added to the pending levels (recursively: each level is a ``Counts``),
-        and a level that grows past 1/``PENDING_SHARE`` of the entries above it is merged
-        into them. Each entry is so copied O(log_PENDING_SHARE(N / c)) times before it
-        reaches the entries: O(c log c + c log(N / c)) amortised per update of c changed
-        entries on packed rows, where merging every update into the entries cost O(N)."""
+        """The counts after dX[j] += ``changes[j]`` for every j: added to the recent stream
+        (O(r + c) for r recent and c changed entries, no sort), once it has gone down into
+        the levels if it is over ``PENDING_SHARE`` times the changes (``_pushed``); and the
+        whole merged into the entries once it and the levels pass 1/``PENDING_SHARE`` of
+        them. Amortised as the levels: O(c log c + c log(N / c)) per update on packed rows,
+        where merging every update into the entries cost O(N)."""
+        size = sum(len(z) for z in changes)
+        if not size:
+            return self
+        recent = sum(len(z) for z in self._recent)
+        if recent > self.PENDING_SHARE * size:
+            return self._pushed().plus(changes)
+        stream = _summed(self.arity, self._recent, changes) if recent else list(changes)
+        pending = len(self._pending) if self._pending is not None else 0
+        if (sum(len(z) for z in stream) + pending) * self.PENDING_SHARE > len(self._counts):
+            return self._merged(stream if self._pending is None
+                                else _summed(self.arity, self._pending._stream(), stream))
+        return self._with(self._pending, stream)
+
+    def _pushed(self) -> Counts:
+        """These counts with the recent changes in the levels (sorted once)."""
+        return self._with(self._pending)._levelled(self._recent)
+
+    def _levelled(self, changes: Sequence[ZSet]) -> Counts:
+        """The counts (without recent changes) after dX[j] += ``changes[j]`` for every j,
+        through the levels: changes of more than 1/``PENDING_SHARE`` of the entries are
+        merged into them with the pending levels; others are added to the pending levels
+        (recursively: each level is a ``Counts``), and a level that grows past
+        1/``PENDING_SHARE`` of the entries above it is merged into them. Each entry is so
+        copied O(log_PENDING_SHARE(N / c)) times before it reaches the entries."""
         size = sum(len(z) for z in changes)
         if not size:
             return self
@@ -149,18 +212,20 @@ class Counts:
             return self._merged(changes if self._pending is None
                                 else _summed(self.arity, self._pending._stream(), changes))
         pending = (Counts.of(self.arity, changes) if self._pending is None
-                   else self._pending.plus(changes))
+                   else self._pending._levelled(changes))
         if len(pending) * self.PENDING_SHARE > len(self._counts):
             return self._merged(pending._stream())
-        return self._with_pending(pending)
+        return self._with(pending)
 
     def _stream(self) -> list[ZSet]:
-        """The dX stream (one Z-set per iteration), the pending levels' changes included."""
+        """The dX stream (one Z-set per iteration), the pending and recent changes included."""
         dx = self._differences()
         data = self._data if self.arity else self._data[:0]
         own = [ZSet(self.arity, data[:, self._iterations == j], self._packed,
                     dx[self._iterations == j]) for j in range(self._entries_depth)]
-        return own if self._pending is None else _summed(self.arity, own, self._pending._stream())
+        if self._pending is not None:
+            own = _summed(self.arity, own, self._pending._stream())
+        return _summed(self.arity, own, self._recent) if self._recent else own
 
     def _differences(self) -> np.ndarray:
         """dX of each entry: its running count less the one before it in its row's run."""
@@ -168,21 +233,21 @@ class Counts:
         return self._counts - np.where(first, 0, np.r_[0, self._counts[:-1]])
 
     def _merged(self, changes: Sequence[ZSet]) -> Counts:
-        """The entries (not the pending changes) after dX[j] += ``changes[j]`` for every j:
-        the changes, sorted by row and then iteration (a stable sort of the iterations' rows
-        in iteration order), merged into the entries in one pass (``counts_plus``). O(N)
-        block copies + O(c log c) for c changed entries on packed rows."""
+        """The entries (not the pending or recent changes) after dX[j] += ``changes[j]`` for
+        every j: the changes, sorted by row and then iteration (a stable sort of the
+        iterations' rows in iteration order, ``sorted_order``), merged into the entries in one
+        pass (``counts_plus``). O(N) block copies + O(c log c) for c changed entries on packed
+        rows."""
         parts = [(_keys(z), j, z.weights) for j, z in enumerate(changes) if len(z)]
         if not parts:
-            return self._with_pending(None)
+            return self._with(None)
         packed = self._packed and all(p for (_, p), _, _ in parts)
         data = self._data if packed == self._packed else _unpacked(self._data, self.arity)
         keys, change, rows = _flat(data, np.concatenate(
             [d if p == packed else _unpacked(d, self.arity) for (d, p), _, _ in parts], axis=1))
         change_at = np.repeat([j for _, j, _ in parts], [len(w) for _, _, w in parts])
         weights = np.concatenate([w for _, _, w in parts])
-        order = np.argsort(change, kind="stable")
-        change = change[order]
+        change, order = sorted_order(change)
         depth = max(self.depth, int(change_at[-1]) + 1)
         keys, iterations, counts = counts_plus(
             keys, self._iterations, self._counts, change, change_at[order], weights[order],
@@ -196,11 +261,13 @@ class Counts:
         out = {(tuple(row), int(j)): int(w) for row, j, w in
                zip(rows.T.tolist(), self._iterations.tolist(), self._differences().tolist(),
                    strict=True)}
-        if self._pending is not None:
-            for entry, w in self._pending.differences().items():
-                out[entry] = out.get(entry, 0) + w
-                if not out[entry]:
-                    del out[entry]
+        added = [] if self._pending is None else list(self._pending.differences().items())
+        added += [((tuple(row), j), w) for j, z in enumerate(self._recent)
+                  for row, w in zip(z.rows.T.tolist(), z.weights.tolist(), strict=True)]
+        for entry, w in added:
+            out[entry] = out.get(entry, 0) + w
+            if not out[entry]:
+                del out[entry]
         return out
 
     def _aligned(self, probe: np.ndarray, packed: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -36,9 +36,9 @@ from types import MappingProxyType
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import Constants, GrowingSelections
-from herbrand.evaluators.incremental.counting_semijoins import Semijoins
+from herbrand.evaluators.incremental.counting_semijoins import SEMIJOIN_PREFIX, Semijoins
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
-from herbrand.evaluators.incremental.instance_rules import driven
+from herbrand.evaluators.incremental.instance_rules import RuleReads
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
@@ -145,18 +145,21 @@ class LiftedEvaluation:
                  old: Mapping[str, Relation], deltas: Mapping[str, ZSet],
                  selections: GrowingSelections | None = None,
                  semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset(),
-                 selected: Mapping[str, Callable[[Constants], Relation]] | None = None):
+                 selected: Mapping[str, Callable[[Constants], Relation]] | None = None,
+                 reads: dict[int, tuple[Rule, RuleReads]] | None = None):
         """``old``: relation -> value before the change (also the relations aggregates read);
         ``deltas``: factor delta name -> its change (missing or empty: unchanged);
         ``selections``: the constant selections of the old values, kept by the caller across
         the evaluations of one run of the circuit (``counting_selections``), or None;
         ``semijoins``: reduces the ``reducible`` relations (the old values that change along
         the iterations) by each term's smallest literal (``counting_semijoins``), or None;
-        the evaluator reads them as transient (no index of them is built for a join from a
-        much smaller side: the join comes in their order, which keeps a slice's derivations
-        nearly sorted for ``ZSet.of``);
+        the evaluator reads them and their reductions as transient (no index of them is built
+        for a join from a much smaller side: the join comes in their order, which keeps a
+        slice's derivations nearly sorted for ``ZSet.of``);
         ``selected``: old name -> its constant selections, for the old values whose
-        selections the caller keeps (``GrowingSelections.applied``'s ``given``)."""
+        selections the caller keeps (``GrowingSelections.applied``'s ``given``);
+        ``reads``: the terms' ``RuleReads`` by rule identity, kept by the caller across
+        evaluations (each rule's literals are then analysed once), or None."""
         self.evaluator = evaluator
         self.selections = selections
         self.semijoins, self.reducible = semijoins, reducible
@@ -168,16 +171,28 @@ class LiftedEvaluation:
         self.instance = Database(relations, symbols)
         self.changed = frozenset(weighted)
         self._batches = {name: relation.columns for name, relation in weighted.items()}
-        self._driving: dict[tuple, bool] = {}  # ``driven``'s answers over these deltas
+        self._driving: dict[tuple, bool] = {}  # ``may_derive``'s answers over these deltas
+        self._reads = {} if reads is None else reads
+
+    def _rule_reads(self, rule: Rule) -> RuleReads:
+        """``rule``'s RuleReads, made once per rule object. O(1) after the first."""
+        kept = self._reads.get(id(rule))
+        if kept is None or kept[0] is not rule:
+            kept = self._reads[id(rule)] = rule, RuleReads.of(rule)
+        return kept[1]
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
         """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
-        rules, instance = [rule], self.instance
+        rules, instance, transient = [rule], self.instance, self.reducible
         if self.semijoins is not None:
             rules, instance = self.semijoins.reduced(rules, instance, self.reducible)
+            if instance is not self.instance:  # its reductions are read once too
+                transient = transient | {e.atom.relation for r in rules for e in r.body
+                                         if isinstance(e, Literal)
+                                         and e.atom.relation.startswith(SEMIJOIN_PREFIX)}
         if self.selections is not None:
             rules, instance = self.selections.applied(rules, instance, self.selected)
-        return self.evaluator.derivations(rules, instance, self.reducible).get(HEAD)
+        return self.evaluator.derivations(rules, instance, transient).get(HEAD)
 
     def full(self, lifted: LiftedRule) -> ZSet:
         """The rule's derivations over the old values (each with weight 1, summed)."""
@@ -191,12 +206,13 @@ class LiftedEvaluation:
         """The change of the rule's derivation Z-set (the sum of the incremental join's
         terms; of ``terms`` alone when given: some of ``lifted.terms``, possibly reading other
         relations). Terms with an unchanged delta factor are skipped, and so are terms with a
-        delta literal whose integer constants no row of its delta holds (``driven``: on RDFS,
-        where most rules read one predicate, most terms of a small change)."""
+        delta literal whose integer constants no row of its delta holds (``RuleReads``: on
+        RDFS, where most rules read one predicate, most terms of a small change)."""
         parts, weights = [], []
         for chosen, rule in lifted.terms if terms is None else terms:
             if (not lifted.deltas[chosen] <= self.changed
-                    or not driven(rule, self._batches, self._driving)):
+                    or not self._rule_reads(rule).may_derive(self._batches, {},
+                                                             self._driving)):
                 continue
             batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import segment_positions, spliced
+from herbrand.evaluators.incremental.counting_merge import segments_moved
 from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.trace_selections import Constants, TraceSelections
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -20,8 +20,8 @@ from herbrand.framework.storage import Relation
 @dataclass(frozen=True)
 class Trace:
     """One relation's nested-time state: rows ordered by first iteration (the relation; rows
-    of one iteration sorted as ``RowCodec`` encodes them, so rows are found by binary search
-    per iteration without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
+    of one iteration sorted as ``RowCodec`` encodes them, as a Z-set's are, so rows are found
+    by searching their iteration's rows without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
     ``counts`` (dX integrated per row); ``selections``: the constant selections of the rows
     read so far (a cache, carried to the trace an update moves them to)."""
 
@@ -45,34 +45,22 @@ class Trace:
         """The same rows with other derivation counts."""
         return Trace(self.relation, self.offsets, counts, self.selections)
 
-    def find(self, rows: np.ndarray, iterations: np.ndarray) -> np.ndarray:
-        """Positions in the relation of ``rows``, each first derived at its iteration in
-        ``iterations`` (it must be there, as the rows an update moves out of an iteration
-        are): a binary search of each row in its iteration's sorted rows, in place
-        (``segment_positions``: nothing encoded or copied). O(m log n)."""
-        bounds = np.concatenate([[0], self.offsets])
-        return segment_positions(self.relation.columns, bounds[iterations],
-                                 bounds[iterations + 1], rows)
-
-    def moved(self, left: np.ndarray, joined: np.ndarray, joined_at: np.ndarray,
-              counts: Counts) -> Trace:
-        """The trace without the rows at positions ``left`` and with the rows ``joined`` at
-        iterations ``joined_at``: a binary search of each joined row in its iteration's rows,
-        then one copy of the kept rows with the joined ones inserted (``spliced``); the kept
-        selections are carried (``TraceSelections.moved``). O(n + m log n)."""
+    def moved(self, left: np.ndarray, left_at: np.ndarray, joined: np.ndarray,
+              joined_at: np.ndarray, counts: Counts) -> Trace:
+        """The trace without the rows ``left``, each first derived at its iteration in
+        ``left_at`` (it must be there, as the rows an update moves out of an iteration are),
+        and with the rows ``joined`` at iterations ``joined_at``; both sorted by iteration,
+        then as the iterations' rows are (a Z-set's order, iteration by iteration). One pass
+        over the iterations' rows (``segments_moved``): each leaving or joining row is found
+        by galloping from the last, and the kept rows between them are block-copied; the
+        kept selections are carried (``TraceSelections.moved``). O(n + m log(n / m))."""
         columns = self.relation.columns
         n = columns.shape[1]
         depth = max(len(self.offsets), int(joined_at.max()) + 1 if len(joined_at) else 0)
         bounds = np.concatenate([[0], self.offsets, np.full(depth - len(self.offsets), n)])
-        order = np.lexsort(np.vstack([joined[::-1], joined_at[None, :]]))
-        joined, joined_at = joined[:, order], joined_at[order]
-        at = segment_positions(columns, bounds[joined_at], bounds[joined_at + 1], joined)
-        left = np.sort(left)
-        # positions among the kept rows: less the leaving rows before them
-        at -= np.searchsorted(left, at)
-        bounds -= np.searchsorted(left, bounds)
-        rows = spliced(columns, left, joined, at)
-        sizes = np.diff(bounds) + np.bincount(joined_at, minlength=depth)
+        rows, left, at = segments_moved(columns, bounds, left, left_at, joined, joined_at)
+        sizes = (np.diff(bounds) + np.bincount(joined_at, minlength=depth)
+                 - np.bincount(left_at, minlength=depth))
         depth = int(np.flatnonzero(sizes)[-1]) + 1 if sizes.any() else 0
         return Trace(Relation(rows, unique=True), np.cumsum(sizes[:depth]), counts,
                      self.selections.moved(rows, left, joined, at))

@@ -40,7 +40,7 @@ class ZSet:
     into a large one) and ``weights_of`` is a binary search.
     """
 
-    __slots__ = ("arity", "weights", "_data", "_packed")
+    __slots__ = ("arity", "weights", "_data", "_packed", "_rows")
 
     def __init__(self, arity: int, data: np.ndarray, packed: bool, weights: np.ndarray):
         """Wrap sorted, distinct encoded rows with non-zero weights (use ``of``)."""
@@ -48,6 +48,7 @@ class ZSet:
         self.weights = weights
         self._data = data
         self._packed = packed
+        self._rows: np.ndarray | None = None  # packed rows unpacked, once read
 
     @classmethod
     def of(cls, rows: np.ndarray, weights: np.ndarray) -> ZSet:
@@ -66,11 +67,10 @@ class ZSet:
             total = int(weights.sum())
             keep = min(n, 1) if total else 0
             return cls(0, data[:, :keep], packed, np.full(keep, total, dtype=np.int64))
-        if n > 1 and not (data.shape[0] == 1 and (data[0, 1:] > data[0, :-1]).all()):
-            # (packed keys already strictly increasing, as a join over a sorted relation
-            # often derives them, are kept as they are)
-            order = (np.argsort(data[0], kind="stable") if data.shape[0] == 1
-                     else np.lexsort(data[::-1]))
+        if n > 1 and data.shape[0] == 1:
+            data, weights = _summed_keys(data[0], weights)
+        elif n > 1:
+            order = np.lexsort(data[::-1])
             data, weights = data[:, order], weights[order]
             new = np.empty(n, dtype=bool)
             new[0] = True
@@ -102,10 +102,15 @@ class ZSet:
 
     @property
     def rows(self) -> np.ndarray:
-        """The (arity, n) rows, in the Z-set's order. O(n) to unpack when packed."""
+        """The (arity, n) rows, in the Z-set's order (read-only). O(n) to unpack when packed,
+        the first time (the rows are kept: an update reads its input changes' at every
+        iteration)."""
         if not self._packed:
             return self._data
-        return identity_codec(self.arity).unpack(self._data)
+        if self._rows is None:
+            self._rows = identity_codec(self.arity).unpack(self._data)
+            self._rows.flags.writeable = False
+        return self._rows
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -198,6 +203,64 @@ class ZSet:
     def distinct(self) -> Relation:
         """The set of rows of positive weight."""
         return Relation(self.positive(), unique=True)
+
+
+def sorted_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``keys`` (int64) sorted, and the stable permutation that sorts them (equal keys in
+    their order). When the keys span under 2^(62 - b) for b = the bits of an index, each
+    key's offset from the least and its index are packed into one int64 and sorted by
+    numpy's vectorised sort, which also gives the sorted keys without a gather (2-3 times
+    faster than a stable argsort: a timsort, 0.94 -> 0.38 ms for 90k packed rows of 6 sorted
+    runs); otherwise a stable argsort. O(n log n)."""
+    n = len(keys)
+    if not n:
+        return keys, np.zeros(0, dtype=np.int64)
+    low, high = int(keys.min()), int(keys.max())
+    bits = (n - 1).bit_length()
+    if (high - low) >> (62 - bits):
+        order = np.argsort(keys, kind="stable")
+        return keys[order], order
+    packed = keys - low
+    packed <<= bits
+    packed |= np.arange(n)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    packed += low
+    return packed, order
+
+
+def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 key per row (packed rows, or the values of one column) and weights: the
+    distinct keys ascending, as a (1, d) block, with the sums of their weights. Keys already
+    strictly increasing (as a join over a sorted relation often derives them) are kept; keys
+    that share one weight (a delta's derivations often do) are sorted alone, without a
+    permutation (numpy's vectorised sort: several times faster than an argsort and two
+    gathers), each run's weight its length times that weight; others are sorted with their
+    order (``sorted_order``). O(n log n)."""
+    n = len(keys)
+    if (keys[1:] > keys[:-1]).all():
+        return keys[None, :], weights
+    shared = (weights == weights[0]).all()
+    if shared:
+        keys = np.sort(keys)
+    else:
+        keys, order = sorted_order(keys)
+        weights = weights[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    if new.all():
+        return keys[None, :], weights  # (shared: equal weights, in any order)
+    starts = np.flatnonzero(new)
+    if shared:
+        summed = np.empty(len(starts), dtype=np.int64)
+        np.subtract(starts[1:], starts[:-1], out=summed[:-1])
+        summed[-1] = n - starts[-1]
+        summed *= weights[0]
+    else:
+        summed = np.add.reduceat(weights, starts)
+    return keys[new][None, :], summed
 
 
 def _inserted(big: np.ndarray, small: np.ndarray, big_weights: np.ndarray,

@@ -21,7 +21,7 @@ from tests.evaluators.incremental.dbsp.test_counts import streams
        st.sampled_from([1, 4, 10**9]))
 def test_reads_along_iterations_equal_lookups(case, share):
     """Each iteration's probe (a Z-set of the rows of a random stream) reads the integrated
-    stream's counts, with pending levels (share 1) or without."""
+    stream's counts, with the changes recent (share 1 and 4) or merged (10**9)."""
     arity, stream, changes, probes = case
     kept = Counts.PENDING_SHARE
     try:
@@ -57,18 +57,19 @@ def test_rows_read_again_resume_their_runs():
 
 def test_only_rows_not_read_last_are_searched():
     """Reading rows 0..49 at iteration 0, then 0..99 at 1 and 2, then 50..149 at 3, of 100
-    rows counted at 0 and 1 and ten more at 0 (pending: two levels): 50, 50, none and 50 rows
-    searched for in each level."""
+    rows counted at 0 and 1, ten more at 0 (a pending level: a smaller change came after
+    them) and row 0 once more at 1 (the recent change, a level once read): 50, 50, none and
+    50 rows searched for in each of the three levels."""
     rows = np.arange(100)[None, :]
     counts = Counts.of(1, [ZSet.of_set(rows), ZSet.of_set(rows)]).plus(
-        [ZSet.of_set(rows[:, :10])])
+        [ZSet.of_set(rows[:, :10])]).plus([ZSet.empty(1), ZSet.of_set(rows[:, :1])])
     reads = CountReads(counts)
     probes = [np.arange(50), np.arange(100), np.arange(100), np.arange(50, 150)]
     got, searched = [], []
     for i, p in enumerate(probes):
         got.append(reads.at(ZSet.of_set(p[None, :]), i).tolist())
         searched.append(int(reads.work[0]))
-    assert len(counts.levels(False)) == 2
-    assert got == [[2] * 10 + [1] * 40, [3] * 10 + [2] * 90, [3] * 10 + [2] * 90,
+    assert len(counts.levels(False)) == 3 and len(counts.recent) == 2
+    assert got == [[2] * 10 + [1] * 40, [4] + [3] * 9 + [2] * 90, [4] + [3] * 9 + [2] * 90,
                    [2] * 50 + [0] * 50]
-    assert searched == [100, 200, 200, 300]
+    assert searched == [150, 300, 300, 450]

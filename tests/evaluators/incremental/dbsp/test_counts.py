@@ -90,8 +90,9 @@ def test_levelled_changes_read_as_merged_ones(case, share):
 
 def test_changes_that_cancel_copy_no_entries(monkeypatch):
     """A change of a tenth of the entries and its negation (an insert and its delete) meet
-    in a pending level: no merge copies the 1000 entries, and the counts are the ones before
-    (no pending entries left)."""
+    in the recent changes: adding them sorts nothing into a level and merges nothing into
+    the 1000 entries (a read sorts the recent ones alone), and the counts are the ones
+    before (no pending or recent entries left)."""
     rows = np.arange(1000)[None, :]
     before = Counts.of(1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))])
     change = [ZSet.empty(1), ZSet.of(rows[:, ::10], np.full(100, 2, dtype=np.int64))]
@@ -103,8 +104,28 @@ def test_changes_that_cancel_copy_no_entries(monkeypatch):
         return merge(keys, *args)
 
     monkeypatch.setattr(counts, "counts_plus", counted)
-    after = before.plus(change).plus([-z for z in change])
+    held = before.plus(change)
+    assert not copied
+    assert held.at(ZSet.of_set(rows), 1).tolist() == [3, 1, 1, 1, 1, 1, 1, 1, 1, 1] * 100
     assert max(copied) < 1000
-    assert len(after) == len(before) == 1000
+    copied.clear()
+    after = held.plus([-z for z in change])
+    assert not copied
+    assert len(after) == len(before) == 1000 and after.depth == before.depth == 1
     assert after.differences() == before.differences()
     assert after.at(ZSet.of_set(rows), 1).tolist() == [1] * 1000
+
+
+def test_recent_changes_go_down_before_a_much_smaller_change():
+    """A hundred recent changes, then one: the hundred are sorted into a pending level once
+    (the one stays recent), so that a small update never copies a far larger recent stream;
+    the counts are the summed streams'."""
+    rows = np.arange(1000)[None, :]
+    before = Counts.of(1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))])
+    many = [ZSet.of(rows[:, ::10], np.ones(100, dtype=np.int64))]
+    one = [ZSet.empty(1), ZSet.of_set(rows[:, :1])]
+    after = before.plus(many).plus(one)
+    assert len(after.recent) == 2 and len(after.recent[1]) == 1
+    assert len(after.levels(False)) == 3  # the entries, the pending level, the recent one
+    assert after.differences() == _sums(counts._summed(1, counts._summed(
+        1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))], many), one), 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from herbrand.evaluators.incremental import relation_sets
 from herbrand.evaluators.incremental.dbsp import operators
 from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
@@ -175,3 +176,20 @@ def test_an_update_runs_only_the_stratum_it_reaches_on_circuits_built_once(monke
     session.update(insert={"e": [(99, 98)]})
     assert any(delta_name("e") in relations for relations in reads) and not built
     _check_against_oracle(session, text)
+
+
+def test_the_first_update_finds_the_inputs_hash_tables_built(monkeypatch):
+    """The bootstrap builds each input's RelationSet; the first update builds none (it
+    probes the kept ones) and still agrees with the oracle."""
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN})
+    built = []
+    init = relation_sets.RelationSet.__init__
+
+    def counted(self, relation, slots=None):
+        built.append(slots is None)
+        init(self, relation, slots)
+
+    monkeypatch.setattr(relation_sets.RelationSet, "__init__", counted)
+    session.update(insert={"e": [(3, 1)]}, delete={"e": [(7, 8)]})
+    assert not any(built)
+    _check_against_oracle(session, PROGRAM)

@@ -7,12 +7,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from herbrand.evaluators.incremental.counting_semijoins import SEMIJOIN_PREFIX, Semijoins
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
     accumulated,
     delta_name,
     negation_delta,
+    old_name,
 )
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -104,3 +106,34 @@ def test_terms_whose_delta_holds_no_row_with_their_constants_are_not_run():
                               {delta_name("m"): joined}).change(lifted)
     assert sorted(map(tuple, change.rows.T.tolist())) == [(2, 0, 4)]
     assert evaluator.runs == 3
+
+
+class _IndexingEvaluator(RelationalEvaluator):
+    """Records the names of the relations it builds or reuses an index of."""
+
+    def __init__(self):
+        super().__init__()
+        self.indexed: list[str] = []
+
+    def relation_index(self, name, relation, key):
+        self.indexed.append(name)
+        return super().relation_index(name, relation, key)
+
+
+def test_a_reduction_of_a_reducible_relation_is_joined_without_an_index():
+    """A reducible relation's semi-join reduction is read once: the join from the much
+    smaller delta builds no index of it (its rows search the sorted delta), and derives the
+    same change as the evaluation without reductions."""
+    rule = parse(".decl e(x: number, y: number)\n.decl tc(x: number, y: number)\n"
+                 "tc(x, z) :- tc(x, y), e(y, z).\n").rules[0]
+    lifted = LiftedRule.of(rule)
+    tc = Relation.from_rows([(x, y) for x in range(20) for y in range(20)], 2)
+    old = {"tc": tc, "e": Relation.from_rows([(y, y + 1) for y in range(20)], 2)}
+    deltas = {delta_name("e"): ZSet.of_set(np.array([[3], [40]]))}
+    evaluator = _IndexingEvaluator()
+    reduced = LiftedEvaluation(evaluator, SymbolTable(), old, deltas, semijoins=Semijoins(),
+                               reducible=frozenset({old_name("tc")})).change(lifted)
+    assert reduced == LiftedEvaluation(RelationalEvaluator(), SymbolTable(), old,
+                                       deltas).change(lifted)
+    assert len(reduced) == 20
+    assert not any(name.startswith(SEMIJOIN_PREFIX) for name in evaluator.indexed)

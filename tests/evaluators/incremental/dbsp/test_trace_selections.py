@@ -13,6 +13,7 @@ from herbrand.evaluators.incremental.dbsp import trace_selections
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
 from herbrand.evaluators.incremental.dbsp.trace import Trace
 from herbrand.framework.testing import IncrementalSession
+from tests.evaluators.incremental.dbsp.test_circuit import by_iteration
 from tests.evaluators.incremental.dbsp.test_engine import _check_against_oracle
 from tests.evaluators.incremental.engine_helpers import CONSTANT_ATOMS
 
@@ -38,11 +39,9 @@ def test_selections_are_the_prefixes_of_r_i_before_and_after_a_move(start, joins
     trace = Trace.of(_columns(start), np.array(list(start.values()), dtype=np.int64), ())
     _assert_selections(trace)  # kept now: the move carries them
     rows = list(start)
-    left = [rows[k] for k in sorted(leaving) if k < len(rows)]
-    left += [row for row in joins if row in start and row not in left]
-    moved = trace.moved(trace.find(_columns(left), np.array([start[r] for r in left],
-                                                            dtype=np.int64)), _columns(joins),
-                        np.array(list(joins.values()), dtype=np.int64), ())
+    left = {rows[k]: start[rows[k]] for k in leaving if k < len(rows)}
+    left |= {row: start[row] for row in joins if row in start}
+    moved = trace.moved(*by_iteration(left, 3), *by_iteration(joins, 3), ())
     _assert_selections(moved)
 
 

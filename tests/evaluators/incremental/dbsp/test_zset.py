@@ -71,12 +71,15 @@ def test_doctests():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(-2**31, 2**31 - 1) | st.integers(-2**40, 2**40),
                           st.integers(0, 4), weights),
-                max_size=12), st.booleans())
-def test_consolidation_of_sorted_or_wide_rows_matches_a_dict(entries, presorted):
+                max_size=12), st.booleans(), st.sampled_from([None, -2, 1]))
+def test_consolidation_of_sorted_or_wide_rows_matches_a_dict(entries, presorted, shared):
     """Rows given in order (kept without a sort) or not, packed or with values too wide to
-    pack: the same consolidation as a plain dict of summed weights."""
+    pack, with one weight shared by all (keys sorted alone) or not: the same consolidation
+    as a plain dict of summed weights."""
     if presorted:
         entries = sorted(entries)
+    if shared is not None:
+        entries = [(a, b, shared) for a, b, _ in entries]
     rows = np.array([[a for a, _, _ in entries], [b for _, b, _ in entries]],
                     dtype=np.int64).reshape(2, -1)
     z = ZSet.of(rows, np.array([w for _, _, w in entries], dtype=np.int64))
@@ -85,3 +88,29 @@ def test_consolidation_of_sorted_or_wide_rows_matches_a_dict(entries, presorted)
         expected[(a, b)] = expected.get((a, b), 0) + w
     assert _as_dict(z) == {row: w for row, w in expected.items() if w}
     assert z.rows.T.tolist() == sorted(map(list, _as_dict(z)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), weights), max_size=12), st.booleans())
+def test_consolidation_of_one_column_matches_a_dict(entries, shared):
+    """One column (never packed: its values are the keys), with or without a shared weight."""
+    if shared:
+        entries = [(a, 3) for a, _ in entries]
+    z = ZSet.of(np.array([[a for a, _ in entries]], dtype=np.int64).reshape(1, -1),
+                np.array([w for _, w in entries], dtype=np.int64))
+    expected: dict = {}
+    for a, w in entries:
+        expected[(a,)] = expected.get((a,), 0) + w
+    assert _as_dict(z) == {row: w for row, w in expected.items() if w}
+    assert z.rows[0].tolist() == sorted(a for (a,) in _as_dict(z))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-5, 5) | st.integers(-2**63, 2**63 - 1), max_size=40))
+def test_sorted_order_is_a_stable_sort(keys):
+    """Narrow keys (packed with their positions into one sort) and keys spanning the int64
+    range (a stable argsort): the sorted keys and the stable permutation."""
+    keys = np.array(keys, dtype=np.int64)
+    ordered, order = zset.sorted_order(keys)
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+    assert ordered.tolist() == sorted(keys.tolist())
