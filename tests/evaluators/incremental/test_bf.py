@@ -99,9 +99,9 @@ def _probed_members(monkeypatch) -> list[int]:
     probed = []
     held = Expansion._held
 
-    def recorded(self, instance, rows):
-        probed.append(rows.shape[1])
-        return held(self, instance, rows)
+    def recorded(self, found, rows):
+        probed.append(len(rows))
+        return held(self, found, rows)
 
     monkeypatch.setattr(Expansion, "_held", recorded)
     return probed
