@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.indexes.kernels import (
+    SORTED_PROBES_MIN_KEYS,
+    SORTED_PROBES_MIN_ROWS,
     expand_ranges,
     group_rows,
     is_strictly_sorted,
@@ -127,6 +129,29 @@ def test_run_join_matches_a_nested_loop(case):
     positions, matched = run.join(keys)
     expected = sorted((j, row) for j, probe in enumerate(probes) for row in set(rows)
                       if all(row[c] == probe[c] for c in key))
+    assert sorted(zip(positions.tolist(), as_rows(matched), strict=True)) == expected
+    assert positions.tolist() == sorted(positions.tolist())  # pairs in probe order
+
+
+@pytest.mark.parametrize("key", [(1,), (0, 1), (2, 0, 1)])
+def test_a_large_run_probed_by_many_keys_in_key_order_matches_a_dict(key):
+    """A packed run of SORTED_PROBES_MIN_ROWS rows or more, probed by many keys (some
+    repeated, some absent, some that cannot pack): searched in key order, pairs in probe
+    order."""
+    rng = np.random.default_rng(len(key))
+    rows = np.unique(rng.integers(0, 60, (3, SORTED_PROBES_MIN_ROWS + 5000)), axis=1)
+    assert rows.shape[1] >= SORTED_PROBES_MIN_ROWS
+    run = SortedRun.from_batch(RowCodec(3, key), rows)
+    assert run.packed
+    keys = rng.integers(-1, 61, (len(key), 4 * SORTED_PROBES_MIN_KEYS))
+    keys[:, ::9] = 2**40  # cannot pack: matches nothing
+    keys[:, 1::9] = keys[:, :1]  # repeated
+    positions, matched = run.join(keys)
+    by_key: dict[tuple, list[tuple]] = {}
+    for row in as_rows(rows):
+        by_key.setdefault(tuple(row[c] for c in key), []).append(row)
+    expected = [(j, row) for j, probe in enumerate(as_rows(keys))
+                for row in sorted(by_key.get(probe, []))]
     assert sorted(zip(positions.tolist(), as_rows(matched), strict=True)) == expected
     assert positions.tolist() == sorted(positions.tolist())  # pairs in probe order
 

@@ -15,17 +15,19 @@ bounded by the materialization.
   the lower strata's changes first, then the consequences of the last batch's deletions).
 - A *round* checks a frontier of facts at once: one call of the rule evaluator runs every rule
   head-restricted to the frontier (``@focus:``) over the old facts of the stratum and the new
-  facts of the lower strata, and returns each rule instance as a row (its head, then its body
-  atoms of this stratum: the ``@instance:`` rules of ``instance_rules``). A stratum atom without
-  constants whose variables the focus and the literals that stay joined (over lower relations, or
-  with a constant) all bind is left out of the rule and probed in the old relation's hash set
-  instead (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a
-  hash probe per row where a join would probe, and first build, an index of the whole relation on
+  facts of the lower strata, and returns each rule instance as a row (its head, the head's
+  position in C, which the focus carries, then its body atoms of this stratum: the
+  ``@instance:`` rules of ``instance_rules``). A stratum atom without constants whose
+  variables the focus and the literals that stay joined (over lower relations, or with a
+  constant) all bind is left out of the rule and probed in the old relation's hash set instead
+  (``InstanceRule.members``, the engine's kept ``RelationSets``): the same instances, a hash
+  probe per row where a join would probe, and first build, an index of the whole relation on
   all its columns (on TC, ``tc(x, y)`` in ``tc(x, z) :- tc(x, y), e(y, z)``: the 372k instance
-  rows of a 1% delete of graph10000 in 30 ms instead of 60). Each instance row is probed in C
-  once for its head and each stratum atom, and what the round asks of it (proved? checked?
-  whose instance?) is read at those positions (``expansion``, which also chooses the rows to
-  expand). Only the rows that are expanded
+  rows of a 1% delete of graph10000 in 30 ms instead of 60). An atom with a constant that the
+  rest binds is probed right after the join instead of joined (``InstanceRule.probed``). Each
+  instance row is probed in C once for each stratum atom, and what the round asks of it
+  (proved? checked? whose instance?) is read at those positions and its head's (``expansion``,
+  which also chooses the rows to expand). Only the rows that are expanded
   are probed: a row whose atoms are all proved, or all checked, is held without a probe (C holds
   old facts only), so the rows of facts proved in the round are never probed, and a lazy round
   probes the one row it chooses per fact (again when that row is no instance: on TC over
@@ -104,6 +106,8 @@ from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 
+_NO_POSITIONS = np.zeros(0, dtype=np.int64)
+
 
 class BackwardForward:
     """The deletion step of one stratum: ``deleted(seeds)``. ``new`` holds the new lower
@@ -158,7 +162,7 @@ class BackwardForward:
         queue = seeds
         while True:
             fresh = {n: self._facts[n].check(rows) for n, rows in queue.items()}
-            if not any(rows.shape[1] for rows in fresh.values()):
+            if not any(len(positions) for positions in fresh.values()):
                 break
             gone = self._check(fresh)
             for name, rows in gone.items():
@@ -190,7 +194,7 @@ class BackwardForward:
         for instance in self._instances:
             for position in instance.members:
                 self._member_set(instance.atoms[position][0])
-            for relation, _ in instance.lower_members:
+            for relation, _ in instance.probed:
                 self._member_set(relation)
 
     def _select_constants(self) -> None:
@@ -220,27 +224,29 @@ class BackwardForward:
     # -- one batch -------------------------------------------------------------------------------
 
     def _check(self, fresh: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Check a batch of facts (just put in C, so the batch's checked facts are C's rows
-        from there on); the checked facts left unproved."""
-        start = {n: facts.checked_count - (fresh[n].shape[1] if n in fresh else 0)
+        """Check a batch of facts (just put in C: ``fresh``, their positions there, so the
+        batch's checked facts are C's rows from there on); the checked facts left
+        unproved."""
+        start = {n: facts.checked_count - (len(fresh[n]) if n in fresh else 0)
                  for n, facts in self._facts.items()}
         lazy: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         frontier, full = fresh, False
         while True:
-            if not any(rows.shape[1] for rows in frontier.values()):
-                frontier = {n: self._facts[n].unproved_at(np.concatenate(parts)) if parts
-                            else self._empty[n] for n, parts in lazy.items()}
+            if not any(len(positions) for positions in frontier.values()):
+                frontier = {n: self._facts[n].unproved(np.concatenate(parts)) if parts
+                            else _NO_POSITIONS for n, parts in lazy.items()}
                 lazy = {n: [] for n in self._relations}
-                if not any(rows.shape[1] for rows in frontier.values()):
+                if not any(len(positions) for positions in frontier.values()):
                     break
                 full = True
-            small = sum(rows.shape[1] for rows in frontier.values()) < self.SMALL_FRONTIER
+            small = sum(len(positions) for positions in frontier.values()) < self.SMALL_FRONTIER
             if not full and not small and self._outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
                 self._saturate(self._expansion.proving(
                     self._instances_of(frontier, self._outright)))
-                frontier = {n: self._unproved(n, rows) for n, rows in frontier.items()}
+                frontier = {n: self._facts[n].unproved(positions)
+                            for n, positions in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before): only the other rules can have instances of it
             instances = self._instances_of(frontier,
@@ -253,14 +259,12 @@ class BackwardForward:
             full = False
         return {n: facts.unproved_since(start[n]) for n, facts in self._facts.items()}
 
-    def _unproved(self, name: str, rows: np.ndarray) -> np.ndarray:
-        return rows[:, ~self._facts[name].proved(rows)]
-
     def _instances_of(self, frontier: Mapping[str, np.ndarray],
                       rules: Sequence[InstanceRule]) -> list[InstanceRows]:
         """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
-        frontier fact, with its positions in C."""
-        focus = {FOCUS + n: frontier.get(n, self._empty[n]) for n in self._relations}
+        frontier fact (``frontier``: their positions in C), with its positions in C."""
+        focus = {FOCUS + n: self._focus(n, frontier.get(n, _NO_POSITIONS))
+                 for n in self._relations}
         reads = self._new.with_relations(
             {name: Relation(rows, unique=True) for name, rows in focus.items()})
         seen: dict[tuple, bool] = {}
@@ -268,8 +272,17 @@ class BackwardForward:
         if not active:
             return []
         derived = self._evaluator.derive([i.rule for i in active], reads)
-        return [InstanceRows.found(i, self._lower_held(i, derived[i.rule.head.relation]),
+        return [InstanceRows.found(i, self._held(i, derived[i.rule.head.relation]),
                                    self._facts) for i in active]
+
+    def _focus(self, name: str, positions: np.ndarray) -> np.ndarray:
+        """The focus rows of relation ``name``: the facts at ``positions`` in C, each followed
+        by its position (``instance_rules.AT``). O(rows)."""
+        rows = self._facts[name].rows_at(positions)
+        focus = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=np.int64)
+        focus[:-1] = rows
+        focus[-1] = positions
+        return focus
 
     def _derive(self, rules: Sequence[Rule], reads: Database,
                 batches: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -287,14 +300,14 @@ class BackwardForward:
             kept = self._rule_reads[id(rule)] = (rule, RuleReads.of(rule))
         return kept[1]
 
-    def _lower_held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """The ``rows`` whose ``lower_members`` atoms the new lower relations hold. O(rows)
-        expected."""
-        if not instance.lower_members or not rows.shape[1]:
+    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
+        """The ``rows`` whose ``probed`` atoms their relations hold (the new lower ones, the
+        old ones of the stratum). O(rows) expected."""
+        if not instance.probed or not rows.shape[1]:
             return rows
         mask = np.ones(rows.shape[1], dtype=bool)
-        for relation, head_columns in instance.lower_members:
-            mask &= self._member_set(relation).contains(rows[list(head_columns)])
+        for relation, columns in instance.probed:
+            mask &= self._member_set(relation).contains(rows[list(columns)])
         return rows[:, mask]
 
     def _member_set(self, name: str) -> RelationSet:

@@ -11,11 +11,11 @@ them in one pass (``_mark``), not a filter, a second hash insert and a copy.
     >>> import numpy as np
     >>> facts = CheckedFacts(2)
     >>> facts.check(np.array([[1, 2, 1], [5, 6, 5]])).tolist()   # (1, 5) twice, (2, 6)
-    [[1, 2], [5, 6]]
+    [0, 1]
     >>> facts.prove(np.array([[2, 2, 3], [6, 6, 7]])).tolist()   # (3, 7) is not checked
     [[2], [6]]
-    >>> facts.proved(np.array([[1, 2], [5, 6]])).tolist(), facts.proved_count
-    ([False, True], 1)
+    >>> facts.proved_at(facts.positions(np.array([[1, 2], [5, 6]]))).tolist()
+    [False, True]
 """
 
 from __future__ import annotations
@@ -73,27 +73,25 @@ class CheckedFacts:
         return self._proved_count
 
     def check(self, rows: np.ndarray) -> np.ndarray:
-        """Put an (arity, m) batch into C; the rows that were not in it, each once, in the
-        batch's order. O(m) expected (amortised growth)."""
-        fresh = self._checked.insert(rows)
+        """Put an (arity, m) batch into C; the positions in C (``checked_rows()``) of the rows
+        that were not in it, each once, in the batch's order: consecutive, after the others.
+        O(m) expected (amortised growth)."""
+        before = len(self._checked)
+        self._checked.insert(rows)
         if len(self._checked) > len(self._proved):
             grown = np.zeros(2 * len(self._checked), dtype=np.bool_)
             grown[:len(self._proved)] = self._proved
             self._proved = grown
-        return fresh
-
-    def checked(self, rows: np.ndarray) -> np.ndarray:
-        """Whether each row of an (arity, m) batch is in C. O(m) expected."""
-        return self._checked.contains(rows)
+        return np.arange(before, len(self._checked), dtype=np.int64)
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
         """The position of each row of an (arity, m) batch in ``checked_rows()``, -1 where not
         checked. O(m) expected."""
         return self._checked.positions(rows)
 
-    def proved(self, rows: np.ndarray) -> np.ndarray:
-        """Whether each row of an (arity, m) batch is in P. O(m) expected."""
-        return self.proved_at(self._checked.positions(rows))
+    def rows_at(self, positions: np.ndarray) -> np.ndarray:
+        """The rows of C at ``positions`` (none -1), in that order. O(m)."""
+        return self._checked.rows()[:, positions]
 
     def proved_at(self, positions: np.ndarray) -> np.ndarray:
         """Whether the checked fact at each of ``positions`` (-1: none) is in P. O(m)."""
@@ -115,10 +113,10 @@ class CheckedFacts:
         self._proved_count += k
         return fresh
 
-    def unproved_at(self, positions: np.ndarray) -> np.ndarray:
-        """The rows of C at ``positions`` (none -1) that are not in P, in that order. O(m), no
+    def unproved(self, positions: np.ndarray) -> np.ndarray:
+        """The ``positions`` in C (none -1) of facts not in P, in that order. O(m), no
         hashing."""
-        return self._checked.rows()[:, positions[~self._proved[positions]]]
+        return positions[~self._proved[positions]]
 
     def unproved_since(self, start: int) -> np.ndarray:
         """The rows of C checked from position ``start`` on that are not in P, in checking

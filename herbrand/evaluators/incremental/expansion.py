@@ -2,9 +2,11 @@
 of its frontier: which of them prove their heads, and which of their stratum atoms are checked
 next (``Expansion``).
 
-A round's instances of one rule are an ``InstanceRows``: the rows (head, then stratum atoms)
-with the position in C of each row's head and of each of its stratum atoms, found once when
-the round's instances are (one hash probe per head and per atom). C does not grow until the
+A round's instances of one rule are an ``InstanceRows``: the rows (head, its position in C,
+then stratum atoms) with the position in C of each row's head (read off the row: the focus
+carries it) and of each of its stratum atoms, found once when the round's instances are (one
+hash probe per atom; probing the heads too cost a 1% delete of TC graph10000 about 3 ms of
+its 7 in ``found``). C does not grow until the
 round's next frontier is checked, so the positions hold for the whole round, and every later
 question is an array lookup: "are its atoms all proved?" reads P's mask at the atoms'
 positions (P grows during the round's saturation, and is read after it), "all checked?" is
@@ -12,8 +14,11 @@ positions (P grows during the round's saturation, and is read after it), "all ch
 hash probes, as before, the instances of a lazy round over TC graph10000, a 1% delete: 174k
 rows, were probed three times, for P, for the heads and for C.)
 
-Expansion, ``full``: every unproved fact's instances whose ``members`` atoms (left out of the
-rule and probed in the old relations, ``instance_rules``) the old relations hold. Lazy: one
+Expansion checks the atoms of the rows it expands that are not in C yet, ``full``: of every
+unproved fact's instances with such an atom whose ``members`` atoms (left out of the rule and
+probed in the old relations, ``instance_rules``) the old relations hold (a member atom in C
+is one: C holds old facts only, so only the others are probed; on TC over graph10000, a 1%
+delete, the full rounds' probes and checks: next_atoms 3.6 -> 2.8 ms). Lazy: one
 instance per unproved fact, none while one of its instances has its atoms all checked already
 (the fact waits for them), chosen among the instances whose ``members`` atoms are old facts
 (probed for the chosen rows only, again when a chosen row is no instance); the facts with an
@@ -47,9 +52,10 @@ class InstanceRows:
     @classmethod
     def found(cls, instance: InstanceRule, rows: np.ndarray,
               facts: Mapping[str, CheckedFacts]) -> InstanceRows:
-        """The instance rows ``rows`` with their positions in C (``facts``). One hash probe
-        per row and per head and stratum atom: O(rows x (atoms + 1)) expected."""
-        return cls(instance, rows, facts[instance.head].positions(rows[:instance.head_arity]),
+        """The instance rows ``rows`` with their positions in C (``facts``): the head's is
+        the row's own (``instance_rules.AT``), one hash probe per row and stratum atom finds
+        the others. O(rows x atoms) expected."""
+        return cls(instance, rows, rows[instance.head_arity],
                    tuple(facts[relation].positions(columns)
                          for relation, columns in instance.atom_columns(rows)))
 
@@ -92,12 +98,12 @@ class Expansion:
 
     def next_atoms(self, instances: Sequence[InstanceRows], full: bool
                    ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
-        """``(atoms, partial)``: the stratum atoms to check next (a bag, by relation), and
-        (lazy) the unproved facts that may have instances with atoms left unchecked (their
-        positions in C). ``full``:
-        the atoms of every held instance of an unproved fact; lazy: of one per unproved fact
-        (see the module doc). O(rows x atoms), plus a hash probe per member atom of the rows
-        expanded (full) or chosen (lazy)."""
+        """``(atoms, partial)``: the stratum atoms to check next (a bag, by relation: those of
+        the rows expanded that are not in C yet), and (lazy) the unproved facts that may have
+        instances with atoms left unchecked (their positions in C). ``full``: the rows of
+        every held instance of an unproved fact with an atom not in C; lazy: of one per
+        unproved fact (see the module doc). O(rows x atoms), plus a hash probe per member
+        atom not in C of the rows expanded (full) or chosen (lazy)."""
         out: dict[str, list[np.ndarray]] = {n: [] for n in self._facts}
         partial: dict[str, list[np.ndarray]] = {n: [] for n in self._facts}
         for head in {found.instance.head for found in instances}:
@@ -105,39 +111,40 @@ class Expansion:
             group = [found for found in instances if found.instance.head == head]
             unproved = [~facts.proved_at(found.heads) for found in group]
             if full:
-                chosen = [self._held_rows(found.instance, found.rows[:, mask])
+                chosen = [self._held(found, np.flatnonzero(mask & ~found.all_checked()))
                           for found, mask in zip(group, unproved, strict=True)]
             else:
                 chosen = self._one_per_fact(facts, group, np.concatenate(unproved),
                                             partial[head])
             for found, rows in zip(group, chosen, strict=True):
-                for relation, columns in found.instance.atom_columns(rows):
-                    out[relation].append(columns)
+                atoms = found.instance.atom_columns(found.rows)
+                for (relation, columns), positions in zip(atoms, found.atoms, strict=True):
+                    out[relation].append(columns[:, rows[positions[rows] < 0]])
         return {n: concat_batches(parts, self._empty[n]) for n, parts in out.items()}, partial
 
-    def _held_rows(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """The ``rows`` whose ``members`` atoms the old relations hold. O(rows) expected."""
-        return rows[:, self._held(instance, rows)] if instance.members else rows
-
-    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """Whether the old relations hold each row's ``members`` atoms. O(rows) expected."""
-        mask = np.ones(rows.shape[1], dtype=bool)
-        if rows.shape[1]:
-            atoms = instance.atom_columns(rows)
-            for position in instance.members:
-                relation, columns = atoms[position]
-                mask &= self._members(relation).contains(columns)
-        return mask
+    def _held(self, found: InstanceRows, rows: np.ndarray) -> np.ndarray:
+        """The ``rows`` (indices into ``found``) whose ``members`` atoms the old relations
+        hold: probed where not in C (C holds old facts only). O(rows) expected."""
+        instance = found.instance
+        if not instance.members or not len(rows):
+            return rows
+        mask = np.ones(len(rows), dtype=bool)
+        atoms = instance.atom_columns(found.rows)
+        for position in instance.members:
+            relation, columns = atoms[position]
+            unchecked = found.atoms[position][rows] < 0
+            mask[unchecked] &= self._members(relation).contains(columns[:, rows[unchecked]])
+        return rows[mask]
 
     def _one_per_fact(self, facts: CheckedFacts, group: Sequence[InstanceRows],
                       unproved: np.ndarray, partial: list[np.ndarray]) -> list[np.ndarray]:
-        """The rows of each of ``group`` (the instances of one head relation; ``unproved``:
-        whether a row's head is unproved, over the rows of all, concatenated) to expand
-        lazily: one per unproved fact whose ``members`` atoms the old relations hold (probed
-        for the chosen rows only), or none when one has its atoms all checked (such a row is
-        held: C holds old facts only); appends to ``partial`` the unproved facts with a row
-        not all checked (their positions in C; held or not: a superset, expanded fully, and
-        so probed, if still unproved). O(rows), no copy of them."""
+        """The rows (indices into each of ``group``, the instances of one head relation;
+        ``unproved``: whether a row's head is unproved, over the rows of all, concatenated)
+        to expand lazily: one per unproved fact whose ``members`` atoms the old relations
+        hold (probed for the chosen rows only), or none when one has its atoms all checked
+        (such a row is held: C holds old facts only); appends to ``partial`` the unproved
+        facts with a row not all checked (their positions in C; held or not: a superset,
+        expanded fully, and so probed, if still unproved). O(rows), no copy of them."""
         keys = np.concatenate([found.heads for found in group])
         ready = np.concatenate([found.all_checked() for found in group])
         waiting = np.zeros(facts.checked_count, dtype=bool)
@@ -154,7 +161,7 @@ class Expansion:
         partial.append(np.flatnonzero(unready))
         chosen, start = [], 0
         for found in group:
-            chosen.append(found.rows[:, take[start:start + len(found)]])
+            chosen.append(np.flatnonzero(take[start:start + len(found)]))
             start += len(found)
         return chosen
 
@@ -164,9 +171,10 @@ class Expansion:
         out, start = [], 0
         for found in group:
             if found.instance.members:
-                taken = start + np.flatnonzero(take[start:start + len(found)])
-                rows = found.rows[:, taken - start]
-                out.append(taken[~self._held(found.instance, rows)])
+                taken = np.flatnonzero(take[start:start + len(found)])
+                held = np.zeros(len(found), dtype=bool)
+                held[self._held(found, taken)] = True
+                out.append(start + taken[~held[taken]])
             start += len(found)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 

@@ -23,30 +23,37 @@ from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 INSTANCE, PROVED = "@instance:", "@proved:"
 # the frontier, named as a delta so that join ordering starts every instance rule from it
 FOCUS = delta_name("focus:")
+# the focus's last column: each frontier fact's position in C, carried to its instances
+AT = Var("@at")
 
 
 @dataclass(frozen=True)
 class InstanceRule:
-    """``rule`` head-restricted to ``@focus:<head>``, deriving one row per instance: the head's
-    terms, then the terms of each body atom over a relation of the stratum (``atoms``:
-    relation, arity; wildcards become fresh variables). ``members``: the positions in
+    """``rule`` head-restricted to ``@focus:<head>`` (the frontier's facts, each followed by
+    its position in C: ``AT``), deriving one row per instance: the head's terms, the head's
+    position in C, then the terms of each body atom over a relation of the stratum
+    (``atoms``: relation, arity; wildcards become fresh variables). ``members``: the positions in
     ``atoms`` of the atoms without constants left out of ``rule``'s body because the focus and
     the literals joined (over lower relations, or with a constant) bind all their variables:
     their rows are kept when the old relation holds them (a hash probe each, not a join).
-    ``lower_members``: likewise the literals over lower relations whose terms are all
-    variables of the head (as ``m(s, p, o) :- t(s, p, o)``): relation, and the head columns
-    of its terms, probed in the new lower relation."""
+    ``probed``: the literals left out of the join and probed right after it instead (each
+    row kept when the relation holds the literal's row): the literals over lower relations
+    whose terms are all variables of the head (as ``m(s, p, o) :- t(s, p, o)``, probed in
+    the new lower relation) and the atoms over the stratum with a constant whose variables
+    the rest binds (as ``m(z, 4, x)`` in ``m(z, 4, y) :- m(x, 0, y), m(z, 4, x)``, probed
+    in the old relation): relation, and the columns of the instance row holding its
+    terms."""
 
     rule: Rule
     head: str
     head_arity: int
     atoms: tuple[tuple[str, int], ...]
     members: tuple[int, ...] = ()
-    lower_members: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    probed: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def atom_columns(self, rows: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """Each stratum atom of each row: (relation, its columns of ``rows``)."""
-        out, start = [], self.head_arity
+        out, start = [], self.head_arity + 1
         for relation, arity in self.atoms:
             out.append((relation, rows[start:start + arity]))
             start += arity
@@ -54,17 +61,19 @@ class InstanceRule:
 
 
 def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
-    """The InstanceRule of the stratum's ``number``-th rule. O(body length)."""
-    body, atoms, members, lower, terms = [], [], [], [], list(rule.head.terms)
-    bound = _bound_by_joined(rule, relations)
+    """The InstanceRule of the stratum's ``number``-th rule. O(body length squared)."""
+    body, atoms, members, probed, terms = [], [], [], [], [*rule.head.terms, AT]
+    left_out = _probed_with_constants(rule, relations)
+    bound = _bound_by_joined(rule, relations, left_out)
     columns = {}
     for column, term in enumerate(rule.head.terms):
         columns.setdefault(term, column)
-    for element in rule.body:
+    for position, element in enumerate(rule.body):
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation not in relations
                 and all(isinstance(t, Var) and t in columns for t in element.atom.terms)):
-            lower.append((element.atom.relation, tuple(columns[t] for t in element.atom.terms)))
+            probed.append((element.atom.relation,
+                           tuple(columns[t] for t in element.atom.terms)))
             continue
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation in relations):
@@ -73,25 +82,50 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
             element = Literal(Atom(element.atom.relation, named, element.atom.location))
             atoms.append((element.atom.relation, len(named)))
             terms.extend(named)
+            if position in left_out:
+                probed.append((element.atom.relation,
+                               tuple(range(len(terms) - len(named), len(terms)))))
+                continue
             if bound is not None and all(isinstance(t, Var) and t in bound for t in named):
                 members.append(len(atoms) - 1)
                 continue
         body.append(element)
-    focus = Literal(Atom(FOCUS + rule.head.relation, rule.head.terms))
+    focus = Literal(Atom(FOCUS + rule.head.relation, (*rule.head.terms, AT)))
     head = Atom(f"{INSTANCE}{number}", tuple(terms))
     return InstanceRule(Rule(head, (focus, *body), rule.location), rule.head.relation,
-                        rule.head.arity, tuple(atoms), tuple(members), tuple(lower))
+                        rule.head.arity, tuple(atoms), tuple(members), tuple(probed))
 
 
-def _bound_by_joined(rule: Rule, relations: Sequence[str]) -> set[Var] | None:
+def _probed_with_constants(rule: Rule, relations: Sequence[str]) -> set[int]:
+    """The body positions of the literals over ``relations`` with a constant and no wildcard
+    whose variables the head and the other literals that stay joined bind (each chosen in
+    body order, the ones chosen before it no longer joined): probed after the join instead
+    of joined. A chosen literal binds no variable the others do not, so the variables the
+    joined literals bind stay the same. O(body length squared) per literal."""
+    chosen: set[int] = set()
+    for position, element in enumerate(rule.body):
+        if (isinstance(element, Literal) and not element.negated
+                and element.atom.relation in relations
+                and any(isinstance(t, Const) for t in element.atom.terms)
+                and not any(isinstance(t, Wildcard) for t in element.atom.terms)):
+            bound = _bound_by_joined(rule, relations, chosen | {position})
+            if bound is not None and all(t in bound for t in element.atom.terms
+                                         if isinstance(t, Var)):
+                chosen.add(position)
+    return chosen
+
+
+def _bound_by_joined(rule: Rule, relations: Sequence[str],
+                     left_out: set[int] = frozenset()) -> set[Var] | None:
     """The variables that the head (the focus) and the literals that stay joined bind: the
     positive literals over lower relations and those over ``relations`` with a constant
-    (selections, usually small), when they are connected to the focus through shared
-    variables (so a join of the focus and them is no product); else None. O(body length
-    squared)."""
+    (selections, usually small) but for the body positions ``left_out``, when they are
+    connected to the focus through shared variables (so a join of the focus and them is no
+    product); else None. O(body length squared)."""
     bound = {t for t in rule.head.terms if isinstance(t, Var)}
-    lower = [{t for t in e.atom.terms if isinstance(t, Var)} for e in rule.body
-             if isinstance(e, Literal) and not e.negated
+    lower = [{t for t in e.atom.terms if isinstance(t, Var)}
+             for position, e in enumerate(rule.body)
+             if isinstance(e, Literal) and not e.negated and position not in left_out
              and (e.atom.relation not in relations
                   or any(isinstance(t, Const) for t in e.atom.terms))]
     lower = [variables for variables in lower if variables]

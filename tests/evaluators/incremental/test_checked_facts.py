@@ -30,15 +30,21 @@ def test_matches_two_sets(steps):
         batch = _batch(rows)
         if is_check:
             expected = list(dict.fromkeys(r for r in rows if r not in checked))
-            assert _rows(facts.check(batch)) == expected
+            fresh = facts.check(batch)
+            assert fresh.tolist() == list(range(len(checked), len(checked) + len(expected)))
+            assert _rows(facts.rows_at(fresh)) == expected
             checked.update(rows)
         else:
             expected = list(dict.fromkeys(r for r in rows if r in checked and r not in proved))
             assert sorted(_rows(facts.prove(batch))) == sorted(expected)
             proved.update(expected)
             order.extend(r for r in _rows(facts.proved_rows())[len(order):])
-        assert facts.checked(batch).tolist() == [r in checked for r in rows]
-        assert facts.proved(batch).tolist() == [r in proved for r in rows]
+        positions = facts.positions(batch)
+        assert (positions >= 0).tolist() == [r in checked for r in rows]
+        assert facts.proved_at(positions).tolist() == [r in proved for r in rows]
+        assert facts.unproved(positions[positions >= 0]).tolist() == [
+            p for p, r in zip(positions.tolist(), rows, strict=True)
+            if r in checked and r not in proved]
         assert set(_rows(facts.checked_rows())) == checked
         assert facts.checked_count == len(checked) and facts.proved_count == len(proved)
         # the proved rows only grow at the end: earlier ones keep their places

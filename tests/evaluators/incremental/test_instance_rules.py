@@ -23,23 +23,40 @@ def test_rewrites():
     relations = ("tc", "p")
     # e(x, y) has only head variables: probed in the new e, not joined
     base = instance_rule(program.rules[0], 0, relations)
-    assert str(base.rule) == "@instance:0(x, y) :- @delta:focus:tc(x, y)."
-    assert base.lower_members == (("e", (0, 1)),)
+    assert str(base.rule) == "@instance:0(x, y, @at) :- @delta:focus:tc(x, y, @at)."
+    assert base.probed == (("e", (0, 1)),)
     # tc(x, y): the focus and e(y, z) bind it, so it is probed in the old tc, not joined
     recursive = instance_rule(program.rules[1], 1, relations)
-    assert str(recursive.rule) == "@instance:1(x, z, x, y) :- @delta:focus:tc(x, z), e(y, z)."
+    assert str(recursive.rule) == (
+        "@instance:1(x, z, @at, x, y) :- @delta:focus:tc(x, z, @at), e(y, z).")
     assert recursive.atoms == (("tc", 2),) and recursive.members == (0,)
     both = instance_rule(program.rules[2], 2, relations)
     assert str(both.rule) == (
-        "@instance:2(x, x, @w2, @w3, x) :- @delta:focus:p(x), tc(x, @w2), tc(@w3, x).")
+        "@instance:2(x, @at, x, @w3, @w4, x) :- @delta:focus:p(x, @at), tc(x, @w3), "
+        "tc(@w4, x).")
     assert both.members == ()
     # a literal with a constant stays joined (a small selection) and binds the other's
     rdfs = parse(".decl m(s: number, p: number, o: number)\n"
                  "m(x, b, y) :- m(a, 1, b), m(x, a, y).\n").rules[0]
     sub_property = instance_rule(rdfs, 0, ("m",))
     assert str(sub_property.rule) == (
-        "@instance:0(x, b, y, a, 1, b, x, a, y) :- @delta:focus:m(x, b, y), m(a, 1, b).")
+        "@instance:0(x, b, y, @at, a, 1, b, x, a, y) :- @delta:focus:m(x, b, y, @at), "
+        "m(a, 1, b).")
     assert sub_property.members == (1,)
+    # an atom with a constant that the rest binds is probed after the join, not joined; of
+    # two that bind each other, the first is probed and the second stays joined
+    typed = instance_rule(parse(".decl m(s: number, p: number, o: number)\n"
+                               "m(z, 4, y) :- m(x, 0, y), m(z, 4, x).\n").rules[0], 4, ("m",))
+    assert str(typed.rule) == (
+        "@instance:4(z, 4, y, @at, x, 0, y, z, 4, x) :- @delta:focus:m(z, 4, y, @at), "
+        "m(z, 4, x).")
+    assert typed.probed == (("m", (4, 5, 6)),) and typed.members == ()
+    chain = instance_rule(parse(".decl m(s: number, p: number, o: number)\n"
+                               "m(x, 0, z) :- m(x, 0, y), m(y, 0, z).\n").rules[0], 1, ("m",))
+    assert str(chain.rule) == (
+        "@instance:1(x, 0, z, @at, x, 0, y, y, 0, z) :- @delta:focus:m(x, 0, z, @at), "
+        "m(y, 0, z).")
+    assert chain.probed == (("m", (4, 5, 6)),)
     # a lower literal not joined to the focus would make a product: nothing is left out
     apart = parse(TC + ".decl q(x: number)\nq(x) :- tc(x, y), e(z, y), e(y, w).\n").rules[2]
     assert instance_rule(apart, 2, relations + ("q",)).members == ()

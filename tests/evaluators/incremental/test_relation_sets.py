@@ -77,6 +77,21 @@ def test_remove_moves_the_last_rows_into_the_holes_and_keeps_them_findable():
     assert shrunk.positions(probe).tolist() == expected
 
 
+def test_removing_the_last_rows_keeps_the_others_in_place_without_a_copy():
+    rows = [(i, i % 3) for i in range(10)]
+    kept = RelationSet(Relation.from_rows(rows))
+    before = kept.relation
+    shrunk, gone = kept.remove(np.array([[9, 7, 8, 42], [0, 1, 2, 0]]))  # (42, 0) is absent
+    assert sorted(map(tuple, gone.T.tolist())) == [(7, 1), (8, 2), (9, 0)]
+    assert shrunk.relation.to_rows() == rows[:7] and before.to_rows() == rows
+    assert np.shares_memory(shrunk.relation.columns, before.columns)  # a prefix, no copy
+    probe = np.array([[0, 6, 7], [0, 0, 1]])
+    assert shrunk.positions(probe).tolist() == [0, 6, -1]
+    grown, new = shrunk.insert(np.array([[7, 20], [1, 2]]))  # the old rows stay as they were
+    assert grown.relation.to_rows() == [*rows[:7], (7, 1), (20, 2)] and before.to_rows() == rows
+    assert grown.positions(np.array([[7, 20, 9], [1, 2, 0]])).tolist() == [7, 8, -1]
+
+
 def test_remove_and_insert_agree_with_set_algebra_on_colliding_rows():
     rng = np.random.default_rng(3)
     kept = RelationSet(Relation.empty(2))
