@@ -2,11 +2,11 @@
 
 The state is two int64 numbers per derived tuple, in numpy arrays aligned with the relation's
 rows (``RelationState``): the iteration in which semi-naive evaluation first derives it and its
-proof count in that iteration (UNKNOWN until an Update needs it: the native Bootstrap computes
-only the iterations, see ``elastic_native``). ``bootstrap`` runs Algorithm 2 stratum by
-stratum; ``update`` runs
-Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
-lower strata acting as input changes of the higher ones (negated relations included).
+proof count in that iteration (the native Bootstrap counts them in a stratum of linear rules
+and leaves them UNKNOWN in others, until an Update needs them: see ``elastic_native``).
+``bootstrap`` runs Algorithm 2 stratum by stratum; ``update`` runs Algorithm 3
+(``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of lower
+strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
 abandoned (checked before each stratum and after every join of the Update) and the engine
@@ -104,9 +104,10 @@ class ElasticEngine(IncrementalEvaluator):
     the last Bootstrap's time (the set-up it deferred included). ``index``: the relational
     evaluator's index backing.
     ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
-    semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
-    Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
-    counting every proof (the reference the tests compare with).
+    semi-naive run (``elastic_native``) that counts their proofs where its rules are linear
+    and leaves them UNKNOWN elsewhere, computed by an Update when it must lower them; False
+    runs Algorithm 2 with the relational evaluator, counting every proof (the reference the
+    tests compare with).
 
     Cost: Bootstrap as a native semi-naive materialization plus O(n log n) to index the
     rows (Algorithm 2 in Python: a materialization that also counts derivations); Update per
@@ -223,9 +224,10 @@ class ElasticEngine(IncrementalEvaluator):
             if numbered is None:
                 fresh = self._bootstrap_stratum(plan, instance)
             else:
-                grown, iterations = numbered
+                grown, iterations, counts = numbered
                 fresh = {r: RelationState.of(grown[r].columns, iterations[r],
-                                             np.full(len(iterations[r]), UNKNOWN))
+                                             np.full(len(iterations[r]), UNKNOWN)
+                                             if counts is None else counts[r])
                          for r in plan.stratum.relations}
             states.update(fresh)
             instance = instance.with_relations({r: s.relation for r, s in fresh.items()})

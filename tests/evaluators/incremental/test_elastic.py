@@ -25,13 +25,20 @@ from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.testing import IncrementalSession, encode_facts
 from tests.evaluators.incremental.engine_helpers import CONSTANT_ATOMS
-from tests.strategies import programs_with_updates
+from tests.strategies import programs_with_facts, programs_with_updates
 
 TC = """
 .decl e(x: number, y: number)
 .decl tc(x: number, y: number)
 tc(x, y) :- e(x, y).
 tc(x, z) :- tc(x, y), e(y, z).
+"""
+# the closure by a non-linear rule: the native Bootstrap leaves its proof counts UNKNOWN
+SQUARING_TC = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), tc(y, z).
 """
 
 
@@ -240,9 +247,10 @@ def test_a_bootstrap_resets_the_backoff():
 
 
 def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
-    # a diamond: deleting (0, 1) lowers the count of tc(0, 2), which Bootstrap left unknown
+    # a diamond: deleting (0, 1) lowers the counts of tc(0, 1), tc(0, 2) and tc(0, 4), which
+    # Bootstrap left unknown (a non-linear rule)
     engine = ElasticEngine(switch=0.05)  # a budget of 0.5 s
-    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(
+    engine.bootstrap(parse(SQUARING_TC), Database({"e": Relation.from_rows(
         [(0, 1), (0, 3), (1, 2), (3, 2), (2, 4)])}))
     now = _fake_clock(monkeypatch, engine, 10.0)
     resolve = elastic_stratum.StratumRun._resolve_counts
@@ -256,24 +264,57 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
 
     monkeypatch.setattr(elastic_stratum.StratumRun, "_resolve_counts", slow)
     engine.update({}, _edges([(0, 1)]))
-    # two computations (iterations 1 and 2): 0.8 s, past the budget if they counted
-    assert engine.last_strategy == "update" and calls == ["tc", "tc"]
-    assert engine._bootstrap_seconds == pytest.approx(10.8)
+    # three computations (iterations 1 to 3): 1.2 s, past the budget if they counted
+    assert engine.last_strategy == "update" and calls == ["tc", "tc", "tc"]
+    assert engine._bootstrap_seconds == pytest.approx(11.2)
     assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
 
 
 def test_lowered_proof_counts_are_computed_exactly():
-    """Two diamonds in a row: deleting (0, 1) lowers tc(0, 2) (two proofs in iteration 2), whose
-    old count is computed from its derivations, so its new one is exact; tc(0, 7) (two proofs
-    in iteration 4) loses none and its count stays UNKNOWN."""
+    """Two diamonds in a row, closed by a non-linear rule: deleting (0, 1) lowers tc(0, 2) (two
+    proofs in iteration 2), whose old count is computed from its derivations, so its new one
+    is exact; tc(0, 7) (one proof in iteration 3, through tc(0, 2)) loses none and its count
+    stays UNKNOWN."""
     edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
     engine = ElasticEngine(switch=1e9)
-    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(edges)}))
+    engine.bootstrap(parse(SQUARING_TC), Database({"e": Relation.from_rows(edges)}))
     engine.update({}, _edges([(0, 1)]))
     assert engine.last_strategy == "update"
     state = _state(engine)["tc"]
-    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (4, UNKNOWN) and (0, 1) not in state
-    _assert_agrees(_state(engine), _exact(parse(TC), {"e": edges[1:]}), "lowered")
+    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (3, UNKNOWN) and (0, 1) not in state
+    _assert_agrees(_state(engine), _exact(parse(SQUARING_TC), {"e": edges[1:]}), "lowered")
+
+
+@pytest.mark.parametrize(("program", "known"), [(TC, True), (SQUARING_TC, False)])
+def test_the_native_bootstrap_counts_the_proofs_of_linear_rules(program, known):
+    """Two diamonds in a row: tc(0, 2) has two proofs, tc(0, 7) two (linear) or one (squaring);
+    the native Bootstrap counts them all with a linear rule and none with a non-linear one."""
+    edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
+    engine = ElasticEngine()
+    engine.bootstrap(parse(program), Database({"e": Relation.from_rows(edges)}))
+    state, exact = _state(engine), _exact(parse(program), {"e": edges})
+    assert state["tc"].keys() == exact["tc"].keys()
+    assert state == exact if known else all(
+        count == UNKNOWN and iteration == exact["tc"][row][0]
+        for row, (iteration, count) in state["tc"].items())
+    assert exact["tc"][(0, 2)][1] == 2
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=programs_with_facts())
+def test_native_proof_counts_are_algorithm_2s_in_strata_of_linear_rules(case):
+    """Every tuple of a stratum whose rules are linear has Algorithm 2's iteration and proof
+    count after a native Bootstrap; others have its iteration and its count or UNKNOWN."""
+    program, facts = case
+    engine = ElasticEngine()
+    engine.bootstrap(program, encode_facts(program, facts))
+    state, exact = _state(engine), _exact(program, facts)
+    _assert_agrees(state, exact, "bootstrap")
+    for plan in engine._snapshot.plans:
+        if all(elastic_native._linear(rule, plan.stratum.relations)
+               for rule in plan.stratum.rules):
+            for name in plan.stratum.relations:
+                assert state[name] == exact[name], name
 
 
 def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
