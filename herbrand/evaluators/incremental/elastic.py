@@ -283,8 +283,8 @@ class ElasticEngine(IncrementalEvaluator):
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: _universe(snapshot.states[r], budget) for r in own}
-        for r in own:  # a join index in their row index's order takes that order
-            self._evaluator.sorted_rows(universe_name(r), universes[r].row_order)
+        # whole-row joins read their row indexes; a join index in their order takes it
+        self._evaluator.universes({universe_name(r): universes[r] for r in own})
         for r in plan.positives - set(own):
             universes[r] = (Universe.of_input(old[r], *changes[r], removed_at.get(r))
                             if r in changes else Universe.of_current(new[r]))

@@ -157,6 +157,8 @@ class Universe:
         self._numbers: tuple[GrowingColumns, GrowingColumns] | None = None  # once appended
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
+        # the first rows, which no index holds yet (``find`` indexes them first)
+        self._unindexed = 0 if self._indexes else rows.shape[1]
         self._table = table
         self._relation: Relation | None = None
         # the moved positions: a mask over the rows (allocated on the first move) and the
@@ -216,13 +218,19 @@ class Universe:
     def indexed(self) -> bool:
         """Whether ``find`` has its row index already (else the first one builds it, O(n log
         n))."""
-        return bool(self._indexes)
+        return not self._unindexed
 
     def find(self, rows: np.ndarray) -> np.ndarray:
         """Positions of ``rows`` (ABSENT where not in the universe). O(m log n)."""
-        if not self._indexes:
-            self._indexes.append(RowIndex(self.rows))
+        if self._unindexed:
+            self._indexes.insert(0, RowIndex(self.rows[:, :self._unindexed]))
+            self._unindexed = 0
         return find_in(self._indexes, rows)
+
+    def holds(self, columns: np.ndarray) -> bool:
+        """Whether ``columns`` are the columns of ``relation()`` as it is now (so ``find``
+        gives their rows' positions in them). O(1)."""
+        return self._relation is not None and columns is self._relation.columns
 
     def row_order(self, columns: np.ndarray) -> np.ndarray | None:
         """The positions of the rows in lexicographic order when ``columns`` are the columns
@@ -231,7 +239,7 @@ class Universe:
         numpy's default is several times faster than a stable one): O(n log n) at worst, no
         lexicographic sort of the rows (a join index on a key that orders the rows as they
         are sorts nothing)."""
-        if self._relation is None or columns is not self._relation.columns:
+        if not self.holds(columns):
             return None
         runs = [index.sorted_run() for index in self._indexes]
         if (not runs or any(run is None for run in runs)
@@ -349,7 +357,8 @@ class Universe:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).
         O(n), or O(n log n) when it compacts."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
-                                tuple(self._indexes), self._table)
+                                None if self._unindexed else tuple(self._indexes),
+                                self._table)
 
     def changes(self) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) rows of this epoch against the previous one."""
