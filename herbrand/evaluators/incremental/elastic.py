@@ -301,10 +301,11 @@ class ElasticEngine(IncrementalEvaluator):
 
 def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
     """``Universe.of_state``; a Bootstrap's state has no table yet (its rows with their
-    positions, an O(n) copy): building it is that Bootstrap's deferred set-up, exempt from the
-    Update's budget as the row indexes are."""
-    if state.built_table is None:
-        budget.exempt(lambda: state.table)
+    positions, an O(n) copy), nor growable numbers or tuples per iteration: building them is
+    that Bootstrap's deferred set-up, exempt from the Update's budget as the row indexes
+    are."""
+    if state.built_table is None or state.built_numbers is None or state.counted is None:
+        budget.exempt(state.set_up)
     return Universe.of_state(state)
 
 

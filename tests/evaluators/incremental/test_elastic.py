@@ -55,6 +55,8 @@ def _state(engine: ElasticEngine) -> dict:
         out[name] = dict(zip(rows, zip(state.iteration[live].tolist(),
                                        state.count[live].tolist(), strict=True), strict=True))
         assert set(out[name]) == state.relation.to_set()
+        per_iteration = np.bincount(state.iteration[live], minlength=len(state.per_iteration))
+        assert per_iteration.tolist() == state.per_iteration.tolist(), name  # kept exactly
     return out
 
 
