@@ -544,6 +544,34 @@ def test_a_seed_repeated_by_later_iterations_is_joined_once(monkeypatch):
     _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
 
 
+def test_a_seed_holding_none_of_its_atoms_constants_is_not_joined(monkeypatch):
+    """A triple of predicate 2 changes m, whose rule reads m only with predicates 0 and 1: no
+    seeded or head-seeded join of that rule runs, and the results stay exact."""
+    program = """
+.decl t(s: number, p: number, o: number)
+.decl m(s: number, p: number, o: number)
+m(s, p, o) :- t(s, p, o).
+m(x, 0, z) :- m(x, 0, y), m(y, 1, z).
+"""
+    session = IncrementalSession(_engine(), program,
+                                 {"t": [(1, 0, 2), (2, 1, 3), (3, 1, 4)]})
+    joined = []
+    derivations = elastic_derivations.StratumDerivations._derivations
+
+    def recording(self, rule, seeds):
+        joined.append(str(rule.head))
+        return derivations(self, rule, seeds)
+
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_derivations", recording)
+    recursive = "@probe(x, 0, z, @pos0, @pos1"  # the head of the recursive rule's variants
+    session.update(insert={"t": [(5, 2, 6)]})
+    session.update(delete={"t": [(5, 2, 6)]})
+    assert joined and not any(head.startswith(recursive) for head in joined)
+    session.update(insert={"t": [(4, 1, 7)]})  # predicate 1: the recursive rule joins it
+    assert any(head.startswith(recursive) for head in joined)
+    _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "updated")
+
+
 def test_a_kept_join_is_run_again_when_a_universe_after_its_seed_grows(monkeypatch):
     """Right-recursive TC: the edge atom comes first, and the closure it joins grows in every
     iteration of an insert, so the kept join of the new edge is not reused."""
