@@ -78,7 +78,8 @@ class NativeArrays:
 
     def count_derivations(self, rel: int) -> None:
         """From now on, count the derivations inserted into ``rel`` (empty: its rows' counts
-        start at 0). O(capacity)."""
+        start at 0) by one thread alone (``run``; the concurrent inserts of ``run_shared``'s
+        tasks and the rows ``insert`` appends are not counted). O(capacity)."""
         self._set_counts(rel, np.zeros(int(self.rel_meta[rel, L.R_CAPACITY]), dtype=np.int64))
 
     def derivation_counts(self, rel: int) -> np.ndarray:
