@@ -293,9 +293,14 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def sort_unique(block: np.ndarray) -> np.ndarray:
     """The distinct columns of a (c, n) block in lexicographic order (one sort of packed keys:
-    ``packed_keys.sorted_distinct``). O(n log n)."""
+    ``packed_keys.sorted_distinct``; of the values themselves for one row of packed rows).
+    O(n log n)."""
     if block.shape[0] == 0 or block.shape[1] <= 1:
         return block[:, : min(block.shape[1], 1)].copy()
+    if block.shape[0] == 1:  # packed rows: one sort, and a compaction only for duplicates
+        ordered = np.sort(block[0])
+        fresh = ordered[1:] != ordered[:-1]
+        return ordered[None, :] if fresh.all() else ordered[np.concatenate(([True], fresh))][None, :]
     return sorted_distinct(block)
 
 

@@ -52,11 +52,15 @@ class RowCodec:
         """Per column of a block: whether every value fits a packed field."""
         return np.all((block >= -self.offset) & (block < self.offset), axis=0)
 
-    def pack(self, block: np.ndarray) -> np.ndarray:
-        """Bit fields of the leading rows of a (k <= arity, n) block, as uint64. O(k n)."""
+    def pack(self, block: np.ndarray, order: tuple[int, ...] | None = None) -> np.ndarray:
+        """Bit fields of the leading rows of a (k <= arity, n) block, as uint64; with
+        ``order``, of its rows in that order (no permuted copy of the block). O(k n), one
+        temporary row."""
+        rows = [block[c] for c in order] if order is not None else list(block)
         packed = np.zeros(block.shape[1], dtype=np.uint64)
-        for values, shift in zip(block, self.shifts, strict=False):
-            field = values.view(np.uint64) + np.uint64(self.offset)
+        field = np.empty(block.shape[1], dtype=np.uint64)
+        for values, shift in zip(rows, self.shifts, strict=False):
+            np.add(values.view(np.uint64), np.uint64(self.offset), out=field)
             field <<= np.uint64(shift)
             packed |= field
         return packed
@@ -67,7 +71,7 @@ class RowCodec:
         value fits a field)."""
         if self.width and (not batch.size or (batch.min() >= -self.offset
                                               and batch.max() < self.offset)):
-            packed = self.pack(batch[list(self.order)] if self.permutes else batch)
+            packed = self.pack(batch, self.order if self.permutes else None)
             packed ^= _SIGN
             return packed.view(np.int64)[None, :], True
         return batch[list(self.order)], False

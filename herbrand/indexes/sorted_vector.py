@@ -53,15 +53,17 @@ class SortedVectorIndex(IndexBacking):
         return sum(batch.shape[1] for batch in self._tail)
 
     def insert(self, rows: np.ndarray) -> None:
-        """Append a copy of the batch to the tail. O(m)."""
+        """Append a copy of the batch to the tail (one copy: a batch that ``as_batch`` made
+        contiguous is its own). O(m)."""
         batch = as_batch(rows, self.arity)
         if batch.shape[1]:
-            self._tail.append(batch.copy())
+            self._tail.append(batch.copy() if np.may_share_memory(batch, rows) else batch)
 
     def flush(self) -> None:
         """Merge the tail into the sorted run now. O(t log t + n) for t pending rows."""
         if self._tail:
-            tail = SortedRun.from_batch(self._codec, np.concatenate(self._tail, axis=1))
+            tail = SortedRun.from_batch(self._codec, self._tail[0] if len(self._tail) == 1
+                                        else np.concatenate(self._tail, axis=1))
             self._main = self._main.merge(tail)
             self._tail = []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from herbrand.indexes.sorted_vector import SortedVectorIndex
 
@@ -88,3 +89,14 @@ def test_rows_inserted_in_order_are_not_sorted_again(monkeypatch):
     unordered = SortedVectorIndex(2, (1,))  # the same rows are not in (1, 0) order
     unordered.insert(np.array([[1, 1, 2, 5], [3, 4, 0, 0]], dtype=np.int64))
     assert unordered.rows().tolist() == [[2, 5, 1, 1], [0, 0, 3, 4]] and sorts == [1]
+
+
+@pytest.mark.parametrize("strided", [False, True])
+def test_an_inserted_batch_changed_afterwards_changes_nothing(strided):
+    buffer = np.array([[3, 1, 2, 9], [30, 10, 20, 90]], dtype=np.int64)
+    batch = buffer[:, :3] if strided else buffer[:, :3].copy()  # a prefix view is strided
+    index = SortedVectorIndex(2, (0,))
+    index.insert(batch)
+    batch[:] = 7
+    buffer[:] = 7
+    assert index.rows().tolist() == [[1, 2, 3], [10, 20, 30]]

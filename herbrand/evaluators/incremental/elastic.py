@@ -2,11 +2,11 @@
 
 The state is two int64 numbers per derived tuple, in numpy arrays aligned with the relation's
 rows (``RelationState``): the iteration in which semi-naive evaluation first derives it and its
-proof count in that iteration (UNKNOWN until an Update needs it: the native Bootstrap computes
-only the iterations, see ``elastic_native``). ``bootstrap`` runs Algorithm 2 stratum by
-stratum; ``update`` runs
-Algorithm 3 (``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of
-lower strata acting as input changes of the higher ones (negated relations included).
+proof count in that iteration (the native Bootstrap counts them in a stratum of linear rules
+and leaves them UNKNOWN in others, until an Update needs them: see ``elastic_native``).
+``bootstrap`` runs Algorithm 2 stratum by stratum; ``update`` runs Algorithm 3
+(``elastic_stratum``) on each stratum whose inputs changed, in order, the changes of lower
+strata acting as input changes of the higher ones (negated relations included).
 
 The switch: an Update that runs longer than ``switch`` times the last Bootstrap's time is
 abandoned (checked before each stratum and after every join of the Update) and the engine
@@ -104,9 +104,10 @@ class ElasticEngine(IncrementalEvaluator):
     the last Bootstrap's time (the set-up it deferred included). ``index``: the relational
     evaluator's index backing.
     ``native_bootstrap``: Bootstrap numbers the tuples of each stratum it can by a native
-    semi-naive run (``elastic_native``) and leaves their proof counts UNKNOWN, computed by an
-    Update when it must lower them; False runs Algorithm 2 with the relational evaluator,
-    counting every proof (the reference the tests compare with).
+    semi-naive run (``elastic_native``) that counts their proofs where its rules are linear
+    and leaves them UNKNOWN elsewhere, computed by an Update when it must lower them; False
+    runs Algorithm 2 with the relational evaluator, counting every proof (the reference the
+    tests compare with).
 
     Cost: Bootstrap as a native semi-naive materialization plus O(n log n) to index the
     rows (Algorithm 2 in Python: a materialization that also counts derivations); Update per
@@ -223,9 +224,10 @@ class ElasticEngine(IncrementalEvaluator):
             if numbered is None:
                 fresh = self._bootstrap_stratum(plan, instance)
             else:
-                grown, iterations = numbered
+                grown, iterations, counts = numbered
                 fresh = {r: RelationState.of(grown[r].columns, iterations[r],
-                                             np.full(len(iterations[r]), UNKNOWN))
+                                             np.full(len(iterations[r]), UNKNOWN)
+                                             if counts is None else counts[r])
                          for r in plan.stratum.relations}
             states.update(fresh)
             instance = instance.with_relations({r: s.relation for r, s in fresh.items()})
@@ -281,8 +283,8 @@ class ElasticEngine(IncrementalEvaluator):
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: _universe(snapshot.states[r], budget) for r in own}
-        for r in own:  # a join index in their row index's order takes that order
-            self._evaluator.sorted_rows(universe_name(r), universes[r].row_order)
+        # whole-row joins read their row indexes; a join index in their order takes it
+        self._evaluator.universes({universe_name(r): universes[r] for r in own})
         for r in plan.positives - set(own):
             universes[r] = (Universe.of_input(old[r], *changes[r], removed_at.get(r))
                             if r in changes else Universe.of_current(new[r]))
@@ -299,10 +301,11 @@ class ElasticEngine(IncrementalEvaluator):
 
 def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
     """``Universe.of_state``; a Bootstrap's state has no table yet (its rows with their
-    positions, an O(n) copy): building it is that Bootstrap's deferred set-up, exempt from the
-    Update's budget as the row indexes are."""
-    if state.built_table is None:
-        budget.exempt(lambda: state.table)
+    positions, an O(n) copy), nor growable numbers or tuples per iteration: building them is
+    that Bootstrap's deferred set-up, exempt from the Update's budget as the row indexes
+    are."""
+    if state.built_table is None or state.built_numbers is None or state.counted is None:
+        budget.exempt(state.set_up)
     return Universe.of_state(state)
 
 

@@ -26,12 +26,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.batch_joins import empty_batch
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import (
+    Constants,
+    GrowingSelections,
+    holding,
+)
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
+    head_seed_name,
     seed_name,
     universe_name,
 )
@@ -120,12 +125,23 @@ class StratumDerivations:
         old and new iterations of their body elements."""
         return self._described(probe, self._derivations(rule, seeds))
 
-    def head_proofs(self, probe: ProbeRule,
-                    seeds: Mapping[str, Relation]) -> tuple[np.ndarray, np.ndarray]:
+    def rediscovered(self, probe: ProbeRule, heads: Relation):
+        """``derive`` of ``probe``'s ``head_seeded`` variant seeded by ``heads`` (rows of its
+        head's universe with their positions): the re-discovery term's provenance query."""
+        return self._described(probe, self._head_seeded(probe, heads))
+
+    def _head_seeded(self, probe: ProbeRule, heads: Relation) -> np.ndarray | None:
+        """The derivations of ``probe``'s ``head_seeded`` variant seeded by those of ``heads``
+        that hold its head's constants (none joined when none does)."""
+        heads = holding_constants(heads, probe.head_constants)
+        return (None if heads is None
+                else self._derivations(probe.head_seeded, {head_seed_name(probe.head): heads}))
+
+    def head_proofs(self, probe: ProbeRule, heads: Relation) -> tuple[np.ndarray, np.ndarray]:
         """(head position, latest old iteration of the body) of each derivation of ``probe``'s
-        ``head_seeded`` variant, seeded by ``seeds`` (the heads' rows with their positions):
-        the proof counts' provenance query. Reads no new iteration."""
-        batch = self._derivations(probe.head_seeded, seeds)
+        ``head_seeded`` variant, seeded by ``heads`` (rows of its head's universe with their
+        positions): the proof counts' provenance query. Reads no new iteration."""
+        batch = self._head_seeded(probe, heads)
         if batch is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         _, old, _ = self._described(probe, batch, new=False)
@@ -201,9 +217,8 @@ class StratumDerivations:
             sizes = tuple(len(self.universes[r]) for r in probe.positives[element + 1:])
             batch = None if kept is None else kept.batch((id(probe), element), selection, sizes)
             if batch is None:
-                if seeds[name][1] is None:
-                    seeds[name][1] = self._seed_relation(probe, element, selection)
-                batch = self._derivations(rule, {name: seeds[name][1]})
+                seed = self._holding(probe, element, name, seeds)
+                batch = None if seed is None else self._derivations(rule, {name: seed})
                 if batch is None:
                     batch = np.zeros((rule.head.arity, 0), dtype=np.int64)
             if not batch.shape[1]:
@@ -241,8 +256,32 @@ class StratumDerivations:
                 seeds[name] = [selection, None] if len(selection) else None
         return name
 
+    def _holding(self, probe: ProbeRule, element: int, name: str, seeds: dict
+                 ) -> Relation | None:
+        """The rows of seed ``name`` of ``probe``'s ``element`` that hold its atom's constants
+        (None: none does, and the variant derives nothing: on RDFS over LUBM(1) two of three
+        seeded joins of an update), made once per iteration for each name and constants
+        (cached in ``seeds``). O(seed)."""
+        if seeds[name][1] is None:
+            seeds[name][1] = self._seed_relation(probe, element, seeds[name][0])
+        constants = probe.seed_constants[element]
+        if (name, constants) not in seeds:
+            seeds[name, constants] = holding_constants(seeds[name][1], constants)
+        return seeds[name, constants]
+
     def _seed_relation(self, probe: ProbeRule, element: int, selection: np.ndarray) -> Relation:
         if element < len(probe.positives):
             return self.universes[probe.positives[element]].rows_at(selection)
         slot = probe.negatives[element - len(probe.positives)]
         return Relation(self.negated[slot].changed.columns[:, selection], unique=True)
+
+
+def holding_constants(rows: Relation, constants: Constants) -> Relation | None:
+    """The rows of ``rows`` holding ``constants`` ((column, value) pairs), or None when none
+    does. O(n) when there are constants, O(1) otherwise."""
+    if not constants:
+        return rows if len(rows) else None
+    mask = holding(rows.columns, constants)
+    if mask.all():
+        return rows
+    return Relation(rows.columns[:, mask], unique=True) if mask.any() else None

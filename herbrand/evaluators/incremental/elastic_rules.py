@@ -17,8 +17,10 @@ positive atom, ``@delta:nseed:q:<cols>`` for a negated one, which becomes positi
 ``head_seeded`` (a first atom ``@delta:head:h(u..., @head)`` restricts the derivations to given
 heads, given with their positions in the engine's arrays, and each derivation reports its
 head's position as a last column: the provenance queries of the re-discovery term and of the
-proof counts, which sum by that position without searching the heads). Pure; O(rule size)
-per variant.
+proof counts, which sum by that position without searching the heads). ``seed_constants``
+and ``head_constants`` are the integer constants a seed's rows must hold to derive anything
+(``counting_selections.integer_constants`` of the seeded atom, of the head). Pure; O(rule
+size) per variant.
 
     >>> from herbrand.framework.parser import parse
     >>> rule = parse("p(x, z) :- p(x, y), e(y, z), !q(z, _).").rules[0]
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from herbrand.evaluators.incremental.counting_selections import Constants, integer_constants
 from herbrand.framework.syntax import Atom, Literal, Rule, Var, Wildcard
 from herbrand.translators.join_ordering import DELTA_PREFIX
 
@@ -76,7 +79,8 @@ class ProbeRule:
     Derivation columns: ``head_arity`` head values, then one position per positive atom (in
     ``positives`` order), then the non-wildcard terms of each negated atom (``negatives``).
     Body elements are numbered positives first, then negatives. ``head_seeded``'s derivations
-    have one more column, last: the position its seed gives the head.
+    have one more column, last: the position its seed gives the head. ``seed_constants[e]``:
+    the (column, value) constants of element e's seed rows (none for a negated element).
     """
 
     rule: Rule
@@ -87,10 +91,13 @@ class ProbeRule:
     full: Rule
     seeded: tuple[Rule, ...]
     head_seeded: Rule
+    seed_constants: tuple[Constants, ...]
+    head_constants: Constants
 
     @classmethod
     def of(cls, rule: Rule) -> ProbeRule:
         positives: list[str] = []
+        constants: list[Constants] = []
         negatives: list[NegatedSlot] = []
         reported: list = []
         body: list = []  # (element index or None, rewritten element, seeded element)
@@ -102,6 +109,7 @@ class ProbeRule:
                 body.append((len(positives), Literal(Atom(universe_name(atom.relation), terms)),
                              Literal(Atom(seed_name(atom.relation), terms))))
                 positives.append(atom.relation)
+                constants.append(integer_constants(atom))
             elif isinstance(element, Literal):
                 atom = element.atom
                 columns = tuple(i for i, t in enumerate(atom.terms) if not isinstance(t, Wildcard))
@@ -132,6 +140,8 @@ class ProbeRule:
             full=Rule(head, plain, rule.location), seeded=seeded,
             head_seeded=Rule(Atom(PROBE, head.terms + (head_position,)), (head_seed,) + plain,
                              rule.location),
+            seed_constants=tuple(constants) + ((),) * len(negatives),
+            head_constants=integer_constants(rule.head),
         )
 
     @property

@@ -15,25 +15,31 @@ Bootstrap plans none of the Update's rules, and plans are kept across Bootstraps
 Update after the first Bootstrap translates each rule it runs (on RDFS over LUBM(1), 13 rules
 in about 2 ms, against a budget of about 18 ms).
 
-A universe's row index (``Universe.find``) sorts its rows in their lexicographic order, the order
-of a join index on its first columns (key (0, ..., j): the rows' own column order): such an
-index is given the rows in that order (``sorted_rows``, ``Universe.row_order``) and sorts
-nothing. On TC over graph10000 the first delete after an insert built the key (0, 1) index of
-the closure's 262,144 rows with a sort (19 ms) after the insert had sorted them for its row
-index.
+A universe given by ``universes`` (a derived relation's rows of both epochs with their
+positions, ``Universe``) is searched by its own row index (``Universe.find``) where it can be:
+
+- a join whose key is every column but the position (a provenance query of the re-discovery
+  term or of the proof counts probes whole rows) gets the rows ``find`` finds: no index is
+  built (``_FoundRows``). On TC over graph10000 the first 1% delete after a Bootstrap built
+  the key (0, 1) index of the closure's 262,144 rows in 9 ms, a second copy of its rows;
+- the row index sorts the rows in their lexicographic order, the order of a join index on
+  its first columns (key (0, ..., j)): such an index is given the rows in that order
+  (``Universe.row_order``) and sorts nothing.
 
 Not safe for concurrent use (as ``RelationalEvaluator``). Cost: a set lookup per index probe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 
 import numpy as np
 
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
+from herbrand.evaluators.incremental.elastic_state import Universe
+from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.contracts import IndexBacking
 from herbrand.framework.storage import Database, Relation
@@ -49,8 +55,7 @@ class SetUpEvaluator(RelationalEvaluator):
         super().__init__(index=index)
         self._budget = SwitchBudget.unlimited()
         self._held: set[tuple[str, tuple[int, ...]]] = set()  # built since the last reset
-        # relation name -> its rows' lexicographic order given its columns (``sorted_rows``)
-        self._row_orders: dict[str, Callable[[np.ndarray], np.ndarray | None]] = {}
+        self._universes: dict[str, Universe] = {}  # relation name -> its universe (``universes``)
 
     def reset(self) -> None:
         """A Bootstrap starts: every index built from now on is new set-up. O(1)."""
@@ -64,27 +69,32 @@ class SetUpEvaluator(RelationalEvaluator):
             yield
         finally:
             self._budget = SwitchBudget.unlimited()
-            self._row_orders = {}
+            self._universes = {}
 
-    def sorted_rows(self, name: str, order: Callable[[np.ndarray], np.ndarray | None]) -> None:
-        """Until the ``deferring`` block ends, a new index of relation ``name`` on a key
-        (0, ..., j) takes its rows in the order ``order(columns)`` gives (positions of the
-        rows in lexicographic order; None: not known for those columns). O(1)."""
-        self._row_orders[name] = order
+    def universes(self, universes: Mapping[str, Universe]) -> None:
+        """Until the ``deferring`` block ends, the relation named by each key holds the rows
+        of its universe with their positions (``Universe.relation``, while it is that
+        relation): its whole-row joins and its new indexes on keys (0, ..., j) read the
+        universe's row index (see the module doc). O(len(universes))."""
+        self._universes.update(universes)
 
     def relation_index(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
+        universe = self._universes.get(name)
+        if (universe is not None and key == tuple(range(relation.arity - 1))
+                and universe.holds(relation.columns)):
+            return _FoundRows(universe, relation.columns, self._budget)
         if (name, key) in self._held:
             return super().relation_index(name, relation, key)
         self._held.add((name, key))
         return self._budget.exempt(partial(self._built, name, relation, key))
 
     def _fresh_rows(self, name: str, columns: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
-        """The rows in lexicographic order when ``sorted_rows`` knows it and ``key`` orders
+        """The rows in lexicographic order when ``name``'s universe knows it and ``key`` orders
         them so (an O(n) gather), else as they are."""
-        order = self._row_orders.get(name)
-        if order is None or key != tuple(range(len(key))):
+        universe = self._universes.get(name)
+        if universe is None or key != tuple(range(len(key))):
             return columns
-        positions = order(columns)
+        positions = universe.row_order(columns)
         return columns if positions is None else columns[:, positions]
 
     def _translated(self, rule: Rule, instance: Database) -> ir.Plan:
@@ -95,3 +105,21 @@ class SetUpEvaluator(RelationalEvaluator):
         index = super().relation_index(name, relation, key)
         index.join(np.zeros((len(key), 0), dtype=np.int64), tuple(range(len(key))))
         return index
+
+
+class _FoundRows:
+    """The whole-row join of a universe's relation (its rows with their positions), answered
+    by the universe's row index: what ``RelationalEvaluator._index_join`` asks of an index.
+    The first search of a universe without its row index builds it: the Bootstrap's
+    deferred work, exempt from ``budget``. O(m log n) per join of m probe rows."""
+
+    def __init__(self, universe: Universe, columns: np.ndarray, budget: SwitchBudget):
+        self._universe, self._columns, self._budget = universe, columns, budget
+
+    def join(self, probe: np.ndarray, probe_key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """(positions of the probe rows found, the stored rows they match)."""
+        rows = probe[list(probe_key)]
+        find = partial(self._universe.find, rows)
+        at = find() if self._universe.indexed else self._budget.exempt(find)
+        found = np.flatnonzero(at != ABSENT)
+        return found, self._columns[:, at[found]]

@@ -42,9 +42,12 @@ class RelationState:
     once they outnumber the live rows. ``table`` is ``rows`` with each row's position as a
     last column, growable (``GrowingColumns``: the next Update's universe forks it and appends
     in place), built when an Update first reads it (a state a switched epoch bootstraps and
-    the next one replaces never needs it); ``rows`` is then a view of it. ``relation`` is the
-    live rows; ``indexes`` find rows of the universe (the last few appended runs apart); none
-    until an Update first searches the rows (a Bootstrap does not sort them).
+    the next one replaces never needs it); ``rows`` is then a view of it. ``numbers`` is the
+    same for ``iteration`` and ``count`` (a growable pair, views of it), and ``per_iteration``
+    the live tuples of each iteration (kept by an Update from the positions it moved, else
+    counted when first read). ``relation`` is the live rows; ``indexes`` find rows of the
+    universe (the last few appended runs apart); none until an Update first searches the rows
+    (a Bootstrap does not sort them).
     """
 
     rows: np.ndarray
@@ -53,20 +56,24 @@ class RelationState:
     indexes: tuple[RowIndex, ...]
     relation: Relation
     built_table: GrowingColumns | None = field(default=None, compare=False, repr=False)
+    built_numbers: GrowingColumns | None = field(default=None, compare=False, repr=False)
+    counted: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, rows: np.ndarray, iteration: np.ndarray, count: np.ndarray,
-           indexes: tuple[RowIndex, ...] | None = None,
-           table: GrowingColumns | None = None) -> RelationState:
+           indexes: tuple[RowIndex, ...] | None = None, table: GrowingColumns | None = None,
+           numbers: GrowingColumns | None = None,
+           per_iteration: np.ndarray | None = None) -> RelationState:
         """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
-        indexed when first searched), with ``table`` when it is built already (``rows`` its
-        view). O(n) (no copy when every row is live), or O(n log n) to merge too many index
-        runs."""
+        indexed when first searched), with ``table`` and ``numbers`` when they are built
+        already (``rows``, ``iteration`` and ``count`` their views) and ``per_iteration``
+        when known. O(n) (no copy when every row is live), or O(n log n) to merge too many
+        index runs."""
         live = iteration < NEVER
         live_rows = int(live.sum())
         if len(live) - live_rows > max(live_rows, _COMPACT_MINIMUM):
             rows, iteration, count = rows[:, live], iteration[live], count[live]
-            indexes, table, live = None, None, None
+            indexes, table, numbers, live = None, None, None, None
         elif live_rows == len(live):
             live = None
         if indexes is None:
@@ -76,7 +83,8 @@ class RelationState:
         for array in (iteration, count):
             array.setflags(write=False)
         relation = Relation(rows if live is None else rows[:, live], unique=True)
-        return cls(rows, iteration, count, tuple(indexes), relation, table)
+        return cls(rows, iteration, count, tuple(indexes), relation, table, numbers,
+                   per_iteration)
 
     @property
     def table(self) -> GrowingColumns:
@@ -84,6 +92,33 @@ class RelationState:
         if self.built_table is None:
             object.__setattr__(self, "built_table", positioned(self.rows))
         return self.built_table
+
+    @property
+    def numbers(self) -> GrowingColumns:
+        """``iteration`` and ``count`` as a growable pair (the next Update's universe forks
+        it: its appended rows' old numbers are written in place). O(n) on the first call
+        (a Bootstrap's state), which makes ``iteration`` and ``count`` views of it."""
+        if self.built_numbers is None:
+            numbers = GrowingColumns([self.iteration, self.count], _room(len(self.iteration)))
+            iteration, count = numbers.columns
+            object.__setattr__(self, "built_numbers", numbers)
+            object.__setattr__(self, "iteration", iteration)
+            object.__setattr__(self, "count", count)
+        return self.built_numbers
+
+    @property
+    def per_iteration(self) -> np.ndarray:
+        """The live tuples first derived in each iteration (indexed by iteration). O(n) on
+        the first call of a state whose Update did not keep them (a Bootstrap's)."""
+        if self.counted is None:
+            object.__setattr__(self, "counted",
+                               np.bincount(self.iteration[self.iteration < NEVER]))
+        return self.counted
+
+    def set_up(self) -> None:
+        """Build what an Update reads of this state (``table``, ``numbers``,
+        ``per_iteration``): O(n) for a Bootstrap's state, O(1) afterwards."""
+        _ = self.table, self.numbers, self.per_iteration
 
     def changes_to(self, new: RelationState) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) live rows from this state to ``new``, by one hash table of this
@@ -138,25 +173,37 @@ class Universe:
 
     Appends grow in place: the rows with their positions live in a ``GrowingColumns`` table
     (``relation`` is a view of it, so an evaluator's index on it grows by the appended rows),
-    and the four number arrays move to growable columns on a run's first append (an O(n)
-    copy once per run, then O(m) per append).
+    and so do the number arrays: the old ones are a fork of the committed state's
+    (``RelationState.numbers``), extended in place, and the new ones a growable copy made
+    when the run starts (the run's one O(n) copy of them; copying all four again on the
+    first append cost TC graph10000's 1% insert about 2 ms). The work per run follows the
+    moved positions: the tuples per old iteration come from the state (``kept_at``), the
+    changes and the next state's tuples per iteration from the moved positions.
     """
 
     def __init__(self, rows: np.ndarray, old_iteration: np.ndarray, old_count: np.ndarray,
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
-                 table: GrowingColumns | None = None, moved: np.ndarray | None = None):
+                 table: GrowingColumns | None = None, moved: np.ndarray | None = None,
+                 numbers: GrowingColumns | None = None,
+                 per_iteration: np.ndarray | None = None):
         """``index``: finds the rows (None: built on the first ``find``); ``table``: the
         rows with their positions (``positioned``; None: made when first needed), appended
         to by this run; ``moved``: the distinct positions whose new iteration may differ
-        from the old one (default none)."""
+        from the old one (default none); ``numbers``: the old iterations and counts, growable
+        (a fork of the committed state's, never written but past its rows; None: made on
+        the first append); ``per_iteration``: the old tuples per iteration (None: counted
+        on the first ``kept_at``)."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
-        self.new_iteration = new_iteration.copy()
-        self.new_count = old_count.copy()
-        self._numbers: tuple[GrowingColumns, GrowingColumns] | None = None  # once appended
+        self._old = numbers
+        self._old_owned = False  # whether ``_old`` is this run's own (else read-only)
+        self._new = GrowingColumns([new_iteration, old_count], _room(len(new_iteration)))
+        self.new_iteration, self.new_count = self._new.writable_columns()
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
+        # the first rows, which no index holds yet (``find`` indexes them first)
+        self._unindexed = 0 if self._indexes else rows.shape[1]
         self._table = table
         self._relation: Relation | None = None
         # the moved positions: a mask over the rows (allocated on the first move) and the
@@ -166,14 +213,17 @@ class Universe:
         self._moved_positions: np.ndarray | None = None
         if moved is not None:
             self._mark_moved(moved)
-        self._per_iteration: np.ndarray | None = None  # old tuples per iteration
+        self._per_iteration = per_iteration  # old tuples per iteration (read-only)
         self._away: np.ndarray | None = None  # of those, how many moved to another iteration
 
     @classmethod
     def of_state(cls, state: RelationState) -> Universe:
-        """A derived relation at the start of an Update: every tuple where it was."""
-        return cls(state.rows, state.iteration, state.count, state.iteration, state.indexes,
-                   state.table.fork())
+        """A derived relation at the start of an Update: every tuple where it was. O(n) to
+        copy the numbers the run writes (``set_up`` the state first: O(1) then)."""
+        numbers = state.numbers.fork()
+        old_iteration, old_count = numbers.columns
+        return cls(state.rows, old_iteration, old_count, old_iteration, state.indexes,
+                   state.table.fork(), numbers=numbers, per_iteration=state.per_iteration)
 
     @classmethod
     def of_empty(cls, arity: int) -> Universe:
@@ -216,20 +266,28 @@ class Universe:
     def indexed(self) -> bool:
         """Whether ``find`` has its row index already (else the first one builds it, O(n log
         n))."""
-        return bool(self._indexes)
+        return not self._unindexed
 
     def find(self, rows: np.ndarray) -> np.ndarray:
         """Positions of ``rows`` (ABSENT where not in the universe). O(m log n)."""
-        if not self._indexes:
-            self._indexes.append(RowIndex(self.rows))
+        if self._unindexed:
+            self._indexes.insert(0, RowIndex(self.rows[:, :self._unindexed]))
+            self._unindexed = 0
         return find_in(self._indexes, rows)
+
+    def holds(self, columns: np.ndarray) -> bool:
+        """Whether ``columns`` are the columns of ``relation()`` as it is now (so ``find``
+        gives their rows' positions in them). O(1)."""
+        return self._relation is not None and columns is self._relation.columns
 
     def row_order(self, columns: np.ndarray) -> np.ndarray | None:
         """The positions of the rows in lexicographic order when ``columns`` are the columns
         of ``relation()`` and the row indexes hold every row, packed; else None. A stable sort
-        of the indexes' sorted runs, concatenated: O(n log r) for r runs, no comparison sort
-        of the rows (a join index on a key that orders the rows as they are sorts nothing)."""
-        if self._relation is None or columns is not self._relation.columns:
+        of the indexes' packed sorted runs, concatenated (distinct rows: any sort does, and
+        numpy's default is several times faster than a stable one): O(n log n) at worst, no
+        lexicographic sort of the rows (a join index on a key that orders the rows as they
+        are sorts nothing)."""
+        if not self.holds(columns):
             return None
         runs = [index.sorted_run() for index in self._indexes]
         if (not runs or any(run is None for run in runs)
@@ -237,7 +295,7 @@ class Universe:
             return None
         if len(runs) == 1:
             return runs[0][1]
-        order = np.argsort(np.concatenate([packed for packed, _ in runs]), kind="stable")
+        order = np.argsort(np.concatenate([packed for packed, _ in runs]))
         return np.concatenate([positions for _, positions in runs])[order]
 
     def moved(self) -> np.ndarray:
@@ -278,10 +336,11 @@ class Universe:
 
     def kept_at(self, k: int) -> int:
         """How many tuples first derived in iteration k before still are (the untouched
-        ones and those settled at k again). O(n) on the first call of a run, then O(1)."""
-        if self._per_iteration is None:
-            old = self.old_iteration[self.old_iteration < NEVER]
-            self._per_iteration = np.bincount(old)
+        ones and those settled at k again). O(moved) on the first call of a run (O(n)
+        without the tuples per old iteration), then O(1)."""
+        if self._away is None:
+            if self._per_iteration is None:
+                self._per_iteration = np.bincount(self.old_iteration[self.old_iteration < NEVER])
             self._away = np.zeros(len(self._per_iteration), dtype=np.int64)
             moved = self.moved()
             old, new = self.old_iteration[moved], self.new_iteration[moved]
@@ -293,18 +352,30 @@ class Universe:
 
     def drop_beyond(self, k: int) -> None:
         """The run ended at iteration k: tuples still where they were in a later iteration
-        are not derived in this epoch. O(n)."""
-        beyond = (self.new_iteration == self.old_iteration) & (self.old_iteration > k) & (
-            self.old_iteration < NEVER)
+        are not derived in this epoch. O(iterations) when there are none (the tuples per
+        old iteration less those that moved), else O(n)."""
+        self.kept_at(k)
+        later = slice(k + 1, None)
+        if self._per_iteration[later].sum() == self._away[later].sum():
+            return
+        beyond = np.flatnonzero((self.new_iteration == self.old_iteration)
+                                & (self.old_iteration > k) & (self.old_iteration < NEVER))
         self.new_iteration[beyond] = NEVER
+        self._mark_moved(beyond)
 
     def record_old_counts(self, positions: np.ndarray, counts: np.ndarray) -> None:
         """Record the previous epoch's proof counts of the rows at ``positions``, computed now
-        (they were UNKNOWN). The committed state's array is copied on the first write, so
-        it stays as it was: O(n) once per run."""
-        if not self.old_count.flags.writeable:
-            self.old_count = self.old_count.copy()
+        (they were UNKNOWN). The committed state's numbers are copied on the first write, so
+        they stay as they were: O(n) once per run."""
+        if not self._old_owned:
+            self._own_old_numbers()
         self.old_count[positions] = counts
+
+    def _own_old_numbers(self) -> None:
+        """Make the old numbers this run's own, writable. O(n)."""
+        self._old = GrowingColumns([self.old_iteration, self.old_count], _room(len(self)))
+        self._old_owned = True
+        self.old_iteration, self.old_count = self._old.writable_columns()
 
     def append(self, rows: np.ndarray, iteration: int, count: np.ndarray) -> None:
         """Add distinct rows new to the universe, first derived in this epoch at
@@ -313,14 +384,13 @@ class Universe:
         start, m = len(self), rows.shape[1]
         positions = np.arange(start, start + m, dtype=np.int64)
         self.rows = self._positioned().append(np.concatenate([rows, positions[None, :]]))[:-1]
-        if self._numbers is None:
-            self._numbers = tuple(GrowingColumns(pair, _room(start)) for pair in (
-                (self.old_iteration, self.old_count), (self.new_iteration, self.new_count)))
-        old, new = self._numbers
-        old.append(np.stack([np.full(m, NEVER), np.zeros(m, dtype=np.int64)]))
-        new.append(np.stack([np.full(m, iteration), count]))
-        self.old_iteration, self.old_count = old.writable_columns()
-        self.new_iteration, self.new_count = new.writable_columns()
+        if self._old is None:
+            self._own_old_numbers()
+        old = self._old.append(np.stack([np.full(m, NEVER), np.zeros(m, dtype=np.int64)]))
+        self.old_iteration, self.old_count = (self._old.writable_columns() if self._old_owned
+                                              else old)
+        self._new.append(np.stack([np.full(m, iteration), count]))
+        self.new_iteration, self.new_count = self._new.writable_columns()
         self._indexes.append(RowIndex(rows, positions))
         self._mark_moved(positions)
         self._relation = None
@@ -347,10 +417,28 @@ class Universe:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).
         O(n), or O(n log n) when it compacts."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
-                                tuple(self._indexes), self._table)
+                                None if self._unindexed else tuple(self._indexes),
+                                self._table, self._new, self._new_per_iteration())
+
+    def _new_per_iteration(self) -> np.ndarray | None:
+        """The live tuples per new iteration, from the old ones and the moved positions
+        (None when the old ones are not known). O(moved + iterations)."""
+        if self._per_iteration is None:
+            return None
+        moved = self.moved()
+        old, new = self.old_iteration[moved], self.new_iteration[moved]
+        old, new = old[old < NEVER], new[new < NEVER]
+        size = max(len(self._per_iteration), int(new.max()) + 1 if len(new) else 0)
+        per = np.zeros(size, dtype=np.int64)
+        per[:len(self._per_iteration)] = self._per_iteration
+        per += np.bincount(new, minlength=size) - np.bincount(old, minlength=size)
+        return per
 
     def changes(self) -> tuple[np.ndarray, np.ndarray]:
-        """(added, removed) rows of this epoch against the previous one."""
-        present = self.new_iteration < NEVER
-        existed = self.old_iteration < NEVER
-        return self.rows[:, present & ~existed], self.rows[:, existed & ~present]
+        """(added, removed) rows of this epoch against the previous one, in position order.
+        O(moved log moved): a position whose iterations differ has moved."""
+        moved = np.sort(self.moved())
+        old, new = self.old_iteration[moved], self.new_iteration[moved]
+        added = moved[(new < NEVER) & (old >= NEVER)]
+        removed = moved[(old < NEVER) & (new >= NEVER)]
+        return self.rows[:, added], self.rows[:, removed]

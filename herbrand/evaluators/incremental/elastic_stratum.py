@@ -47,7 +47,7 @@ from herbrand.evaluators.incremental.elastic_derivations import (
     latest,
 )
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
-from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule, head_seed_name
+from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -154,8 +154,7 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        seeds = {head_seed_name(probe.head): deleted_heads[probe.head]}
-        heads, old, new = self.derivations.derive(probe, probe.head_seeded, seeds)
+        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head])
         keep = (latest(old) <= h) & (latest(new) == h)
         return heads[:, keep]
 
@@ -218,11 +217,11 @@ class StratumRun:
         positions = positions[universe.old_count[positions] == UNKNOWN]
         if not len(positions):
             return
-        seeds = {head_seed_name(head): universe.rows_at(positions)}
+        heads = universe.rows_at(positions)
         proved = []
         for probe in self.probes:
             if probe.head == head:
-                at, most_old = self.derivations.head_proofs(probe, seeds)
+                at, most_old = self.derivations.head_proofs(probe, heads)
                 proved.append(at[most_old < k])
         counts = np.bincount(np.concatenate(proved), minlength=len(universe))
         universe.record_old_counts(positions, counts[positions])

@@ -8,6 +8,10 @@ index's chained rows move into runs (``runs``), all amortised O(1) per row; on t
 backend the copies and rehashes are cut among threads (``Spread``). ``store.NativeStore``
 builds on this: it names relations, creates indexes and runs the kernels.
 
+A relation may count the derivations inserted into it (``count_derivations``; the kernels'
+rule in ``tables._insert_pending``): its counts are one int64 per row of its buffer, grown
+with it.
+
 A ``row_limit`` bounds the rows the relations hold in all: a buffer then grows at most to the
 limit's room left plus ``layout.PENDING_MAX`` (the head tuples a kernel may hold back), and a
 growth once the relations hold more than the limit raises RowLimitError. Relations that end
@@ -62,6 +66,7 @@ class NativeArrays:
         self._chains: list[np.ndarray] = []
         self._keyed: list[tuple[np.ndarray, ...]] = []  # a probe index's heads and reps
         self._runs: list[tuple[np.ndarray, ...]] = []  # a probe index's starts, rows, values
+        self._counts: dict[int, np.ndarray] = {}  # a counting relation's derivation counts
 
     def size(self, rel: int) -> int:
         """Rows in use in relation ``rel``."""
@@ -70,6 +75,22 @@ class NativeArrays:
     def rows_held(self) -> int:
         """Rows in use in all relations. O(relations)."""
         return int(self.rel_meta[:, L.R_SIZE].sum())
+
+    def count_derivations(self, rel: int) -> None:
+        """From now on, count the derivations inserted into ``rel`` (empty: its rows' counts
+        start at 0) by one thread alone (``run``; the concurrent inserts of ``run_shared``'s
+        tasks and the rows ``insert`` appends are not counted). O(capacity)."""
+        self._set_counts(rel, np.zeros(int(self.rel_meta[rel, L.R_CAPACITY]), dtype=np.int64))
+
+    def derivation_counts(self, rel: int) -> np.ndarray:
+        """The derivation counts of ``rel``'s rows (a copy), and it counts no more. O(n)."""
+        counts = self._counts.pop(rel)[:self.size(rel)].copy()
+        self.rel_meta[rel, L.R_COUNTS] = 0
+        return counts
+
+    def _set_counts(self, rel: int, counts: np.ndarray) -> None:
+        self._counts[rel] = counts
+        self.rel_meta[rel, L.R_COUNTS] = counts.ctypes.data
 
     def arguments(self) -> tuple:
         """The storage arguments every kernel takes, in order."""
@@ -102,6 +123,10 @@ class NativeArrays:
                                                                      old[start:stop]))
             self._buffers[rel] = grown
             self._set_buffer(rel, grown)
+            if rel in self._counts:
+                counts = np.zeros(capacity, dtype=np.int64)
+                counts[:size] = self._counts[rel][:size]
+                self._set_counts(rel, counts)
         keys = int(self.ix_meta[dedup, L.IX_KEYS])
         if 2 * (keys + rows) > len(self._tables[dedup]):
             self._rehash(dedup, table_size(keys + rows), spread)

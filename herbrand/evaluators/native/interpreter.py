@@ -157,27 +157,29 @@ def _interpreter(concurrent):
 
     @njit(inline="always")
     def flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending, head_width,
-              tickets, state):
+              tickets, state, start):
         """Insert the ``pending`` head tuples held in ``values``: (the number new, the number
         left for when there is room). Alone: all of them when the head relation has room for
-        them, else none; concurrently: ``concurrent._add_pending_concurrently``."""
+        them, else none (its derivations counted from row ``start`` when it counts them:
+        ``tables._insert_pending``); concurrently:
+        ``concurrent._add_pending_concurrently``."""
         if concurrent:
             return _add_pending_concurrently(rel_meta, ix_meta, ix_cols, head_rel, dedup,
                                              values, pending, head_width, tickets, state)
         if not _room(rel_meta, ix_meta, head_rel, dedup, pending):
             return 0, pending
         return _insert_pending(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
-                               head_width), 0
+                               head_width, start), 0
 
     @njit(inline="always")
     def flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending, head_width,
-                      tickets, state, depth, added):
+                      tickets, state, depth, added, start):
         """``flush``, then: (the tuples added so far, False) when every pending tuple went in;
         else (the same, True) with ``state`` saying where the rule stopped and how many tuples
         wait in ``values`` for room (``resume`` then returns NEED_ROW and flushes them first
         when called again)."""
         new, left = flush(rel_meta, ix_meta, ix_cols, head_rel, dedup, values, pending,
-                          head_width, tickets, state)
+                          head_width, tickets, state, start)
         added += new
         if left > 0:
             state[S_DEPTH], state[S_WAITING], state[S_ADDED] = depth, 1, added
@@ -215,7 +217,8 @@ def _interpreter(concurrent):
         pending = state[S_PENDING]
         if state[S_WAITING] == 1:
             added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                           pending, head_width, tickets, state, depth, added)
+                                           pending, head_width, tickets, state, depth, added,
+                                           high[head_rel])
             if waiting:
                 return NEED_ROW
             pending = 0
@@ -296,7 +299,7 @@ def _interpreter(concurrent):
                 if pending == PENDING_MAX:
                     added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup,
                                                    values, pending, head_width, tickets, state,
-                                                   depth, added)
+                                                   depth, added, high[head_rel])
                     if waiting:
                         return NEED_ROW
                     pending = 0
@@ -311,7 +314,8 @@ def _interpreter(concurrent):
             part[depth] = PROBE_CHAIN  # a probe's first phase; a view probe's: no run open yet
         if pending > 0:
             added, waiting = flush_or_wait(rel_meta, ix_meta, ix_cols, head_rel, dedup, values,
-                                           pending, head_width, tickets, state, depth, added)
+                                           pending, head_width, tickets, state, depth, added,
+                                           high[head_rel])
             if waiting:
                 return NEED_ROW
         state[S_DEPTH], state[S_ADDED], state[S_PENDING] = depth, added, 0

@@ -27,9 +27,11 @@ from herbrand.framework.native_view import (  # noqa: F401 - re-exported to the 
     SORTED_RUN,
 )
 
-# rel_meta columns: the buffer's address and capacity, rows in use, arity
-R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY = range(4)
-REL_FIELDS = 4
+# rel_meta columns: the buffer's address and capacity, rows in use, arity, and the address of
+# its derivation counts (one int64 per row of the buffer's capacity; 0: not counted, see
+# ``tables._insert_pending``)
+R_ADDRESS, R_CAPACITY, R_SIZE, R_ARITY, R_COUNTS = range(5)
+REL_FIELDS = 5
 # ix_meta columns: relation, offset of the key columns in ix_cols, their number, distinct keys,
 # rows indexed so far, unique flag, the table's address and mask (length - 1), the chains'
 # address (where row 0's link would be: they hold only the rows not in runs) and end row,

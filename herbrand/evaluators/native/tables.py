@@ -55,6 +55,7 @@ from herbrand.evaluators.native.layout import (
     R_ADDRESS,
     R_ARITY,
     R_CAPACITY,
+    R_COUNTS,
     R_SIZE,
     ROW,
     SEED,
@@ -63,6 +64,7 @@ from herbrand.evaluators.native.layout import (
 )
 from herbrand.evaluators.native.memory import (
     _cell,
+    _load,
     _load32,
     _load_atomic,
     _prefetch,
@@ -309,6 +311,29 @@ def _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h):
     s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h, at)
     if _slot(ix_meta, dedup, s) != EMPTY:
         return False
+    _append_at(rel_meta, ix_meta, rel, dedup, values, at, h, s)
+    return True
+
+@njit(inline="always")
+def _append_counted(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h, counts, start):
+    """``_append_hashed``, counting derivations at ``counts`` (an address: one int64 per
+    row): a new tuple has one, and a tuple found at a row from ``start`` on (appended by the
+    pass or iteration under way) one more."""
+    s = _find_key(ix_meta, dedup, rel_meta, ix_cols, values, h, at)
+    value = _slot(ix_meta, dedup, s)
+    if value != EMPTY:
+        row = value & ROW
+        if row >= start:
+            _store(counts + 8 * row, _load(counts + 8 * row) + 1)
+        return False
+    _store(counts + 8 * rel_meta[rel, R_SIZE], np.int64(1))
+    _append_at(rel_meta, ix_meta, rel, dedup, values, at, h, s)
+    return True
+
+@njit(inline="always")
+def _append_at(rel_meta, ix_meta, rel, dedup, values, at, h, s):
+    """Append ``values[at:]`` (hash ``h``) as a new row of ``rel``, its key in ``dedup``'s
+    empty slot ``s``."""
     size = rel_meta[rel, R_SIZE]
     arity = rel_meta[rel, R_ARITY]
     address = rel_meta[rel, R_ADDRESS] + 8 * size * arity
@@ -318,16 +343,26 @@ def _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, at, h):
     rel_meta[rel, R_SIZE] = size + 1
     ix_meta[dedup, IX_KEYS] += 1
     ix_meta[dedup, IX_DONE] = size + 1
-    return True
 
 @njit(inline="always")
-def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width):
+def _insert_pending(rel_meta, ix_meta, ix_cols, rel, dedup, values, pending, width, start):
     """Insert the ``pending`` head tuples held in ``values`` (each ``width`` values, their
-    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new."""
+    hashes after ``PENDING_MAX`` of them) into ``rel`` (with room for them); the number new.
+    When ``rel`` counts derivations (``R_COUNTS``), each tuple is one more derivation of its
+    row if that row is new since row ``start`` (``_append_counted``): with ``start`` the
+    relation's size when the pass or semi-naive iteration began, a row's count is the number
+    of derivations of the iteration that first derived it (the elastic engine's proof
+    count, exact when no derivation is enumerated twice in one iteration)."""
+    counts = rel_meta[rel, R_COUNTS]
     added = 0
     for i in range(pending):
-        if _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width,
-                          np.uint64(values[PENDING_MAX * width + i])):
+        h = np.uint64(values[PENDING_MAX * width + i])
+        if counts == 0:
+            new = _append_hashed(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width, h)
+        else:
+            new = _append_counted(rel_meta, ix_meta, ix_cols, rel, dedup, values, i * width, h,
+                                  counts, start)
+        if new:
             added += 1
     return added
 

@@ -25,13 +25,20 @@ from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.testing import IncrementalSession, encode_facts
 from tests.evaluators.incremental.engine_helpers import CONSTANT_ATOMS
-from tests.strategies import programs_with_updates
+from tests.strategies import programs_with_facts, programs_with_updates
 
 TC = """
 .decl e(x: number, y: number)
 .decl tc(x: number, y: number)
 tc(x, y) :- e(x, y).
 tc(x, z) :- tc(x, y), e(y, z).
+"""
+# the closure by a non-linear rule: the native Bootstrap leaves its proof counts UNKNOWN
+SQUARING_TC = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), tc(y, z).
 """
 
 
@@ -48,6 +55,8 @@ def _state(engine: ElasticEngine) -> dict:
         out[name] = dict(zip(rows, zip(state.iteration[live].tolist(),
                                        state.count[live].tolist(), strict=True), strict=True))
         assert set(out[name]) == state.relation.to_set()
+        per_iteration = np.bincount(state.iteration[live], minlength=len(state.per_iteration))
+        assert per_iteration.tolist() == state.per_iteration.tolist(), name  # kept exactly
     return out
 
 
@@ -240,9 +249,10 @@ def test_a_bootstrap_resets_the_backoff():
 
 
 def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
-    # a diamond: deleting (0, 1) lowers the count of tc(0, 2), which Bootstrap left unknown
+    # a diamond: deleting (0, 1) lowers the counts of tc(0, 1), tc(0, 2) and tc(0, 4), which
+    # Bootstrap left unknown (a non-linear rule)
     engine = ElasticEngine(switch=0.05)  # a budget of 0.5 s
-    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(
+    engine.bootstrap(parse(SQUARING_TC), Database({"e": Relation.from_rows(
         [(0, 1), (0, 3), (1, 2), (3, 2), (2, 4)])}))
     now = _fake_clock(monkeypatch, engine, 10.0)
     resolve = elastic_stratum.StratumRun._resolve_counts
@@ -256,24 +266,57 @@ def test_proof_counts_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
 
     monkeypatch.setattr(elastic_stratum.StratumRun, "_resolve_counts", slow)
     engine.update({}, _edges([(0, 1)]))
-    # two computations (iterations 1 and 2): 0.8 s, past the budget if they counted
-    assert engine.last_strategy == "update" and calls == ["tc", "tc"]
-    assert engine._bootstrap_seconds == pytest.approx(10.8)
+    # three computations (iterations 1 to 3): 1.2 s, past the budget if they counted
+    assert engine.last_strategy == "update" and calls == ["tc", "tc", "tc"]
+    assert engine._bootstrap_seconds == pytest.approx(11.2)
     assert (0, 2) in engine.database["tc"] and (0, 1) not in engine.database["tc"]
 
 
 def test_lowered_proof_counts_are_computed_exactly():
-    """Two diamonds in a row: deleting (0, 1) lowers tc(0, 2) (two proofs in iteration 2), whose
-    old count is computed from its derivations, so its new one is exact; tc(0, 7) (two proofs
-    in iteration 4) loses none and its count stays UNKNOWN."""
+    """Two diamonds in a row, closed by a non-linear rule: deleting (0, 1) lowers tc(0, 2) (two
+    proofs in iteration 2), whose old count is computed from its derivations, so its new one
+    is exact; tc(0, 7) (one proof in iteration 3, through tc(0, 2)) loses none and its count
+    stays UNKNOWN."""
     edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
     engine = ElasticEngine(switch=1e9)
-    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows(edges)}))
+    engine.bootstrap(parse(SQUARING_TC), Database({"e": Relation.from_rows(edges)}))
     engine.update({}, _edges([(0, 1)]))
     assert engine.last_strategy == "update"
     state = _state(engine)["tc"]
-    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (4, UNKNOWN) and (0, 1) not in state
-    _assert_agrees(_state(engine), _exact(parse(TC), {"e": edges[1:]}), "lowered")
+    assert state[(0, 2)] == (2, 1) and state[(0, 7)] == (3, UNKNOWN) and (0, 1) not in state
+    _assert_agrees(_state(engine), _exact(parse(SQUARING_TC), {"e": edges[1:]}), "lowered")
+
+
+@pytest.mark.parametrize(("program", "known"), [(TC, True), (SQUARING_TC, False)])
+def test_the_native_bootstrap_counts_the_proofs_of_linear_rules(program, known):
+    """Two diamonds in a row: tc(0, 2) has two proofs, tc(0, 7) two (linear) or one (squaring);
+    the native Bootstrap counts them all with a linear rule and none with a non-linear one."""
+    edges = [(0, 1), (0, 3), (1, 2), (3, 2), (2, 5), (2, 9), (5, 7), (9, 7)]
+    engine = ElasticEngine()
+    engine.bootstrap(parse(program), Database({"e": Relation.from_rows(edges)}))
+    state, exact = _state(engine), _exact(parse(program), {"e": edges})
+    assert state["tc"].keys() == exact["tc"].keys()
+    assert state == exact if known else all(
+        count == UNKNOWN and iteration == exact["tc"][row][0]
+        for row, (iteration, count) in state["tc"].items())
+    assert exact["tc"][(0, 2)][1] == 2
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=programs_with_facts())
+def test_native_proof_counts_are_algorithm_2s_in_strata_of_linear_rules(case):
+    """Every tuple of a stratum whose rules are linear has Algorithm 2's iteration and proof
+    count after a native Bootstrap; others have its iteration and its count or UNKNOWN."""
+    program, facts = case
+    engine = ElasticEngine()
+    engine.bootstrap(program, encode_facts(program, facts))
+    state, exact = _state(engine), _exact(program, facts)
+    _assert_agrees(state, exact, "bootstrap")
+    for plan in engine._snapshot.plans:
+        if all(elastic_native._linear(rule, plan.stratum.relations)
+               for rule in plan.stratum.rules):
+            for name in plan.stratum.relations:
+                assert state[name] == exact[name], name
 
 
 def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
@@ -499,6 +542,34 @@ def test_a_seed_repeated_by_later_iterations_is_joined_once(monkeypatch):
     session.update(delete={"e": [(12, 13)]})
     assert joined.count("@delta:seed:e") == 2
     _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
+
+
+def test_a_seed_holding_none_of_its_atoms_constants_is_not_joined(monkeypatch):
+    """A triple of predicate 2 changes m, whose rule reads m only with predicates 0 and 1: no
+    seeded or head-seeded join of that rule runs, and the results stay exact."""
+    program = """
+.decl t(s: number, p: number, o: number)
+.decl m(s: number, p: number, o: number)
+m(s, p, o) :- t(s, p, o).
+m(x, 0, z) :- m(x, 0, y), m(y, 1, z).
+"""
+    session = IncrementalSession(_engine(), program,
+                                 {"t": [(1, 0, 2), (2, 1, 3), (3, 1, 4)]})
+    joined = []
+    derivations = elastic_derivations.StratumDerivations._derivations
+
+    def recording(self, rule, seeds):
+        joined.append(str(rule.head))
+        return derivations(self, rule, seeds)
+
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_derivations", recording)
+    recursive = "@probe(x, 0, z, @pos0, @pos1"  # the head of the recursive rule's variants
+    session.update(insert={"t": [(5, 2, 6)]})
+    session.update(delete={"t": [(5, 2, 6)]})
+    assert joined and not any(head.startswith(recursive) for head in joined)
+    session.update(insert={"t": [(4, 1, 7)]})  # predicate 1: the recursive rule joins it
+    assert any(head.startswith(recursive) for head in joined)
+    _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "updated")
 
 
 def test_a_kept_join_is_run_again_when_a_universe_after_its_seed_grows(monkeypatch):

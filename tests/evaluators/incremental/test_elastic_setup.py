@@ -7,8 +7,10 @@ import pytest
 
 from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
+from herbrand.evaluators.incremental.elastic_state import Universe
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation
+from herbrand.indexes.sorted_vector import SortedVectorIndex
 
 
 class _Clock:
@@ -68,29 +70,57 @@ def test_builds_outside_an_update_are_not_set_up_for_the_next(slow_builds):
     assert budget.exempted == 0.0 and budget.counted() == 1.0
 
 
-def test_an_index_in_the_row_order_given_sorts_nothing(monkeypatch):
+def _universe(rows: list[tuple[int, int]]) -> Universe:
+    """A universe of distinct two-column rows, all of iteration 1, its row index built."""
+    columns = np.array(rows, dtype=np.int64).T
+    ones = np.ones(len(rows), dtype=np.int64)
+    universe = Universe(columns, ones, ones, ones, None)
+    universe.find(columns[:, :1])
+    return universe
+
+
+def _sorts(monkeypatch) -> list[int]:
     from herbrand.indexes import runs
 
     sorts = []
     sort_unique = runs.sort_unique
     monkeypatch.setattr(runs, "sort_unique", lambda data: sorts.append(1) or sort_unique(data))
-    relation = Relation(np.array([[3, 1, 2], [0, 5, 4], [0, 1, 2]], dtype=np.int64), unique=True)
+    return sorts
+
+
+def test_an_index_in_the_row_order_given_sorts_nothing(monkeypatch):
+    sorts = _sorts(monkeypatch)
+    universe = _universe([(3, 0), (1, 5), (2, 4)])
+    relation = universe.relation()  # the rows with their positions
     evaluator = SetUpEvaluator()
-    asked = []
-
-    def order(columns):
-        asked.append(columns is relation.columns)
-        return np.array([1, 2, 0])
-
     with evaluator.deferring(SwitchBudget.unlimited()):
-        evaluator.sorted_rows("u", order)
-        evaluator.relation_index("u", relation, (0, 1))  # the rows' own order: given
-        assert asked == [True] and not sorts
+        evaluator.universes({"u": universe})
+        evaluator.relation_index("u", relation, (0,))  # the rows' own order: given
+        assert not sorts
         evaluator.relation_index("u", relation, (1,))  # another order: sorted
-        assert asked == [True] and sorts == [1]
-    positions, rows = evaluator.relation_index("u", relation, (0, 1)).join(
-        np.array([[2], [4]], dtype=np.int64), (0, 1))
+        assert sorts == [1]
+    positions, rows = evaluator.relation_index("u", relation, (0,)).join(
+        np.array([[2], [4]], dtype=np.int64), (0,))
     assert positions.tolist() == [0] and rows[:, 0].tolist() == [2, 4, 2]
-    with evaluator.deferring(SwitchBudget.unlimited()):  # orders last one block
-        evaluator.relation_index("u", relation, (0,))
-    assert asked == [True] and sorts == [1, 1]
+    with evaluator.deferring(SwitchBudget.unlimited()):  # universes last one block
+        evaluator.relation_index("u", relation, (1, 0))
+    assert sorts == [1, 1]
+
+
+def test_a_whole_row_join_of_a_universe_reads_its_row_index(monkeypatch):
+    sorts = _sorts(monkeypatch)
+    universe = _universe([(3, 0), (1, 5), (2, 4)])
+    universe.append(np.array([[7], [7]], dtype=np.int64), 2, np.ones(1, dtype=np.int64))
+    relation = universe.relation()
+    probe = np.array([[9, 4, 1, 7, 0], [0, 2, 5, 7, 3]], dtype=np.int64)  # rows (x, y) upside down
+    expected = RelationalEvaluator().relation_index("u", relation, (0, 1)).join(probe, (1, 0))
+    evaluator = SetUpEvaluator()
+    with evaluator.deferring(SwitchBudget.unlimited()):
+        evaluator.universes({"u": universe})
+        found = evaluator.relation_index("u", relation, (0, 1))
+        positions, rows = found.join(probe, (1, 0))
+        stale = evaluator.relation_index("u", _relation(3), (0, 1))  # not its relation now
+    assert positions.tolist() == expected[0].tolist() == [1, 3, 4]
+    assert rows.tolist() == expected[1].tolist() == [[2, 7, 3], [4, 7, 0], [2, 3, 0]]
+    assert sorts == [1]  # the plain index's: the universe's rows were found, not sorted
+    assert isinstance(stale, SortedVectorIndex) and len(stale) == 3

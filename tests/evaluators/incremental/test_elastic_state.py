@@ -131,3 +131,13 @@ def test_the_row_order_merges_the_row_indexes_runs():
     order = universe.row_order(columns)
     assert order.tolist() == [4, 1, 2, 3, 0]
     assert columns[:2, order].T.tolist() == sorted(columns[:2].T.tolist())
+
+
+def test_rows_appended_before_the_first_search_leave_the_first_rows_findable():
+    rows = np.array([[5, 1, 3], [0, 2, 9]], dtype=np.int64)
+    ones = np.ones(3, dtype=np.int64)
+    universe = Universe(rows, ones, ones, ones, None)
+    universe.append(np.array([[4], [4]], dtype=np.int64), 2, np.ones(1, dtype=np.int64))
+    assert not universe.indexed
+    assert universe.find(np.array([[1, 4, 6], [2, 4, 6]], dtype=np.int64)).tolist() == [1, 3, -1]
+    assert universe.indexed and len(universe.state().indexes) == 2

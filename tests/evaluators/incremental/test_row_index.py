@@ -46,3 +46,20 @@ def test_weighted_groups_sums_weights_of_equal_rows():
     rows, sums = weighted_groups(np.array([[1, 2, 1, 3], [5, 6, 5, 7]]), np.array([1, 2, -1, 4]))
     assert dict(zip(map(tuple, rows.T.tolist()), sums.tolist(), strict=True)) == {
         (1, 5): 0, (2, 6): 2, (3, 7): 4}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 3), st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4),
+                                             st.integers(0, 4), st.integers(-3, 3)),
+                                   max_size=30), st.booleans())
+def test_weighted_groups_matches_a_counter(arity, bag, big):
+    rows = [r[:arity] for r in bag]
+    if big and rows and arity:
+        rows[0] = (BIG,) + rows[0][1:]
+    expected: dict[tuple, int] = {}
+    for row, (*_, weight) in zip(rows, bag, strict=True):
+        expected[row] = expected.get(row, 0) + weight
+    batch = np.array(rows, dtype=np.int64).reshape(len(rows), arity).T
+    grouped, sums = weighted_groups(batch, np.array([b[3] for b in bag], dtype=np.int64))
+    assert grouped.shape == (arity, len(expected))
+    assert dict(zip(map(tuple, grouped.T.tolist()), sums.tolist(), strict=True)) == expected
