@@ -29,9 +29,9 @@ rule evaluator's work on the instances joining a change with the last iteration'
 (those per-iteration relations reduced by the change first, ``counting_semijoins``, so that no
 index of them is built again), k + 1 galloping searches of the t touched tuples (among the
 iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
-and, when D_k changes, one merge of the change into the counts (O(e), a copy: the state is
-immutable; block copies for a small change; ``counting_merge``), never a sort of the whole
-state. A relation none of whose tuples changes its first iteration is kept as it was (no
+and, when D_k changes, the change merged into the counts (O(e), block copies: the state is
+immutable), all in one native pass when the keys pack (``counting_refresh``), never a sort
+of the whole state. A relation none of whose tuples changes its first iteration is kept as it was (no
 copy). The inputs' changes come from hash tables kept across updates (``RelationSets``), O(m)
 expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the

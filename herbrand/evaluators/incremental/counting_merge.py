@@ -37,24 +37,29 @@ from herbrand.evaluators.native.exported import exported, helper
 
 
 @helper
-def gallop(haystack, lo, x):
-    """The left insertion position of ``x`` in the ascending ``haystack``, everything before
-    ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for the
-    distance d from ``lo``."""
-    n = haystack.shape[0]
-    hi, step = lo, 1
-    while hi < n and haystack[hi] < x:
-        lo = hi + 1
-        hi += step
+def gallop_within(haystack, lo, hi, x):
+    """The left insertion position of ``x`` in the ascending ``haystack[:hi]``, everything
+    before ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for
+    the distance d from ``lo``."""
+    top, step = lo, 1
+    while top < hi and haystack[top] < x:
+        lo = top + 1
+        top += step
         step *= 2
-    hi = min(hi, n)
-    while lo < hi:
-        mid = (lo + hi) >> 1
+    top = min(top, hi)
+    while lo < top:
+        mid = (lo + top) >> 1
         if haystack[mid] < x:
             lo = mid + 1
         else:
-            hi = mid
+            top = mid
     return lo
+
+
+@helper
+def gallop(haystack, lo, x):
+    """``gallop_within`` the whole ``haystack``."""
+    return gallop_within(haystack, lo, haystack.shape[0], x)
 
 
 @exported("i8[::1](i8[::1], i8[::1])")

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_refresh import refreshed
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
     GAINED,
@@ -80,6 +81,7 @@ class Walk:
         self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
         self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
+        self._keys: dict[str, np.ndarray | None] = {}  # the old runs' keys (``_old_keys``)
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
                                          dtype=np.int64) for name in self.relations}
 
@@ -218,23 +220,26 @@ class Walk:
         Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
         X_{k-1} that differ) can change their first iteration, so the work is a search of
         them in the iteration's counts and in the old runs of iterations 1..k, plus O(n)
-        copies, never a sort of D_k."""
+        copies, never a sort of D_k: one native pass when every key packs
+        (``counting_refresh``), else numpy operations on the runs (``_refresh``)."""
         for name in self.relations:
             delta = deltas.get(name)
             self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
+            self.gained[name] = self.dropped[name] = self.empty[name]
             codec = self.codecs[name]
             counts, old_first = self._old_counts(name), self._old_first(name, self.k)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(codec.arity))
-            self.gained[name] = self.dropped[name] = self.empty[name]
-            changed = delta is not None and delta[0].shape[1] > 0
-            touched = run_union(self.plus[name], self.minus[name])
-            if changed:
-                run = sorted_run(codec, delta[0])  # consolidated: sorted, distinct
-                touched = run_union(run, touched)
-                counts = counts.plus(run, delta[1])
-                assert (counts.counts > 0).all(), f"negative derivation count in {name}"
-            first = self._refresh(name, counts, old_first, touched) if len(touched) else old_first
+            run = (sorted_run(codec, delta[0])  # consolidated: sorted, distinct
+                   if delta is not None and delta[0].shape[1] else None)
+            first = old_first
+            if run is not None or len(self.plus[name]) or len(self.minus[name]):
+                keys = self._old_keys(name)
+                if (keys is not None and counts.packed and self.plus[name].packed
+                        and self.minus[name].packed and (run is None or run.packed)):
+                    counts, first = self._refresh_packed(name, counts, run, delta, keys)
+                else:
+                    counts, first = self._refresh(name, counts, run, delta, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
             if first is not old_first and self.diverged[name] is None:
@@ -242,22 +247,56 @@ class Walk:
         self._reads = {}
         self.k += 1
 
-    def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
-                 touched: SortedRun) -> SortedRun:
-        """Δ'_k from Δ_k and the touched tuples T (a superset of plus_{k-1} and minus_{k-1});
-        updates plus, minus, gained and dropped. Masks over T: ``alive`` (a count in D'_k),
-        ``was_in`` (in X_{k-1}), ``was_first`` (in Δ_k), ``is_in`` (in X'_{k-1}: was_in and
-        not in minus_{k-1}, or in plus_{k-1}); then entering = alive - is_in (T ∩ Δ'_k),
-        Δ'_k = Δ_k - (Δ_k ∩ T - entering) ∪ (entering - Δ_k),
-        plus_k = (plus_{k-1} - Δ_k) ∪ (entering - X_k),
-        minus_k = (minus_{k-1} - Δ'_k) ∪ (Δ_k ∩ T - is_in - entering).
-        Cost: k + 1 searches of T (the old runs of iterations 1..k and D'_k), two of plus and
-        minus in T, and the O(|Δ_k|) copy of the new run."""
+    def _old_keys(self, name: str) -> np.ndarray | None:
+        """The old runs Δ_1, Δ_2, ... of ``name`` one after the other (ending at
+        ``old_ends``), as packed keys, or None when one does not pack: one O(|X|) copy per
+        update, on first use."""
+        if name not in self._keys:
+            firsts = self.old[name].firsts
+            self._keys[name] = (
+                None if not all(run.packed for run in firsts)
+                else np.concatenate([run.data[0] for run in firsts]) if firsts
+                else np.zeros(0, dtype=np.int64))
+        return self._keys[name]
+
+    def _refresh_packed(self, name: str, counts: PackedCounts, run: SortedRun | None,
+                        delta: weighted.Weighted | None,
+                        keys: np.ndarray) -> tuple[PackedCounts, SortedRun]:
+        """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
+        minus, gained and dropped. D_k itself when there is no change of it."""
         codec = self.codecs[name]
+        empty = self.empty[name].data[0]
+        out = refreshed(counts.data[0], counts.counts, empty if run is None else run.data[0],
+                        empty if run is None else delta[1], self.plus[name].data[0],
+                        self.minus[name].data[0], keys, self.old_ends[name], self.k)
+        for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
+                           (self.gained, out.gained), (self.dropped, out.dropped)):
+            runs[name] = SortedRun(codec, rows[None, :], True)
+        if run is not None:
+            counts = PackedCounts(out.keys[None, :], True, out.counts)
+        first = (SortedRun(codec, out.first[None, :], True) if out.changed
+                 else self._old_first(name, self.k))
+        return counts, first
+
+    def _refresh(self, name: str, counts: PackedCounts, run: SortedRun | None,
+                 delta: weighted.Weighted | None,
+                 first: SortedRun) -> tuple[PackedCounts, SortedRun]:
+        """(D'_k, Δ'_k) from D_k, Δ_k, the change of D_k (as a ``run`` and the weights of
+        ``delta``, or None) and the touched tuples T (the change's, plus_{k-1} and
+        minus_{k-1}), by numpy operations on the runs; updates plus, minus, gained and
+        dropped. The masks over T are those of ``counting_refresh``. Cost: k + 1 searches
+        of T (the old runs of iterations 1..k and D'_k), two of plus and minus in T, the
+        merge of the change into D_k and the O(|Δ_k|) copy of the new run."""
+        codec = self.codecs[name]
+        touched = run_union(self.plus[name], self.minus[name])
+        if run is not None:
+            touched = run_union(run, touched)
+            counts = counts.plus(run, delta[1])
+            assert (counts.counts > 0).all(), f"negative derivation count in {name}"
         alive = counts.weights_of(codec, touched.rows()) > 0
         was_in = np.zeros(len(touched), dtype=bool)
-        for run in self.old[name].firsts[:self.k - 1]:
-            was_in |= run_found(run, touched)
+        for old in self.old[name].firsts[:self.k - 1]:
+            was_in |= run_found(old, touched)
         was_first = run_found(first, touched)
         in_plus, in_minus = run_found(self.plus[name], touched), run_found(self.minus[name],
                                                                             touched)
@@ -271,7 +310,7 @@ class Walk:
         self.minus[name] = taken(touched, (in_minus & ~entering) | (dropped & ~is_in))
         self.gained[name] = taken(touched, gained)
         self.dropped[name] = taken(touched, dropped)
-        return new_first
+        return counts, new_first
 
     def net_changes(self, name: str) -> tuple[Relation, Relation]:
         """(X' - X, X - X') once the walk is over."""
