@@ -74,7 +74,6 @@ from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
 from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
-from herbrand.evaluators.incremental.instance_rules import driven
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -345,15 +344,15 @@ class CountingEngine(StoredEngine):
                 reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
-        no row of it holds derives nothing and is left out (``driven``: on RDFS, most rules
-        read one predicate); the others' atoms over the ``reducible`` relations (those
+        no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
+        most rules read one predicate); the others' atoms over the ``reducible`` relations (those
         replaced in each iteration) read semi-join reductions by the change
         (``counting_semijoins``), their constant atoms over the large relations kept
         selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
         seen: dict[tuple, bool] = {}
-        signed = [s for s in signed if driven(s.rule, changes, seen)]
+        signed = [s for s in signed if s.reads.may_derive(changes, {}, seen)]
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign]

@@ -47,6 +47,10 @@ from herbrand.framework.growing import GrowingColumns
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import SortedRun
 
+# the differences kept as runs, by their names' prefix: the attribute holding them
+_RUNS = {PLUS: "plus", MINUS: "minus", PLUS_PREV: "plus_before", MINUS_PREV: "minus_before",
+         GAINED: "gained", DROPPED: "dropped"}
+
 
 class Walk:
     """One update's pass over the iterations of one stratum: the old trace, the new one being
@@ -64,6 +68,7 @@ class Walk:
         self.empty = {name: SortedRun.from_batch(self.codecs[name],
                                                  np.zeros((old[name].arity, 0), dtype=np.int64))
                       for name in self.relations}
+        self._nothing = {name: Relation.empty(old[name].arity) for name in self.relations}
         self.plus = dict(self.empty)
         self.minus = dict(self.empty)
         # Δ'_{k-1} - Δ_{k-1} and the reverse, kept by ``step`` (touched tuples only)
@@ -157,29 +162,31 @@ class Walk:
 
     def size(self, read: str) -> int:
         """The number of rows of the relation named ``read`` (``counting_rules``' names of a
-        relation of the stratum) in iteration k, without building it when it is a delta."""
+        relation of the stratum) in iteration k, without building it when it is a delta or
+        a difference."""
         prefix, _, name = read.rpartition(":")
-        if prefix + ":" == NEW_DELTA and read not in self._reads:
+        prefix += ":"
+        if prefix in _RUNS:
+            return len(getattr(self, _RUNS[prefix])[name])
+        if prefix == NEW_DELTA and read not in self._reads:
             return len(self.firsts[name][self.k - 2]) if self.k >= 2 else 0
-        if prefix + ":" == OLD_DELTA:
+        if prefix == OLD_DELTA:
             return self._old_end(name, self.k - 1) - self._old_end(name, self.k - 2)
         return len(self.read(read))
 
     def read(self, read: str) -> Relation:
         """The relation named ``read`` in iteration k (see ``reads``), built on its first
-        read in the iteration."""
+        read in the iteration (an empty difference or delta: one empty Relation per walk)."""
         built = self._reads.get(read)
         if built is None:
             prefix, _, name = read.rpartition(":")
             prefix = prefix + ":" if prefix else ""
-            runs = {PLUS: self.plus, MINUS: self.minus, PLUS_PREV: self.plus_before,
-                    MINUS_PREV: self.minus_before, GAINED: self.gained,
-                    DROPPED: self.dropped}
-            if prefix in runs:
-                built = Relation(runs[prefix][name].rows(), unique=True)
+            if prefix in _RUNS:
+                run = getattr(self, _RUNS[prefix])[name]
+                built = Relation(run.rows(), unique=True) if len(run) else self._nothing[name]
             elif prefix == NEW_DELTA:
-                built = Relation(self._delta_columns(name, self.k - 1) if self.k >= 2
-                                 else self.empty[name].rows(), unique=True)
+                built = (Relation(self._delta_columns(name, self.k - 1), unique=True)
+                         if self.k >= 2 else self._nothing[name])
             elif prefix == OLD_DELTA:
                 built = Relation(self.old_rows[name].columns[
                     :, self._old_end(name, self.k - 2):self._old_end(name, self.k - 1)],
