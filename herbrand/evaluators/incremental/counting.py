@@ -119,8 +119,9 @@ class CountingEngine(StoredEngine):
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
         self._selections = GrowingSelections(())
-        # the reducible relations (deltas) have no kept selections: constants reduced too
-        self._semijoins = Semijoins(constants=True)
+        # the reducible relations (deltas) have no kept selections: constants reduced too;
+        # they are runs' rows or slices of a relation stored run by run: in order
+        self._semijoins = Semijoins(constants=True, ordered=True)
         # per stratum of the bootstrapped program (by index) and set of changed lower
         # relations: the update's variants (``_plan``); per stratum, the relations it reads
         self._plans: dict[tuple[int, frozenset[str]], tuple] = {}

@@ -105,3 +105,39 @@ def test_with_constants_a_literal_with_a_constant_is_reduced_too():
     assert [str(rule) for rule in rules] == [str(_PROGRAM.rules[1]).replace("t(x, 3)",
                                                                              f"{name}(x, 3)")]
     assert reduced[name].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3
+
+
+def _ordered(rows) -> Relation:
+    """A Relation of ``rows`` in lexicographic order, as the counting engine's deltas are."""
+    return Relation(np.unique(np.array(sorted(rows), dtype=np.int64).reshape(-1, 2),
+                              axis=0).T, unique=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows,
+       st.booleans())
+def test_ordered_reductions_search_the_first_column_and_reduce_alike(t_rows, d_rows, s_rows,
+                                                                      constants):
+    instance = Database({"t": _ordered(t_rows), "d": _ordered(d_rows), "s": _ordered(s_rows)})
+    evaluator = RelationalEvaluator()
+    scanned = Semijoins(ratio=2, constants=constants).reduced(_PROGRAM.rules, instance,
+                                                              {"t", "s"})
+    searched = Semijoins(ratio=2, constants=constants, ordered=True).reduced(
+        _PROGRAM.rules, instance, {"t", "s"})
+    assert [str(rule) for rule in searched[0]] == [str(rule) for rule in scanned[0]]
+    for name in scanned[1]:
+        assert searched[1][name].to_rows() == scanned[1][name].to_rows(), name
+    assert _derived(evaluator, searched) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+
+
+def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
+    import herbrand.evaluators.incremental.counting_semijoins as semijoins
+
+    scanned = []
+    monkeypatch.setattr(semijoins, "_members",
+                        lambda values, seed: scanned.append(len(values)) or np.isin(values, seed))
+    instance = Database({"t": _ordered([(i, i + 1) for i in range(64)]),
+                         "d": _ordered([(5, 6)]), "s": _ordered([(7, 0), (8, 0)])})
+    rules, reduced = Semijoins(ordered=True).reduced(_PROGRAM.rules[:1], instance, {"t"})
+    assert reduced[reduction_name("t", "d", ((0, 1),))].to_rows() == [(6, 7)]
+    assert not scanned  # t's 64 rows searched for d's y = 6, none scanned
