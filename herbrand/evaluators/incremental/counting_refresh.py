@@ -7,10 +7,11 @@ numpy, that is a search of T in each old run Δ_1..Δ_k, in D'_k, in plus and mi
 for the counts and several masked copies: on TC over graph10000, ten calls per iteration and
 most of an update. When every key packs into one int64 (``RowCodec``), ``refreshed`` does all
 of it in one call: T is merged from its three sorted parts (flags say which it came from), each
-T key is galloped into D_k (the stretches of D_k between them block-copied into D'_k), into
-the old runs of iterations before k (until one holds it: the runs are disjoint) and into
-Δ_k, whose stretches between the tuples that leave or join it are block-copied into Δ'_k.
-Cost: O(|T| (k + 1) log(n / |T|) + |D_k| + |Δ_k|), one allocation per output.
+T key is galloped into D_k (when D_k changes, the stretches of D_k between them are
+block-copied into D'_k), into the old runs of iterations before k (until one holds it: the
+runs are disjoint) and into Δ_k (when some tuples leave or join it, its stretches between
+them are block-copied into Δ'_k). Cost: O(|T| (k + 1) log(n / |T|)), plus O(|D_k|) when D_k
+changes and O(|Δ_k|) when Δ_k does; one allocation per output.
 
 The masks over T, with ``alive`` (a count in D'_k), ``was_in`` (in X_{k-1}), ``was_first``
 (in Δ_k), ``in_plus`` / ``in_minus`` (in plus_{k-1} / minus_{k-1}):
@@ -134,11 +135,14 @@ def _refreshed(keys, counts, delta_keys, delta_counts, plus, minus, firsts, ends
             sizes[6] = 1
         elif sums[t] > high:
             sizes[7] = 1
-    out_keys = np.empty(0 if sizes[6] or sizes[7] else e + n, dtype=np.int64)
+    # D'_k is D_k when there is no change of it (touched by plus or minus only)
+    merging = delta_keys.shape[0] > 0 and not (sizes[6] or sizes[7])
+    out_keys = np.empty(e + n if merging else 0, dtype=np.int64)
     out_counts = np.empty(out_keys.shape[0], dtype=counts.dtype)
     if sizes[6] or sizes[7]:
         return (out_keys, out_counts, out_keys, out_keys, out_keys, out_keys, out_keys, sizes)
-    sizes[0] = _merged(keys, counts, touched, positions, sums, out_keys, out_counts)
+    if merging:
+        sizes[0] = _merged(keys, counts, touched, positions, sums, out_keys, out_counts)
     # the old runs: X_{k-1} is the runs of iterations 1..k-1, Δ_k the k-th (disjoint)
     runs = ends.shape[0]
     before = min(k - 1, runs)
@@ -148,13 +152,14 @@ def _refreshed(keys, counts, delta_keys, delta_counts, plus, minus, firsts, ends
     first_lo = first_hi = 0  # Δ_k: empty past the old trace
     if k <= runs:
         first_lo, first_hi = (ends[k - 2] if k >= 2 else 0), ends[k - 1]
-    searched = copied = first_lo  # in Δ_k: galloped to, copied into Δ'_k to
-    new_first = np.empty(first_hi - first_lo + n, dtype=np.int64)
+    searched = first_lo  # in Δ_k: galloped to
+    places = np.empty(n, dtype=np.int64)  # of the touched keys in Δ_k
+    moves = np.zeros(n, dtype=np.int8)  # 1: joins Δ'_k, 2: leaves it
     plus_k = np.empty(n, dtype=np.int64)
     minus_k = np.empty(n, dtype=np.int64)
     gained = np.empty(n, dtype=np.int64)
     dropped = np.empty(n, dtype=np.int64)
-    nf = npl = nmi = ng = ndr = 0
+    npl = nmi = ng = ndr = 0
     for t in range(n):
         x = touched[t]
         was_in = False
@@ -165,32 +170,45 @@ def _refreshed(keys, counts, delta_keys, delta_counts, plus, minus, firsts, ends
                 was_in = True
                 break
         position = searched = gallop_within(firsts, searched, first_hi, x)
+        places[t] = position
         was_first = position < first_hi and firsts[position] == x
         in_plus, in_minus = (flags[t] & _PLUS) != 0, (flags[t] & _MINUS) != 0
         is_in = (was_in and not in_minus) or in_plus
         entering = sums[t] > 0 and not is_in
         gain = entering and not was_first
         drop = was_first and not entering
-        if gain or drop:
-            new_first[nf:nf + position - copied] = firsts[copied:position]
-            nf += position - copied
-            copied = position + 1 if drop else position
-            if gain:
-                new_first[nf] = x
-                nf += 1
-                gained[ng] = x
-                ng += 1
-            else:
-                dropped[ndr] = x
-                ndr += 1
+        if gain:
+            moves[t] = 1
+            gained[ng] = x
+            ng += 1
+        elif drop:
+            moves[t] = 2
+            dropped[ndr] = x
+            ndr += 1
         if (in_plus and not was_first) or (gain and not was_in):
             plus_k[npl] = x
             npl += 1
         if (in_minus and not entering) or (drop and not is_in):
             minus_k[nmi] = x
             nmi += 1
-    new_first[nf:nf + first_hi - copied] = firsts[copied:first_hi]
-    nf += first_hi - copied
+    # Δ'_k: Δ_k's stretches between the keys that join or leave it, when some do
+    new_first = np.empty(first_hi - first_lo + ng if ng + ndr else 0, dtype=np.int64)
+    nf = copied = 0
+    if ng + ndr:
+        copied = first_lo
+        for t in range(n):
+            if moves[t]:
+                position = places[t]
+                new_first[nf:nf + position - copied] = firsts[copied:position]
+                nf += position - copied
+                copied = position
+                if moves[t] == 1:
+                    new_first[nf] = touched[t]
+                    nf += 1
+                else:
+                    copied += 1
+        new_first[nf:nf + first_hi - copied] = firsts[copied:first_hi]
+        nf += first_hi - copied
     sizes[1], sizes[2], sizes[3], sizes[4], sizes[5] = nf, npl, nmi, ng, ndr
     return (out_keys, out_counts, new_first, plus_k, minus_k, gained, dropped, sizes)
 
@@ -198,8 +216,9 @@ def _refreshed(keys, counts, delta_keys, delta_counts, plus, minus, firsts, ends
 @dataclass(frozen=True)
 class Refreshed:
     """Iteration k of one relation after an update's change, as ascending packed keys: D'_k
-    (``keys``, ``counts``), Δ'_k (``first``; ``changed`` is False when it is Δ_k), and
-    plus_k, minus_k, gained (Δ'_k - Δ_k), dropped (Δ_k - Δ'_k)."""
+    (``keys``, ``counts``; empty when there was no change of D_k: D'_k is D_k), Δ'_k
+    (``first``; ``changed`` is False when it is Δ_k, and then it is empty), and plus_k,
+    minus_k, gained (Δ'_k - Δ_k), dropped (Δ_k - Δ'_k)."""
 
     keys: np.ndarray
     counts: np.ndarray
