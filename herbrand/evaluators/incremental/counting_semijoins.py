@@ -38,6 +38,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from herbrand.evaluators.incremental.member_kernels import matching
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
@@ -47,26 +48,6 @@ SEMIJOIN_PREFIX = "@semijoin:"
 
 # (the filtered relation, its (column, seed column) pairs per shared variable)
 Filter = tuple[str, tuple[tuple[int, int], ...]]
-
-
-def _members(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` occurs in the (small) ``seed``: a lookup in a table of the
-    seed's value range when it spans at most 4n values (O(n + range)), else a binary search
-    of each among the seed's distinct values (O(n log m)); ``values`` is never sorted
-    (``np.isin`` sorts both when the range is wide)."""
-    distinct = np.unique(seed)
-    if not len(distinct):
-        return np.zeros(len(values), dtype=bool)
-    low, high = int(distinct[0]), int(distinct[-1])
-    if high - low <= 4 * len(values):
-        table = np.zeros(high - low + 1, dtype=bool)
-        table[distinct - low] = True
-        inside = (values >= low) & (values <= high)
-        found = np.zeros(len(values), dtype=bool)
-        found[inside] = table[values[inside] - low]
-        return found
-    at = np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)
-    return distinct[at] == values
 
 
 def _ranges(first: np.ndarray, seed: np.ndarray) -> np.ndarray | None:
@@ -152,7 +133,7 @@ class Semijoins:
         (they derive nothing), and ``instance`` with the reductions added under their names.
         O(rules · body) plus, per shared variable of each distinct reduction (relation, seed,
         columns), O(n) or O(n log m) for n rows of the relation and m of the seed
-        (``_members``)."""
+        (``member_kernels.matching``), or O(u log n) by search (``ordered``)."""
         kept: list[Rule] = []
         taken: dict[str, Relation] = {}  # the reductions of this call by name, shared by rules
         for rule in rules:
@@ -178,18 +159,16 @@ class Semijoins:
                    shared: tuple[tuple[int, int], ...]) -> np.ndarray:
         """The ``rows`` whose values in the shared columns occur in the ``seed``'s: the
         rows of the first column's values found by search when the rows are ordered and it
-        is shared (``_ranges``), the other columns checked on those (``_members``)."""
+        is shared (``_ranges``), the other columns checked on those, one native pass each
+        (``member_kernels.matching``)."""
         at = None
         if self.ordered and shared[0][0] == 0 and rows.shape[1]:
             at = _ranges(rows[0], seed[shared[0][1]])
         if at is not None:
             rows, shared = rows[:, at], shared[1:]
-        if not shared:
-            return rows
-        keep = _members(rows[shared[0][0]], seed[shared[0][1]])
-        for column, seed_column in shared[1:]:
-            keep &= _members(rows[column], seed[seed_column])
-        return np.compress(keep, rows, axis=1)
+        for column, seed_column in shared:
+            rows = rows[:, matching(rows[column], seed[seed_column])]
+        return rows
 
     def _reading(self, rule: Rule, seed: str, filters: list[Filter]) -> Rule:
         """``rule`` with its literals over the filtered relations reading their reductions by
