@@ -82,6 +82,16 @@ def _touched(delta_keys, plus, minus):
     return keys[:n], flags[:n]
 
 
+@helper(inline="always")
+def _copy(source, start, stop, target, at):
+    """``target[at:at + stop - start] = source[start:stop]`` element by element: the
+    stretches between touched keys are short (a slice assignment costs about 25 ns to set
+    up: it made a merge whose touched keys are a sixth of the entries 2.5 times slower)."""
+    for p in range(start, stop):
+        target[at] = source[p]
+        at += 1
+
+
 @helper
 def _summed(keys, counts, touched, flags, delta_counts):
     """Per touched key: its insertion position in D_k's ``keys`` and its count in D'_k."""
@@ -111,8 +121,8 @@ def _merged(keys, counts, touched, positions, sums, out_keys, out_counts):
     at = out = 0
     for t in range(touched.shape[0]):
         stop = positions[t]
-        out_keys[out:out + stop - at] = keys[at:stop]
-        out_counts[out:out + stop - at] = counts[at:stop]
+        _copy(keys, at, stop, out_keys, out)
+        _copy(counts, at, stop, out_counts, out)
         out += stop - at
         at = stop + 1 if stop < e and keys[stop] == touched[t] else stop
         if sums[t] > 0:
@@ -199,7 +209,7 @@ def _refreshed(keys, counts, delta_keys, delta_counts, plus, minus, firsts, ends
         for t in range(n):
             if moves[t]:
                 position = places[t]
-                new_first[nf:nf + position - copied] = firsts[copied:position]
+                _copy(firsts, copied, position, new_first, nf)
                 nf += position - copied
                 copied = position
                 if moves[t] == 1:
