@@ -68,7 +68,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
-from herbrand.evaluators.incremental.counting_runs import sorted_run, without_runs
+from herbrand.evaluators.incremental.counting_runs import sorted_run, summed_run, without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
@@ -255,7 +255,7 @@ class CountingEngine(StoredEngine):
                     changes.append(whole_change[name])
                 if name in previous_whole:
                     changes.append(weighted.negated(previous_whole[name]))
-                deltas[name] = weighted.combine(old[name].arity, *changes)
+                deltas[name] = summed_run(walk.codecs[name], *changes)
             previous_whole = whole_change
             walk.step(deltas)
         for name in relations:

@@ -14,6 +14,7 @@ sorted inputs once.
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation;
   a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
+- ``run_lengths(ordered)``: the distinct values of an ascending array and their counts.
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 - ``segment_positions``: lexicographic insertion positions of rows, each within its own sorted
   segment of one block of columns.
@@ -123,6 +124,28 @@ def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     out_counts[k:k + n - i] = counts[i:]
     k += n - i
     return out_keys[:k].copy(), out_counts[:k].copy()
+
+
+@exported("UniTuple(i8[::1], 2)(i8[::1])")
+def _run_lengths(ordered):
+    n = ordered.shape[0]
+    distinct = np.empty(n, dtype=np.int64)
+    lengths = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if k and distinct[k - 1] == ordered[i]:
+            lengths[k - 1] += 1
+        else:
+            distinct[k] = ordered[i]
+            lengths[k] = 1
+            k += 1
+    return distinct[:k], lengths[:k]
+
+
+def run_lengths(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values, how often each occurs) of an ascending int64 array, in one
+    pass. O(n)."""
+    return _run_lengths(np.ascontiguousarray(ordered, dtype=np.int64))
 
 
 @exported("i8[::1](i8[::1], i8[::1])")

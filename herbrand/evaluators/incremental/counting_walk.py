@@ -33,7 +33,6 @@ from herbrand.evaluators.incremental.counting_runs import (
     run_found,
     run_minus,
     run_union,
-    sorted_run,
     taken,
 )
 from herbrand.evaluators.incremental.counting_trace import (
@@ -221,8 +220,10 @@ class Walk:
         firsts = self.old[name].firsts
         return firsts[k - 1] if k <= len(firsts) else self.empty[name]
 
-    def step(self, deltas: Mapping[str, weighted.Weighted]) -> None:
-        """Finish iteration k from the change of D_k between the states, then move to k + 1.
+    def step(self, deltas: Mapping[str, tuple[SortedRun, np.ndarray]]) -> None:
+        """Finish iteration k from the change of D_k between the states (per relation, its
+        consolidated rows as a run of the relation's codec and their weights:
+        ``counting_runs.summed_run``), then move to k + 1.
 
         Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
         X_{k-1} that differ) can change their first iteration, so the work is a search of
@@ -230,23 +231,22 @@ class Walk:
         copies, never a sort of D_k: one native pass when every key packs
         (``counting_refresh``), else numpy operations on the runs (``_refresh``)."""
         for name in self.relations:
-            delta = deltas.get(name)
+            run, weights = deltas.get(name, (None, None))
+            run = run if run is not None and len(run) else None
             self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
             self.gained[name] = self.dropped[name] = self.empty[name]
             codec = self.codecs[name]
             counts, old_first = self._old_counts(name), self._old_first(name, self.k)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(codec.arity))
-            run = (sorted_run(codec, delta[0])  # consolidated: sorted, distinct
-                   if delta is not None and delta[0].shape[1] else None)
             first = old_first
             if run is not None or len(self.plus[name]) or len(self.minus[name]):
                 keys = self._old_keys(name)
                 if (keys is not None and counts.packed and self.plus[name].packed
                         and self.minus[name].packed and (run is None or run.packed)):
-                    counts, first = self._refresh_packed(name, counts, run, delta, keys)
+                    counts, first = self._refresh_packed(name, counts, run, weights, keys)
                 else:
-                    counts, first = self._refresh(name, counts, run, delta, old_first)
+                    counts, first = self._refresh(name, counts, run, weights, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
             if first is not old_first and self.diverged[name] is None:
@@ -267,14 +267,14 @@ class Walk:
         return self._keys[name]
 
     def _refresh_packed(self, name: str, counts: PackedCounts, run: SortedRun | None,
-                        delta: weighted.Weighted | None,
+                        weights: np.ndarray | None,
                         keys: np.ndarray) -> tuple[PackedCounts, SortedRun]:
         """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
         minus, gained and dropped. D_k itself when there is no change of it."""
         codec = self.codecs[name]
         empty = self.empty[name].data[0]
         out = refreshed(counts.data[0], counts.counts, empty if run is None else run.data[0],
-                        empty if run is None else delta[1], self.plus[name].data[0],
+                        empty if run is None else weights, self.plus[name].data[0],
                         self.minus[name].data[0], keys, self.old_ends[name], self.k)
         for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
                            (self.gained, out.gained), (self.dropped, out.dropped)):
@@ -286,10 +286,10 @@ class Walk:
         return counts, first
 
     def _refresh(self, name: str, counts: PackedCounts, run: SortedRun | None,
-                 delta: weighted.Weighted | None,
+                 weights: np.ndarray | None,
                  first: SortedRun) -> tuple[PackedCounts, SortedRun]:
-        """(D'_k, Δ'_k) from D_k, Δ_k, the change of D_k (as a ``run`` and the weights of
-        ``delta``, or None) and the touched tuples T (the change's, plus_{k-1} and
+        """(D'_k, Δ'_k) from D_k, Δ_k, the change of D_k (a ``run`` and its ``weights``, or
+        None) and the touched tuples T (the change's, plus_{k-1} and
         minus_{k-1}), by numpy operations on the runs; updates plus, minus, gained and
         dropped. The masks over T are those of ``counting_refresh``. Cost: k + 1 searches
         of T (the old runs of iterations 1..k and D'_k), two of plus and minus in T, the
@@ -298,7 +298,7 @@ class Walk:
         touched = run_union(self.plus[name], self.minus[name])
         if run is not None:
             touched = run_union(run, touched)
-            counts = counts.plus(run, delta[1])
+            counts = counts.plus(run, weights)
             assert (counts.counts > 0).all(), f"negative derivation count in {name}"
         alive = counts.weights_of(codec, touched.rows()) > 0
         was_in = np.zeros(len(touched), dtype=bool)

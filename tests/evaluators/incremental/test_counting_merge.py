@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     found_in,
     merge_added,
+    run_lengths,
     segment_positions,
     sorted_positions,
     spliced,
@@ -109,3 +110,13 @@ def test_spliced_is_delete_then_insert(arity, n, data):
     joined = rng.integers(-100, 100, (arity, m))
     expected = np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)
     assert spliced(columns, left, joined, at).tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(_values)
+def test_run_lengths_are_unique_with_counts(values):
+    ordered = np.sort(np.array(values, dtype=np.int64))
+    distinct, lengths = run_lengths(ordered)
+    expected = np.unique(ordered, return_counts=True)
+    assert distinct.tolist() == expected[0].tolist()
+    assert lengths.tolist() == expected[1].tolist()
