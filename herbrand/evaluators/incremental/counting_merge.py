@@ -19,7 +19,7 @@ sorted inputs once.
 - ``segment_positions``: lexicographic insertion positions of rows, each within its own sorted
   segment of one block of columns.
 - ``spliced(columns, left, joined, at)``: a block of columns without some and with others
-  inserted, in one pass of block copies.
+  inserted, in one pass of block copies (or into a given block).
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -201,11 +201,11 @@ def segment_positions(columns: np.ndarray, starts: np.ndarray, stops: np.ndarray
                               np.ascontiguousarray(needles, dtype=np.int64))
 
 
-@exported("i8[:, ::1](i8[:, ::1], i8[::1], i8[:, ::1], i8[::1])")
-def _spliced(columns, left, joined, at):
-    arity, n = columns.shape
-    m, gone = joined.shape[1], left.shape[0]
-    out = np.empty((arity, n - gone + m), dtype=np.int64)
+@helper
+def _splice(columns, left, joined, at, out):
+    """``spliced`` into ``out``."""
+    n, m, gone = columns.shape[1], joined.shape[1], left.shape[0]
+    arity = columns.shape[0]
     src = dst = kept = next_left = 0
     for j in range(m + 1):
         target = at[j] if j < m else n - gone  # kept columns to copy before joined[:, j]
@@ -221,20 +221,37 @@ def _spliced(columns, left, joined, at):
             for c in range(arity):
                 out[c, dst] = joined[c, j]
             dst += 1
+
+
+@exported("i8[:, ::1](i8[:, ::1], i8[::1], i8[:, ::1], i8[::1])")
+def _spliced(columns, left, joined, at):
+    out = np.empty((columns.shape[0], columns.shape[1] - left.shape[0] + joined.shape[1]),
+                   dtype=np.int64)
+    _splice(columns, left, joined, at, out)
     return out
 
 
+@exported("void(i8[:, :], i8[::1], i8[:, ::1], i8[::1], i8[:, :])", writes=("out",))
+def _spliced_into(columns, left, joined, at, out):
+    _splice(columns, left, joined, at, out)
+
+
 def spliced(columns: np.ndarray, left: np.ndarray, joined: np.ndarray,
-            at: np.ndarray) -> np.ndarray:
+            at: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The (c, n) ``columns`` without those at the ascending, distinct positions ``left``
     and with the (c, m) ``joined`` inserted, ``joined[:, j]`` before the kept column of
     index ``at[j]`` (ascending; the kept count to put it last), as one new C-contiguous
     block: ``np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)`` in one pass
-    of block copies. O(n c + m c)."""
-    return _spliced(np.ascontiguousarray(columns, dtype=np.int64),
-                    np.ascontiguousarray(left, dtype=np.int64),
-                    np.ascontiguousarray(joined, dtype=np.int64),
-                    np.ascontiguousarray(at, dtype=np.int64))
+    of block copies; or written into ``out`` (a (c, n - len(left) + m) block, such as a
+    ``GrowingColumns.reserve``d one; then ``columns`` may be a strided view too). O(n c +
+    m c)."""
+    left = np.ascontiguousarray(left, dtype=np.int64)
+    joined = np.ascontiguousarray(joined, dtype=np.int64)
+    at = np.ascontiguousarray(at, dtype=np.int64)
+    if out is not None:
+        _spliced_into(columns, left, joined, at, out)
+        return out
+    return _spliced(np.ascontiguousarray(columns, dtype=np.int64), left, joined, at)
 
 
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_merge import spliced
 from herbrand.evaluators.incremental.counting_refresh import refreshed
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
@@ -83,7 +84,8 @@ class Walk:
         self._news: dict[tuple[str, int], Relation] = {}  # X'_m built, read at k and k + 1
         self._growing: dict[str, GrowingColumns] = {}  # X' since the divergence, appended
         self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
-        self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
+        self._blocks: dict[tuple[str, int], tuple[int, int]] = {}  # Δ'_m's rows in X'
+        self._moves: dict[tuple[str, int], tuple[SortedRun, SortedRun]] = {}  # gained, dropped
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
         self._keys: dict[str, np.ndarray | None] = {}  # the old runs' keys (``_old_keys``)
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
@@ -126,7 +128,8 @@ class Walk:
         """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, a
         view), else a view of the walk's append-only copy of X' (``GrowingColumns``): the old
         X_{j-1} for the first iteration j that differs, copied once, then each Δ'_i appended
-        once, so that building X' costs O(|X'|) per update, not per iteration."""
+        once (``_append``), so that building X' costs O(|X'|) per update, not per
+        iteration."""
         start = self.diverged[name]
         if start is None or m < start:
             return self._old_prefix(name, m)
@@ -139,25 +142,46 @@ class Walk:
                     old[:, :self._old_end(name, start - 1)], old.shape[1] + old.shape[1] // 8)
                 self._grown[name] = start - 1
             for i in range(self._grown[name] + 1, m + 1):
-                self._news[(name, i)] = Relation(
-                    growing.append(self._delta_columns(name, i)), unique=True)
+                begin = len(growing)
+                self._news[(name, i)] = Relation(self._append(growing, name, i), unique=True)
+                self._blocks[(name, i)] = (begin, len(growing))
             self._grown[name] = max(self._grown[name], m)
-            built = self._news[(name, m)]
+            built = self._news.get((name, m))
+            if built is None:  # built before, no longer kept: a view of its rows again
+                built = Relation(growing.columns[:, :self._blocks[(name, m)][1]], unique=True)
             self._news = {key: value for key, value in self._news.items()
                           if key[1] >= m - 1}
         return built
 
+    def _append(self, growing: GrowingColumns, name: str, i: int) -> np.ndarray:
+        """X' through Δ'_i: Δ'_i appended to ``growing`` (holding X'_{i-1}), and its columns.
+        The old relation's Δ_i when the run is the old one; else, when the keys pack, Δ_i
+        spliced straight into the buffer (its dropped tuples left out, its gained ones put in
+        their places: ``counting_merge.spliced``, block copies, no rows decoded but the
+        gained); else the run decoded. O(|Δ'_i|)."""
+        run, old_first = self.firsts[name][i - 1], self._old_first(name, i)
+        old = self.old_rows[name].columns[:, self._old_end(name, i - 1):self._old_end(name, i)]
+        if run is old_first:
+            return growing.append(old)
+        gained, dropped = self._moves[(name, i)]
+        if not (old_first.packed and gained.packed and dropped.packed):
+            return growing.append(run.rows())
+        keys = old_first.data[0]
+        left = np.searchsorted(keys, dropped.data[0])
+        places = np.searchsorted(keys, gained.data[0])
+        spliced(old, left, gained.rows(), places - np.searchsorted(left, places),
+                out=growing.reserve(len(run)))
+        return growing.columns
+
     def _delta_columns(self, name: str, m: int) -> np.ndarray:
         """The rows of Δ'_m (in the run's order): a view of the old relation's Δ_m when the
-        run is the old one, else the run decoded (once)."""
-        run = self.firsts[name][m - 1]
-        if run is self._old_first(name, m):
+        run is the old one, else of its block of X' (built through m)."""
+        if self.firsts[name][m - 1] is self._old_first(name, m):
             return self.old_rows[name].columns[:, self._old_end(name, m - 1):
                                                self._old_end(name, m)]
-        rows = self._decoded.get((name, m))
-        if rows is None:
-            rows = self._decoded[(name, m)] = run.rows()
-        return rows
+        self._new_prefix(name, m)
+        begin, end = self._blocks[(name, m)]
+        return self._growing[name].columns[:, begin:end]
 
     def size(self, read: str) -> int:
         """The number of rows of the relation named ``read`` (``counting_rules``' names of a
@@ -249,8 +273,10 @@ class Walk:
                     counts, first = self._refresh(name, counts, run, weights, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
-            if first is not old_first and self.diverged[name] is None:
-                self.diverged[name] = self.k
+            if first is not old_first:
+                self._moves[(name, self.k)] = self.gained[name], self.dropped[name]
+                if self.diverged[name] is None:
+                    self.diverged[name] = self.k
         self._reads = {}
         self.k += 1
 

@@ -110,6 +110,13 @@ def test_spliced_is_delete_then_insert(arity, n, data):
     joined = rng.integers(-100, 100, (arity, m))
     expected = np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)
     assert spliced(columns, left, joined, at).tolist() == expected.tolist()
+    # into a strided block, from a strided view (a relation's slice, a growing buffer's tail)
+    wide = np.zeros((arity, n + 9), dtype=np.int64)
+    wide[:, 2:2 + n] = columns
+    out = np.full((arity, expected.shape[1] + 5), -1, dtype=np.int64)
+    spliced(wide[:, 2:2 + n], left, joined, at, out=out[:, 3:3 + expected.shape[1]])
+    assert out[:, 3:3 + expected.shape[1]].tolist() == expected.tolist()
+    assert (out[:, :3] == -1).all() and (out[:, 3 + expected.shape[1]:] == -1).all()
 
 
 @settings(max_examples=100, deadline=None)
