@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from herbrand.framework.allocator import retain_freed_memory
 from herbrand.framework.analysis import analyse
 from herbrand.framework.contracts import (
     BatchChanges,
@@ -70,8 +71,10 @@ class Materialization:
     """A program's materialization maintained by an incremental engine (see the module doc)."""
 
     def __init__(self, program: Program, database: Database, engine: IncrementalEvaluator):
-        """Bootstrap ``engine`` on ``program`` over ``database`` (its input relations).
-        Cost: the engine's bootstrap."""
+        """Bootstrap ``engine`` on ``program`` over ``database`` (its input relations), the
+        C allocator set to reuse the memory updates free (``allocator``). Cost: the
+        engine's bootstrap."""
+        retain_freed_memory()
         self._engine = engine
         start = time.perf_counter()
         engine.bootstrap(program, database)

@@ -97,10 +97,16 @@ class GrowingColumns:
 
     def append(self, rows: np.ndarray) -> np.ndarray:
         """Write the (arity, m) block ``rows`` after the rows so far and return ``columns``.
-        O(m), plus O(length) when the buffer moves (to 1.5 times its capacity, or to the
-        rows needed if more; or, when a fork wrote past this one's rows, to a buffer of the
-        same capacity)."""
-        m = rows.shape[1]
+        O(m), plus ``reserve``'s move of the buffer."""
+        self.reserve(rows.shape[1])[:] = rows
+        return self.columns
+
+    def reserve(self, m: int) -> np.ndarray:
+        """Count m more rows in and return their block, a writable view of the buffer that
+        the caller fills before it hands out any block holding them (``columns``): rows
+        computed in place, not copied in. O(1), plus O(length) when the buffer moves (to
+        1.5 times its capacity, or to the rows needed if more; or, when a fork wrote past
+        this one's rows, to a buffer of the same capacity)."""
         end = self._length + m
         capacity = self._buffer.shape[1]
         if end > capacity or self._written[0] != self._length:
@@ -109,6 +115,6 @@ class GrowingColumns:
             grown = np.empty((self._buffer.shape[0], capacity), dtype=np.int64)
             grown[:, :self._length] = self._buffer[:, :self._length]
             self._buffer, self._written = grown, [self._length]
-        self._buffer[:, self._length:end] = rows
+        block = self._buffer[:, self._length:end]
         self._length = self._written[0] = end
-        return self.columns
+        return block

@@ -87,3 +87,15 @@ def test_columns_may_be_given_one_by_one():
     assert rows.columns.tolist() == [[1, 2], [3, 4]] and rows.capacity == 5
     rows.writable_columns()[1, 0] = 9
     assert rows.columns.tolist() == [[1, 2], [9, 4]]
+
+
+def test_a_reserved_block_is_filled_in_place_and_moves_like_an_append():
+    rows = GrowingColumns(np.arange(4, dtype=np.int64).reshape(2, 2), 3)
+    before = rows.columns
+    block = rows.reserve(1)
+    block[:] = [[7], [8]]
+    assert np.shares_memory(rows.columns, before)  # room left: written in place
+    assert rows.columns.tolist() == [[0, 1, 7], [2, 3, 8]] and before.shape == (2, 2)
+    rows.reserve(2)[:] = [[5, 6], [5, 6]]  # no room: moved first, the rows kept
+    assert not np.shares_memory(rows.columns, before)
+    assert rows.columns.tolist() == [[0, 1, 7, 5, 6], [2, 3, 8, 5, 6]]

@@ -29,6 +29,8 @@ Shared helpers, usable by any engine:
 - ``counting_merge``: numba kernels over sorted packed keys (galloping ``sorted_positions``,
   ``merge_added``, ``segments_moved``), with which the counting engine's state and dbsp's
   Z-sets and traces take a change in one pass.
+- ``counting_refresh``: one iteration of a counting update (the change merged into the
+  counts, the tuples entering and leaving the iteration) in one native pass over packed keys.
 - ``counting_semijoins``: semi-join reductions, by an update's change, of the relations that
   change along its iterations (no index of them built again in every iteration), for the
   counting and dbsp engines.

@@ -29,9 +29,9 @@ rule evaluator's work on the instances joining a change with the last iteration'
 (those per-iteration relations reduced by the change first, ``counting_semijoins``, so that no
 index of them is built again), k + 1 galloping searches of the t touched tuples (among the
 iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
-and, when D_k changes, one merge of the change into the counts (O(e), a copy: the state is
-immutable; block copies for a small change; ``counting_merge``), never a sort of the whole
-state. A relation none of whose tuples changes its first iteration is kept as it was (no
+and, when D_k changes, the change merged into the counts (O(e), block copies: the state is
+immutable), all in one native pass when the keys pack (``counting_refresh``), never a sort
+of the whole state. A relation none of whose tuples changes its first iteration is kept as it was (no
 copy). The inputs' changes come from hash tables kept across updates (``RelationSets``), O(m)
 expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the
@@ -68,13 +68,12 @@ from herbrand.evaluators.incremental.counting_rules import (
     iteration_variants,
     twofold_variants,
 )
-from herbrand.evaluators.incremental.counting_runs import sorted_run, without_runs
+from herbrand.evaluators.incremental.counting_runs import sorted_run, summed_run, without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
 from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
-from herbrand.evaluators.incremental.instance_rules import driven
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -120,8 +119,9 @@ class CountingEngine(StoredEngine):
         self._traces: dict[str, Trace] = {}
         self._sets = RelationSets()  # hash tables of the updated inputs, kept across updates
         self._selections = GrowingSelections(())
-        # the reducible relations (deltas) have no kept selections: constants reduced too
-        self._semijoins = Semijoins(constants=True)
+        # the reducible relations (deltas) have no kept selections: constants reduced too;
+        # they are runs' rows or slices of a relation stored run by run: in order
+        self._semijoins = Semijoins(constants=True, ordered=True)
         # per stratum of the bootstrapped program (by index) and set of changed lower
         # relations: the update's variants (``_plan``); per stratum, the relations it reads
         self._plans: dict[tuple[int, frozenset[str]], tuple] = {}
@@ -255,7 +255,7 @@ class CountingEngine(StoredEngine):
                     changes.append(whole_change[name])
                 if name in previous_whole:
                     changes.append(weighted.negated(previous_whole[name]))
-                deltas[name] = weighted.combine(old[name].arity, *changes)
+                deltas[name] = summed_run(walk.codecs[name], *changes)
             previous_whole = whole_change
             walk.step(deltas)
         for name in relations:
@@ -345,15 +345,15 @@ class CountingEngine(StoredEngine):
                 reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
-        no row of it holds derives nothing and is left out (``driven``: on RDFS, most rules
-        read one predicate); the others' atoms over the ``reducible`` relations (those
+        no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
+        most rules read one predicate); the others' atoms over the ``reducible`` relations (those
         replaced in each iteration) read semi-join reductions by the change
         (``counting_semijoins``), their constant atoms over the large relations kept
         selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
         seen: dict[tuple, bool] = {}
-        signed = [s for s in signed if driven(s.rule, changes, seen)]
+        signed = [s for s in signed if s.reads.may_derive(changes, {}, seen)]
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign]

@@ -14,9 +14,12 @@ sorted inputs once.
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation;
   a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
+- ``run_lengths(ordered)``: the distinct values of an ascending array and their counts.
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 - ``segments_moved``: a block of sorted segments of columns (a relation stored iteration by
   iteration) without some columns and with others inserted, found and copied in one pass.
+- ``spliced(columns, left, joined, at, out)``: a block of columns without some and with others
+  inserted at given places, written into a given block in one pass of block copies.
 
     >>> import numpy as np
     >>> sorted_positions(np.array([1, 3, 5, 7]), np.array([0, 3, 4, 9])).tolist()
@@ -35,24 +38,29 @@ from herbrand.evaluators.native.exported import exported, helper
 
 
 @helper
-def gallop(haystack, lo, x):
-    """The left insertion position of ``x`` in the ascending ``haystack``, everything before
-    ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for the
-    distance d from ``lo``."""
-    n = haystack.shape[0]
-    hi, step = lo, 1
-    while hi < n and haystack[hi] < x:
-        lo = hi + 1
-        hi += step
+def gallop_within(haystack, lo, hi, x):
+    """The left insertion position of ``x`` in the ascending ``haystack[:hi]``, everything
+    before ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for
+    the distance d from ``lo``."""
+    top, step = lo, 1
+    while top < hi and haystack[top] < x:
+        lo = top + 1
+        top += step
         step *= 2
-    hi = min(hi, n)
-    while lo < hi:
-        mid = (lo + hi) >> 1
+    top = min(top, hi)
+    while lo < top:
+        mid = (lo + top) >> 1
         if haystack[mid] < x:
             lo = mid + 1
         else:
-            hi = mid
+            top = mid
     return lo
+
+
+@helper
+def gallop(haystack, lo, x):
+    """``gallop_within`` the whole ``haystack``."""
+    return gallop_within(haystack, lo, haystack.shape[0], x)
 
 
 @exported("i8[::1](i8[::1], i8[::1])")
@@ -116,6 +124,28 @@ def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     out_counts[k:k + n - i] = counts[i:]
     k += n - i
     return out_keys[:k].copy(), out_counts[:k].copy()
+
+
+@exported("UniTuple(i8[::1], 2)(i8[::1])")
+def _run_lengths(ordered):
+    n = ordered.shape[0]
+    distinct = np.empty(n, dtype=np.int64)
+    lengths = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if k and distinct[k - 1] == ordered[i]:
+            lengths[k - 1] += 1
+        else:
+            distinct[k] = ordered[i]
+            lengths[k] = 1
+            k += 1
+    return distinct[:k], lengths[:k]
+
+
+def run_lengths(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values, how often each occurs) of an ascending int64 array, in one
+    pass. O(n)."""
+    return _run_lengths(np.ascontiguousarray(ordered, dtype=np.int64))
 
 
 @exported("i8[::1](i8[::1], i8[::1])")
@@ -228,6 +258,47 @@ def segments_moved(columns: np.ndarray, bounds: np.ndarray, left: np.ndarray,
                     np.ascontiguousarray(left_at, dtype=np.int64), joined,
                     np.ascontiguousarray(joined_at, dtype=np.int64), out, left_positions, at)
     return out, left_positions, at
+
+
+@helper
+def _splice(columns, left, joined, at, out):
+    """``spliced`` into ``out``."""
+    n, m, gone = columns.shape[1], joined.shape[1], left.shape[0]
+    arity = columns.shape[0]
+    src = dst = kept = next_left = 0
+    for j in range(m + 1):
+        target = at[j] if j < m else n - gone  # kept columns to copy before joined[:, j]
+        while kept < target:
+            stop = left[next_left] if next_left < gone else n
+            count = min(stop - src, target - kept)
+            for c in range(arity):
+                out[c, dst:dst + count] = columns[c, src:src + count]
+            src, dst, kept = src + count, dst + count, kept + count
+            if src == stop and next_left < gone:  # skip a column that leaves
+                src, next_left = src + 1, next_left + 1
+        if j < m:
+            for c in range(arity):
+                out[c, dst] = joined[c, j]
+            dst += 1
+
+
+@exported("void(i8[:, :], i8[::1], i8[:, ::1], i8[::1], i8[:, :])", writes=("out",))
+def _spliced_into(columns, left, joined, at, out):
+    _splice(columns, left, joined, at, out)
+
+
+def spliced(columns: np.ndarray, left: np.ndarray, joined: np.ndarray, at: np.ndarray,
+            out: np.ndarray) -> np.ndarray:
+    """Write into ``out`` (a (c, n - len(left) + m) block, such as a ``GrowingColumns.reserve``d
+    one) the (c, n) ``columns`` (a strided view too) without those at the ascending, distinct
+    positions ``left`` and with the (c, m) ``joined`` inserted, ``joined[:, j]`` before the
+    kept column of index ``at[j]`` (ascending; the kept count to put it last):
+    ``np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)`` in one pass of block
+    copies. Returns ``out``. O(n c + m c)."""
+    _spliced_into(columns, np.ascontiguousarray(left, dtype=np.int64),
+                  np.ascontiguousarray(joined, dtype=np.int64),
+                  np.ascontiguousarray(at, dtype=np.int64), out)
+    return out
 
 
 def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import product
 
 from herbrand.evaluators.fixpoint import delta_name
+from herbrand.evaluators.incremental.instance_rules import RuleReads
 from herbrand.evaluators.incremental.programs import aggregated_relations, renamed, with_body
 from herbrand.framework.syntax import Const, Literal, Rule, Var
 
@@ -53,6 +55,12 @@ class SignedRule:
     rule: Rule
     sign: int
     delta: str
+
+    @cached_property
+    def reads(self) -> RuleReads:
+        """What tells that an application derives nothing (``instance_rules.RuleReads``),
+        found on first use and kept with the variant."""
+        return RuleReads.of(self.rule)
 
 
 def iteration_variants(rule: Rule, recursive: Collection[str]) -> tuple[Rule, ...]:

@@ -18,6 +18,19 @@ def sorted_run(codec: RowCodec, rows: np.ndarray) -> SortedRun:
     return SortedRun(codec, *codec.encode(rows))
 
 
+def summed_run(codec: RowCodec, *parts: weighted.Weighted) -> tuple[SortedRun, np.ndarray]:
+    """The consolidated sum of weighted batches (``weighted.combine``) as a run of ``codec``
+    (``codec_of``: keyed on every column in order) and the weights in its order: the keys
+    the sum is computed on when the rows pack, never unpacked and packed again.
+    O(n log n) in the parts' size."""
+    keyed = weighted.combine_keyed(codec.arity, *parts)
+    if keyed is None:
+        rows, weights = weighted.combine(codec.arity, *parts)
+        return sorted_run(codec, rows), weights
+    keys, weights = keyed
+    return SortedRun(codec, keys[None, :], bool(codec.width)), weights
+
+
 def run_minus(run: SortedRun, other: SortedRun) -> SortedRun:
     """The rows of ``run`` not in ``other`` (runs of one codec). When both pack, by galloping
     the smaller through the larger: O(s log(l / s) + s), plus an O(len(run)) copy if rows go;

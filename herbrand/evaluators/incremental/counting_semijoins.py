@@ -38,6 +38,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
+from herbrand.evaluators.incremental.member_kernels import matching
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
@@ -49,35 +50,32 @@ SEMIJOIN_PREFIX = "@semijoin:"
 Filter = tuple[str, tuple[tuple[int, int], ...]]
 
 
-def _members(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` occurs in the (small) ``seed``: a lookup in a table of the
-    seed's value range when it spans at most 4n values (O(n + range)), else a binary search
-    of each among the seed's distinct values (O(n log m)); ``values`` is never sorted
-    (``np.isin`` sorts both when the range is wide)."""
+def _ranges(first: np.ndarray, seed: np.ndarray) -> np.ndarray | None:
+    """The positions of the rows whose value in the ascending ``first`` column occurs in
+    ``seed``, ascending: one pair of binary searches per distinct seed value (O(u log n +
+    output)); None when the seed has so many distinct values that a scan is cheaper."""
     distinct = np.unique(seed)
-    if not len(distinct):
-        return np.zeros(len(values), dtype=bool)
-    low, high = int(distinct[0]), int(distinct[-1])
-    if high - low <= 4 * len(values):
-        table = np.zeros(high - low + 1, dtype=bool)
-        table[distinct - low] = True
-        inside = (values >= low) & (values <= high)
-        found = np.zeros(len(values), dtype=bool)
-        found[inside] = table[values[inside] - low]
-        return found
-    at = np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)
-    return distinct[at] == values
+    if 16 * len(distinct) > len(first):
+        return None
+    lo = np.searchsorted(first, distinct, "left")
+    lengths = np.searchsorted(first, distinct, "right") - lo
+    lo, lengths = lo[lengths > 0], lengths[lengths > 0]
+    starts = np.cumsum(lengths) - lengths  # each range's first place in the output
+    return np.arange(int(lengths.sum())) + np.repeat(lo - starts, lengths)
 
 
 class Semijoins:
     """Semi-join reductions (see the module doc), a filtered relation taken when it is
     ``ratio`` times larger than the seed; its literals with constants too when
     ``constants`` (for an engine whose kept constant selections do not read the reducible
-    relations: a reduction would take their place)."""
+    relations: a reduction would take their place). With ``ordered``, the caller's
+    reducible relations hold their rows in lexicographic order, so a filter on the first
+    column searches it (``_ranges``) instead of scanning it."""
 
-    def __init__(self, ratio: int = 16, constants: bool = False):
+    def __init__(self, ratio: int = 16, constants: bool = False, ordered: bool = False):
         self.ratio = ratio
         self.constants = constants
+        self.ordered = ordered
         self._reducible_terms = (Var, Wildcard, Const) if constants else (Var, Wildcard)
         # id(rule) -> (rule, its positive literals: (relation, reducible (variables and
         # constants only), first column of each variable), or () when no relation may be
@@ -135,7 +133,7 @@ class Semijoins:
         (they derive nothing), and ``instance`` with the reductions added under their names.
         O(rules · body) plus, per shared variable of each distinct reduction (relation, seed,
         columns), O(n) or O(n log m) for n rows of the relation and m of the seed
-        (``_members``)."""
+        (``member_kernels.matching``), or O(u log n) by search (``ordered``)."""
         kept: list[Rule] = []
         taken: dict[str, Relation] = {}  # the reductions of this call by name, shared by rules
         for rule in rules:
@@ -150,15 +148,27 @@ class Semijoins:
             for relation, shared in filters:
                 name = reduction_name(relation, seed_name, shared)
                 if name not in taken:
-                    rows = instance[relation].columns
-                    keep = _members(rows[shared[0][0]], seed[shared[0][1]])
-                    for column, seed_column in shared[1:]:
-                        keep &= _members(rows[column], seed[seed_column])
-                    taken[name] = Relation(np.compress(keep, rows, axis=1), unique=True)
+                    taken[name] = Relation(self._reduction(instance[relation].columns, seed,
+                                                           shared), unique=True)
                 empty = empty or not len(taken[name])
             if not empty:
                 kept.append(self._reading(rule, seed_name, filters))
         return kept, (instance.with_relations(taken) if taken else instance)
+
+    def _reduction(self, rows: np.ndarray, seed: np.ndarray,
+                   shared: tuple[tuple[int, int], ...]) -> np.ndarray:
+        """The ``rows`` whose values in the shared columns occur in the ``seed``'s: the
+        rows of the first column's values found by search when the rows are ordered and it
+        is shared (``_ranges``), the other columns checked on those, one native pass each
+        (``member_kernels.matching``)."""
+        at = None
+        if self.ordered and shared[0][0] == 0 and rows.shape[1]:
+            at = _ranges(rows[0], seed[shared[0][1]])
+        if at is not None:
+            rows, shared = rows[:, at], shared[1:]
+        for column, seed_column in shared:
+            rows = rows[:, matching(rows[column], seed[seed_column])]
+        return rows
 
     def _reading(self, rule: Rule, seed: str, filters: list[Filter]) -> Rule:
         """``rule`` with its literals over the filtered relations reading their reductions by

@@ -15,6 +15,8 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
+from herbrand.evaluators.incremental.counting_merge import spliced
+from herbrand.evaluators.incremental.counting_refresh import refreshed
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
     GAINED,
@@ -32,7 +34,6 @@ from herbrand.evaluators.incremental.counting_runs import (
     run_found,
     run_minus,
     run_union,
-    sorted_run,
     taken,
 )
 from herbrand.evaluators.incremental.counting_trace import (
@@ -45,6 +46,10 @@ from herbrand.framework.analysis import Stratum
 from herbrand.framework.growing import GrowingColumns
 from herbrand.framework.storage import Database, Relation
 from herbrand.indexes.runs import SortedRun
+
+# the differences kept as runs, by their names' prefix: the attribute holding them
+_RUNS = {PLUS: "plus", MINUS: "minus", PLUS_PREV: "plus_before", MINUS_PREV: "minus_before",
+         GAINED: "gained", DROPPED: "dropped"}
 
 
 class Walk:
@@ -63,6 +68,7 @@ class Walk:
         self.empty = {name: SortedRun.from_batch(self.codecs[name],
                                                  np.zeros((old[name].arity, 0), dtype=np.int64))
                       for name in self.relations}
+        self._nothing = {name: Relation.empty(old[name].arity) for name in self.relations}
         self.plus = dict(self.empty)
         self.minus = dict(self.empty)
         # Δ'_{k-1} - Δ_{k-1} and the reverse, kept by ``step`` (touched tuples only)
@@ -78,8 +84,10 @@ class Walk:
         self._news: dict[tuple[str, int], Relation] = {}  # X'_m built, read at k and k + 1
         self._growing: dict[str, GrowingColumns] = {}  # X' since the divergence, appended
         self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
-        self._decoded: dict[tuple[str, int], np.ndarray] = {}  # the rows of changed Δ'_m
+        self._blocks: dict[tuple[str, int], tuple[int, int]] = {}  # Δ'_m's rows in X'
+        self._moves: dict[tuple[str, int], tuple[SortedRun, SortedRun]] = {}  # gained, dropped
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
+        self._keys: dict[str, np.ndarray | None] = {}  # the old runs' keys (``_old_keys``)
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
                                          dtype=np.int64) for name in self.relations}
 
@@ -120,7 +128,8 @@ class Walk:
         """X'_m of the new state: the old X_m until the walk diverges (``_old_prefix``, a
         view), else a view of the walk's append-only copy of X' (``GrowingColumns``): the old
         X_{j-1} for the first iteration j that differs, copied once, then each Δ'_i appended
-        once, so that building X' costs O(|X'|) per update, not per iteration."""
+        once (``_append``), so that building X' costs O(|X'|) per update, not per
+        iteration."""
         start = self.diverged[name]
         if start is None or m < start:
             return self._old_prefix(name, m)
@@ -133,51 +142,74 @@ class Walk:
                     old[:, :self._old_end(name, start - 1)], old.shape[1] + old.shape[1] // 8)
                 self._grown[name] = start - 1
             for i in range(self._grown[name] + 1, m + 1):
-                self._news[(name, i)] = Relation(
-                    growing.append(self._delta_columns(name, i)), unique=True)
+                begin = len(growing)
+                self._news[(name, i)] = Relation(self._append(growing, name, i), unique=True)
+                self._blocks[(name, i)] = (begin, len(growing))
             self._grown[name] = max(self._grown[name], m)
-            built = self._news[(name, m)]
+            built = self._news.get((name, m))
+            if built is None:  # built before, no longer kept: a view of its rows again
+                built = Relation(growing.columns[:, :self._blocks[(name, m)][1]], unique=True)
             self._news = {key: value for key, value in self._news.items()
                           if key[1] >= m - 1}
         return built
 
+    def _append(self, growing: GrowingColumns, name: str, i: int) -> np.ndarray:
+        """X' through Δ'_i: Δ'_i appended to ``growing`` (holding X'_{i-1}), and its columns.
+        The old relation's Δ_i when the run is the old one; else, when the keys pack, Δ_i
+        spliced straight into the buffer (its dropped tuples left out, its gained ones put in
+        their places: ``counting_merge.spliced``, block copies, no rows decoded but the
+        gained); else the run decoded. O(|Δ'_i|)."""
+        run, old_first = self.firsts[name][i - 1], self._old_first(name, i)
+        old = self.old_rows[name].columns[:, self._old_end(name, i - 1):self._old_end(name, i)]
+        if run is old_first:
+            return growing.append(old)
+        gained, dropped = self._moves[(name, i)]
+        if not (old_first.packed and gained.packed and dropped.packed):
+            return growing.append(run.rows())
+        keys = old_first.data[0]
+        left = np.searchsorted(keys, dropped.data[0])
+        places = np.searchsorted(keys, gained.data[0])
+        spliced(old, left, gained.rows(), places - np.searchsorted(left, places),
+                out=growing.reserve(len(run)))
+        return growing.columns
+
     def _delta_columns(self, name: str, m: int) -> np.ndarray:
         """The rows of Δ'_m (in the run's order): a view of the old relation's Δ_m when the
-        run is the old one, else the run decoded (once)."""
-        run = self.firsts[name][m - 1]
-        if run is self._old_first(name, m):
+        run is the old one, else of its block of X' (built through m)."""
+        if self.firsts[name][m - 1] is self._old_first(name, m):
             return self.old_rows[name].columns[:, self._old_end(name, m - 1):
                                                self._old_end(name, m)]
-        rows = self._decoded.get((name, m))
-        if rows is None:
-            rows = self._decoded[(name, m)] = run.rows()
-        return rows
+        self._new_prefix(name, m)
+        begin, end = self._blocks[(name, m)]
+        return self._growing[name].columns[:, begin:end]
 
     def size(self, read: str) -> int:
         """The number of rows of the relation named ``read`` (``counting_rules``' names of a
-        relation of the stratum) in iteration k, without building it when it is a delta."""
+        relation of the stratum) in iteration k, without building it when it is a delta or
+        a difference."""
         prefix, _, name = read.rpartition(":")
-        if prefix + ":" == NEW_DELTA and read not in self._reads:
+        prefix += ":"
+        if prefix in _RUNS:
+            return len(getattr(self, _RUNS[prefix])[name])
+        if prefix == NEW_DELTA and read not in self._reads:
             return len(self.firsts[name][self.k - 2]) if self.k >= 2 else 0
-        if prefix + ":" == OLD_DELTA:
+        if prefix == OLD_DELTA:
             return self._old_end(name, self.k - 1) - self._old_end(name, self.k - 2)
         return len(self.read(read))
 
     def read(self, read: str) -> Relation:
         """The relation named ``read`` in iteration k (see ``reads``), built on its first
-        read in the iteration."""
+        read in the iteration (an empty difference or delta: one empty Relation per walk)."""
         built = self._reads.get(read)
         if built is None:
             prefix, _, name = read.rpartition(":")
             prefix = prefix + ":" if prefix else ""
-            runs = {PLUS: self.plus, MINUS: self.minus, PLUS_PREV: self.plus_before,
-                    MINUS_PREV: self.minus_before, GAINED: self.gained,
-                    DROPPED: self.dropped}
-            if prefix in runs:
-                built = Relation(runs[prefix][name].rows(), unique=True)
+            if prefix in _RUNS:
+                run = getattr(self, _RUNS[prefix])[name]
+                built = Relation(run.rows(), unique=True) if len(run) else self._nothing[name]
             elif prefix == NEW_DELTA:
-                built = Relation(self._delta_columns(name, self.k - 1) if self.k >= 2
-                                 else self.empty[name].rows(), unique=True)
+                built = (Relation(self._delta_columns(name, self.k - 1), unique=True)
+                         if self.k >= 2 else self._nothing[name])
             elif prefix == OLD_DELTA:
                 built = Relation(self.old_rows[name].columns[
                     :, self._old_end(name, self.k - 2):self._old_end(name, self.k - 1)],
@@ -212,52 +244,92 @@ class Walk:
         firsts = self.old[name].firsts
         return firsts[k - 1] if k <= len(firsts) else self.empty[name]
 
-    def step(self, deltas: Mapping[str, weighted.Weighted]) -> None:
-        """Finish iteration k from the change of D_k between the states, then move to k + 1.
+    def step(self, deltas: Mapping[str, tuple[SortedRun, np.ndarray]]) -> None:
+        """Finish iteration k from the change of D_k between the states (per relation, its
+        consolidated rows as a run of the relation's codec and their weights:
+        ``counting_runs.summed_run``), then move to k + 1.
 
         Only the touched tuples (those whose count in D_k changes, and those of X'_{k-1} and
         X_{k-1} that differ) can change their first iteration, so the work is a search of
         them in the iteration's counts and in the old runs of iterations 1..k, plus O(n)
-        copies, never a sort of D_k."""
+        copies, never a sort of D_k: one native pass when every key packs
+        (``counting_refresh``), else numpy operations on the runs (``_refresh``)."""
         for name in self.relations:
-            delta = deltas.get(name)
+            run, weights = deltas.get(name, (None, None))
+            run = run if run is not None and len(run) else None
             self.plus_before[name], self.minus_before[name] = self.plus[name], self.minus[name]
+            self.gained[name] = self.dropped[name] = self.empty[name]
             codec = self.codecs[name]
             counts, old_first = self._old_counts(name), self._old_first(name, self.k)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(codec.arity))
-            self.gained[name] = self.dropped[name] = self.empty[name]
-            changed = delta is not None and delta[0].shape[1] > 0
-            touched = run_union(self.plus[name], self.minus[name])
-            if changed:
-                run = sorted_run(codec, delta[0])  # consolidated: sorted, distinct
-                touched = run_union(run, touched)
-                counts = counts.plus(run, delta[1])
-                assert (counts.counts > 0).all(), f"negative derivation count in {name}"
-            first = self._refresh(name, counts, old_first, touched) if len(touched) else old_first
+            first = old_first
+            if run is not None or len(self.plus[name]) or len(self.minus[name]):
+                keys = self._old_keys(name)
+                if (keys is not None and counts.packed and self.plus[name].packed
+                        and self.minus[name].packed and (run is None or run.packed)):
+                    counts, first = self._refresh_packed(name, counts, run, weights, keys)
+                else:
+                    counts, first = self._refresh(name, counts, run, weights, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
-            if first is not old_first and self.diverged[name] is None:
-                self.diverged[name] = self.k
+            if first is not old_first:
+                self._moves[(name, self.k)] = self.gained[name], self.dropped[name]
+                if self.diverged[name] is None:
+                    self.diverged[name] = self.k
         self._reads = {}
         self.k += 1
 
-    def _refresh(self, name: str, counts: PackedCounts, first: SortedRun,
-                 touched: SortedRun) -> SortedRun:
-        """Δ'_k from Δ_k and the touched tuples T (a superset of plus_{k-1} and minus_{k-1});
-        updates plus, minus, gained and dropped. Masks over T: ``alive`` (a count in D'_k),
-        ``was_in`` (in X_{k-1}), ``was_first`` (in Δ_k), ``is_in`` (in X'_{k-1}: was_in and
-        not in minus_{k-1}, or in plus_{k-1}); then entering = alive - is_in (T ∩ Δ'_k),
-        Δ'_k = Δ_k - (Δ_k ∩ T - entering) ∪ (entering - Δ_k),
-        plus_k = (plus_{k-1} - Δ_k) ∪ (entering - X_k),
-        minus_k = (minus_{k-1} - Δ'_k) ∪ (Δ_k ∩ T - is_in - entering).
-        Cost: k + 1 searches of T (the old runs of iterations 1..k and D'_k), two of plus and
-        minus in T, and the O(|Δ_k|) copy of the new run."""
+    def _old_keys(self, name: str) -> np.ndarray | None:
+        """The old runs Δ_1, Δ_2, ... of ``name`` one after the other (ending at
+        ``old_ends``), as packed keys, or None when one does not pack: one O(|X|) copy per
+        update, on first use."""
+        if name not in self._keys:
+            firsts = self.old[name].firsts
+            self._keys[name] = (
+                None if not all(run.packed for run in firsts)
+                else np.concatenate([run.data[0] for run in firsts]) if firsts
+                else np.zeros(0, dtype=np.int64))
+        return self._keys[name]
+
+    def _refresh_packed(self, name: str, counts: PackedCounts, run: SortedRun | None,
+                        weights: np.ndarray | None,
+                        keys: np.ndarray) -> tuple[PackedCounts, SortedRun]:
+        """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
+        minus, gained and dropped. D_k itself when there is no change of it."""
         codec = self.codecs[name]
+        empty = self.empty[name].data[0]
+        out = refreshed(counts.data[0], counts.counts, empty if run is None else run.data[0],
+                        empty if run is None else weights, self.plus[name].data[0],
+                        self.minus[name].data[0], keys, self.old_ends[name], self.k)
+        for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
+                           (self.gained, out.gained), (self.dropped, out.dropped)):
+            runs[name] = SortedRun(codec, rows[None, :], True)
+        if run is not None:
+            counts = PackedCounts(out.keys[None, :], True, out.counts)
+        first = (SortedRun(codec, out.first[None, :], True) if out.changed
+                 else self._old_first(name, self.k))
+        return counts, first
+
+    def _refresh(self, name: str, counts: PackedCounts, run: SortedRun | None,
+                 weights: np.ndarray | None,
+                 first: SortedRun) -> tuple[PackedCounts, SortedRun]:
+        """(D'_k, Δ'_k) from D_k, Δ_k, the change of D_k (a ``run`` and its ``weights``, or
+        None) and the touched tuples T (the change's, plus_{k-1} and
+        minus_{k-1}), by numpy operations on the runs; updates plus, minus, gained and
+        dropped. The masks over T are those of ``counting_refresh``. Cost: k + 1 searches
+        of T (the old runs of iterations 1..k and D'_k), two of plus and minus in T, the
+        merge of the change into D_k and the O(|Δ_k|) copy of the new run."""
+        codec = self.codecs[name]
+        touched = run_union(self.plus[name], self.minus[name])
+        if run is not None:
+            touched = run_union(run, touched)
+            counts = counts.plus(run, weights)
+            assert (counts.counts > 0).all(), f"negative derivation count in {name}"
         alive = counts.weights_of(codec, touched.rows()) > 0
         was_in = np.zeros(len(touched), dtype=bool)
-        for run in self.old[name].firsts[:self.k - 1]:
-            was_in |= run_found(run, touched)
+        for old in self.old[name].firsts[:self.k - 1]:
+            was_in |= run_found(old, touched)
         was_first = run_found(first, touched)
         in_plus, in_minus = run_found(self.plus[name], touched), run_found(self.minus[name],
                                                                             touched)
@@ -271,7 +343,7 @@ class Walk:
         self.minus[name] = taken(touched, (in_minus & ~entering) | (dropped & ~is_in))
         self.gained[name] = taken(touched, gained)
         self.dropped[name] = taken(touched, dropped)
-        return new_first
+        return counts, new_first
 
     def net_changes(self, name: str) -> tuple[Relation, Relation]:
         """(X' - X, X - X') once the walk is over."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import merge_added
+from herbrand.evaluators.incremental.counting_merge import merge_added, run_lengths
 from herbrand.indexes.kernels import searchsorted
 from herbrand.indexes.runs import RowCodec
 
@@ -52,12 +52,12 @@ def _unpacked(keys: np.ndarray, arity: int) -> np.ndarray:
 
 def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> Weighted:
     """The distinct keys, ascending, with their summed weights, zero sums dropped: for one
-    nonzero weight repeated (a bag), a sort of the keys and run lengths; else an argsort.
+    nonzero weight repeated (a bag), a sort of the keys and their run lengths (one native
+    pass, ``counting_merge.run_lengths``); else an argsort.
     O(n log n)."""
     if weights[0] and weights[0] == weights.min() == weights.max():
-        ordered = np.sort(keys)
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        return ordered[starts], np.diff(np.r_[starts, len(keys)]) * weights[0]
+        distinct, lengths = run_lengths(np.sort(keys))
+        return distinct, lengths * weights[0]
     order = np.argsort(keys)
     ordered = keys[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
@@ -127,14 +127,29 @@ def combine(arity: int, *parts: Weighted) -> Weighted:
     if not arity:
         total = sum(int(p[1].sum()) for p in parts)
         return (np.zeros((0, 1), dtype=np.int64), np.array([total])) if total else empty(0)
-    keyed = [(_packed_keys(rows), weights) for rows, weights in parts]
-    if any(keys is None for keys, _ in keyed):
+    keyed = combine_keyed(arity, *parts)
+    if keyed is None:
         return _consolidated_rows(np.concatenate([p[0] for p in parts], axis=1),
                                   np.concatenate([p[1] for p in parts]))
+    return _unpacked(keyed[0], arity), keyed[1]
+
+
+def combine_keyed(arity: int, *parts: Weighted) -> Weighted | None:
+    """``combine`` as (ascending keys, sums), one int64 key per row (``_packed_keys``: the
+    ``RowCodec`` packing of every column, the column itself for one), for a caller that
+    keeps keys (no unpacking); None when the arity is 0 or a part does not pack."""
+    parts = [p for p in parts if p[0].shape[1]]
+    if not arity:
+        return None
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    keyed = [(_packed_keys(rows), weights) for rows, weights in parts]
+    if any(keys is None for keys, _ in keyed):
+        return None
     keys, sums = _summed_keys(*keyed[0])
     for more in keyed[1:]:
         keys, sums = merge_added(keys, sums, *_summed_keys(*more))
-    return _unpacked(keys, arity), sums
+    return keys, sums
 
 
 def negated(part: Weighted) -> Weighted:

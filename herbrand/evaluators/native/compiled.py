@@ -42,6 +42,8 @@ EXPORTING_MODULES = (
     "herbrand.evaluators.incremental.relation_sets",
     "herbrand.evaluators.incremental.checked_facts",
     "herbrand.evaluators.incremental.counting_merge",
+    "herbrand.evaluators.incremental.counting_refresh",
+    "herbrand.evaluators.incremental.member_kernels",
     "herbrand.evaluators.incremental.dbsp.counts_kernels")
 _SOURCES = tuple((_NATIVE, name) for name in (
     "kernels.py", "interpreter.py", "choice.py", "claims.py", "concurrent.py", "tables.py",

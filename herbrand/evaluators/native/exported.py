@@ -43,8 +43,8 @@ BUILDING = os.environ.get(BUILDING_VARIABLE) == "1"
 ENTRIES: list[tuple[str, str, Callable]] = []
 
 # the array element types the exported kernels' signatures use
-_DTYPES = {"i8": np.int64, "u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "u8": np.uint64,
-           "b1": np.bool_}
+_DTYPES = {"i8": np.int64, "i4": np.int32, "i2": np.int16, "i1": np.int8, "u1": np.uint8,
+           "u2": np.uint16, "u4": np.uint32, "u8": np.uint64, "b1": np.bool_}
 _ARRAY = re.compile(r"^(\w+)\[([^\]]*)\]$")
 
 

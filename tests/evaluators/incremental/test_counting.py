@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from herbrand.evaluators.incremental import counting_walk
 from herbrand.evaluators.incremental.counting import CountingEngine
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.framework.analysis import analyse
 from herbrand.framework.evaluator_checks import encode_facts
 from herbrand.framework.testing import IncrementalSession
@@ -104,3 +105,25 @@ def test_the_state_after_updates_equals_a_bootstrap_from_scratch(case):
     fresh.bootstrap(program, encode_facts(program, session.facts))
     for name in (name for stratum in analyse(program) for name in stratum.relations):
         assert session.engine.counts(name) == fresh.counts(name), name
+
+
+def test_the_relations_reduced_by_search_are_in_lexicographic_order(monkeypatch):
+    # the engine's Semijoins search the first column of its reducible relations (deltas)
+    checked = []
+    reduced = Semijoins.reduced
+
+    def checking(self, rules, instance, reducible):
+        for name in reducible:
+            if name in instance and len(instance[name]):
+                columns = instance[name].columns
+                assert (np.lexsort(columns[::-1]) == np.arange(columns.shape[1])).all(), name
+                checked.append(name)
+        return reduced(self, rules, instance, reducible)
+
+    monkeypatch.setattr(Semijoins, "reduced", checking)
+    nonlinear = TC.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")
+    edges = [(i, (7 * i) % 23) for i in range(23)]
+    session = IncrementalSession(CountingEngine, nonlinear, {"e": edges})
+    session.update(delete={"e": edges[:3]}, insert={"e": [(30, 1), (2, 31)]})
+    session.update(insert={"e": edges[:3]})
+    assert checked

@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     found_in,
     merge_added,
+    run_lengths,
     segments_moved,
     sorted_positions,
+    spliced,
     union,
     weights_at,
 )
@@ -110,3 +112,32 @@ def test_segments_moved_is_delete_then_insert_in_each_sorted_segment(segments, d
         np.array([s for s, _ in joined], dtype=np.int64))
     assert out.tolist() == expected.tolist()
     assert gone.tolist() == positions and before.tolist() == at
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 3), st.integers(0, 30), st.data())
+def test_spliced_is_delete_then_insert(arity, n, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    columns = rng.integers(-100, 100, (arity, n))
+    left = np.flatnonzero(rng.random(n) < data.draw(st.floats(0, 1)))
+    m = data.draw(st.integers(0, 6))
+    at = np.sort(rng.integers(0, n - len(left) + 1, m))
+    joined = rng.integers(-100, 100, (arity, m))
+    expected = np.insert(np.delete(columns, left, axis=1), at, joined, axis=1)
+    # into a strided block, from a strided view (a relation's slice, a growing buffer's tail)
+    wide = np.zeros((arity, n + 9), dtype=np.int64)
+    wide[:, 2:2 + n] = columns
+    out = np.full((arity, expected.shape[1] + 5), -1, dtype=np.int64)
+    spliced(wide[:, 2:2 + n], left, joined, at, out=out[:, 3:3 + expected.shape[1]])
+    assert out[:, 3:3 + expected.shape[1]].tolist() == expected.tolist()
+    assert (out[:, :3] == -1).all() and (out[:, 3 + expected.shape[1]:] == -1).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(_values)
+def test_run_lengths_are_unique_with_counts(values):
+    ordered = np.sort(np.array(values, dtype=np.int64))
+    distinct, lengths = run_lengths(ordered)
+    expected = np.unique(ordered, return_counts=True)
+    assert distinct.tolist() == expected[0].tolist()
+    assert lengths.tolist() == expected[1].tolist()

@@ -78,3 +78,20 @@ def test_a_selection_of_a_growing_relation_grows_in_place(monkeypatch):
     before, after = first["@selected:m:1=4"].columns, second["@selected:m:1=4"].columns
     assert after.tolist() == [[*range(8), 7, 8], [*range(10, 18), 9, 6]]
     assert np.shares_memory(before, after)  # the selected rows appended, none copied
+
+
+def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monkeypatch):
+    from herbrand.evaluators.incremental import counting_selections
+
+    rng = np.random.default_rng(5)
+    columns = rng.integers(0, 5, (3, 200))
+    wanted = [((1, 0),), ((1, 4),), ((1, 7),), ((0, 2), (1, 4)), ((2, 3),)]
+    passes = []
+    matching = counting_selections.matching
+    monkeypatch.setattr(counting_selections, "matching",
+                        lambda values, seed: passes.append(len(values)) or matching(values, seed))
+    selected = counting_selections._selected(columns, wanted)
+    assert passes == [200]  # the three of column 1 together; column 2's alone, a scan
+    for constants in wanted:
+        alone = counting_selections._select(columns, constants)
+        assert selected[constants].tolist() == alone.tolist(), constants

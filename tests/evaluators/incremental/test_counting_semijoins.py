@@ -1,7 +1,7 @@
 """Semi-join reductions: the reduced rules derive the same bags over the reduced instance, only
 relations read once, positively and without constants (with them too when asked), large and
 reducible, are reduced, a rule with an empty reduction is left out, and membership is
-np.isin's."""
+``member_kernels.matching``'s."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_semijoins import (
-    Semijoins,
-    _members,
-    reduction_name,
-)
+from herbrand.evaluators.incremental.counting_semijoins import Semijoins, reduction_name
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
@@ -78,16 +74,6 @@ def test_a_relation_under_ratio_times_the_seed_is_not_reduced():
     assert rules == list(_PROGRAM.rules) and reduced is instance
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(-40, 40), max_size=30), st.lists(st.integers(-40, 40), max_size=5),
-       st.sampled_from([1, 10 ** 12]))
-def test_members_by_table_or_search_is_isin(values, seed, spread):
-    # spread 1: a narrow seed range (the table); 10**12: a wide one (the binary search)
-    values, seed = np.array(values, dtype=np.int64) * spread, np.array(seed, dtype=np.int64)
-    seed = seed * spread
-    assert _members(values, seed).tolist() == np.isin(values, seed).tolist()
-
-
 @settings(max_examples=150, deadline=None)
 @given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows)
 def test_reduced_groups_with_constants_derive_the_same_bags(t_rows, d_rows, s_rows):
@@ -105,3 +91,40 @@ def test_with_constants_a_literal_with_a_constant_is_reduced_too():
     assert [str(rule) for rule in rules] == [str(_PROGRAM.rules[1]).replace("t(x, 3)",
                                                                              f"{name}(x, 3)")]
     assert reduced[name].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3
+
+
+def _ordered(rows) -> Relation:
+    """A Relation of ``rows`` in lexicographic order, as the counting engine's deltas are."""
+    return Relation(np.unique(np.array(sorted(rows), dtype=np.int64).reshape(-1, 2),
+                              axis=0).T, unique=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows,
+       st.booleans())
+def test_ordered_reductions_search_the_first_column_and_reduce_alike(t_rows, d_rows, s_rows,
+                                                                      constants):
+    instance = Database({"t": _ordered(t_rows), "d": _ordered(d_rows), "s": _ordered(s_rows)})
+    evaluator = RelationalEvaluator()
+    scanned = Semijoins(ratio=2, constants=constants).reduced(_PROGRAM.rules, instance,
+                                                              {"t", "s"})
+    searched = Semijoins(ratio=2, constants=constants, ordered=True).reduced(
+        _PROGRAM.rules, instance, {"t", "s"})
+    assert [str(rule) for rule in searched[0]] == [str(rule) for rule in scanned[0]]
+    for name in scanned[1]:
+        assert searched[1][name].to_rows() == scanned[1][name].to_rows(), name
+    assert _derived(evaluator, searched) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+
+
+def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
+    import herbrand.evaluators.incremental.counting_semijoins as semijoins
+
+    scanned = []
+    matching = semijoins.matching
+    monkeypatch.setattr(semijoins, "matching",
+                        lambda values, seed: scanned.append(len(values)) or matching(values, seed))
+    instance = Database({"t": _ordered([(i, i + 1) for i in range(64)]),
+                         "d": _ordered([(5, 6)]), "s": _ordered([(7, 0), (8, 0)])})
+    rules, reduced = Semijoins(ordered=True).reduced(_PROGRAM.rules[:1], instance, {"t"})
+    assert reduced[reduction_name("t", "d", ((0, 1),))].to_rows() == [(6, 7)]
+    assert not scanned  # t's 64 rows searched for d's y = 6, none scanned

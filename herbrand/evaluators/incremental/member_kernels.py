@@ -1,0 +1,55 @@
+"""Which values of a column occur in a small set, in one native pass (``matching``).
+
+A semi-join reduction keeps the rows of a large relation whose value in a shared column
+occurs in the seed's column (``counting_semijoins``). With numpy that is a range mask, a
+masked table lookup and a compress: several passes and temporaries over the n values for a
+seed of a few rows. ``matching`` reads the values once: a lookup in a table of the seed's
+value range when it spans at most 4n values (O(n + range)), else a binary search of each
+value among the seed's distinct values (O(n log m)); it returns the positions found.
+
+    >>> import numpy as np
+    >>> matching(np.array([5, 1, 9, 5, 3]), np.array([5, 3, 3])).tolist()
+    [0, 3, 4]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.incremental.counting_merge import gallop_within
+from herbrand.evaluators.native.exported import exported
+
+
+@exported("i8[::1](i8[::1], i8[::1], b1)")
+def _matching(values, distinct, narrow):
+    n, m = values.shape[0], distinct.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    found = 0
+    if m == 0:
+        return out[:0]
+    low, high = distinct[0], distinct[m - 1]
+    if narrow:
+        table = np.zeros(high - low + 1, dtype=np.bool_)
+        for j in range(m):
+            table[distinct[j] - low] = True
+        for i in range(n):
+            value = values[i]
+            if low <= value <= high and table[value - low]:
+                out[found] = i
+                found += 1
+        return out[:found]
+    for i in range(n):
+        value = values[i]
+        lo = gallop_within(distinct, 0, m, value)
+        if lo < m and distinct[lo] == value:
+            out[found] = i
+            found += 1
+    return out[:found]
+
+
+def matching(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """The ascending positions of the int64 ``values`` that occur in ``seed`` (see the
+    module doc for the cost). ``values`` is never sorted nor copied when contiguous."""
+    distinct = np.unique(seed)
+    narrow = bool(len(distinct)) and int(distinct[-1]) - int(distinct[0]) <= 4 * len(values)
+    return _matching(np.ascontiguousarray(values, dtype=np.int64), distinct, narrow)

@@ -1,0 +1,25 @@
+"""``member_kernels.matching`` against numpy's isin, by its table and by its search."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from herbrand.evaluators.incremental.member_kernels import matching
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-40, 40), max_size=30), st.lists(st.integers(-40, 40), max_size=5),
+       st.sampled_from([1, 10 ** 12, 1 << 61]))
+def test_matching_by_table_or_search_is_isin(values, seed, spread):
+    # spread 1: a narrow seed range (the table); wider: the binary search, and values far
+    # from the seed's range on either side (no overflow of their distance)
+    values, seed = np.array(values, dtype=np.int64) * spread, np.array(seed, dtype=np.int64)
+    seed = seed * min(spread, 10 ** 12)
+    assert matching(values, seed).tolist() == np.flatnonzero(np.isin(values, seed)).tolist()
+
+
+def test_matching_reads_a_row_of_a_block_in_place():
+    block = np.arange(12, dtype=np.int64).reshape(3, 4)[:, 1:3]  # rows of a column slice
+    assert matching(block[1], np.array([5, 6, 100])).tolist() == [0, 1]  # block[1]: 5, 6
