@@ -72,7 +72,8 @@ def probe_key_columns(
 def key_bounds(
     key: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``range`` bounds as Python int tuples; ValueError unless both have one value per key column."""
+    """``range`` bounds as Python int tuples; ValueError unless both have one value per key
+    column."""
     lo, hi = tuple(int(v) for v in lo), tuple(int(v) for v in hi)
     if len(lo) != len(key) or len(hi) != len(key):
         raise ValueError(f"range bounds {lo!r}, {hi!r} need {len(key)} values each (key {key!r})")
@@ -300,7 +301,8 @@ def sort_unique(block: np.ndarray) -> np.ndarray:
     if block.shape[0] == 1:  # packed rows: one sort, and a compaction only for duplicates
         ordered = np.sort(block[0])
         fresh = ordered[1:] != ordered[:-1]
-        return ordered[None, :] if fresh.all() else ordered[np.concatenate(([True], fresh))][None, :]
+        kept = ordered if fresh.all() else ordered[np.concatenate(([True], fresh))]
+        return kept[None, :]
     return sorted_distinct(block)
 
 

@@ -31,9 +31,9 @@ index of them is built again), k + 1 galloping searches of the t touched tuples 
 iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
 and, when D_k changes, the change merged into the counts (O(e), block copies: the state is
 immutable), all in one native pass when the keys pack (``counting_refresh``), never a sort
-of the whole state. A relation none of whose tuples changes its first iteration is kept as it was (no
-copy). The inputs' changes come from hash tables kept across updates (``RelationSets``), O(m)
-expected.
+of the whole state. A relation none of whose tuples changes its first iteration is kept as
+it was (no copy). The inputs' changes come from hash tables kept across updates
+(``RelationSets``), O(m) expected.
 State: the count entries (one per tuple and iteration in which it gains derivations), the
 per-iteration runs and the updated inputs' hash tables, about the size of the
 materialization or a few times it. The new state is built functionally and committed at the

@@ -33,7 +33,8 @@ class PackedCounts:
     row when the values fit its bit fields, whose order is the rows' lexicographic order) and
     their counts in a narrow signed integer type that holds them (the narrowest when built by
     ``of``; an update keeps the type, or widens it when a count needs it:
-    ``counting_refresh``). About 9-12 bytes per entry of a binary relation instead of 24. ``of`` / ``unpacked`` convert in O(arity n)."""
+    ``counting_refresh``). About 9-12 bytes per entry of a binary relation instead of 24.
+    ``of`` / ``unpacked`` convert in O(arity n)."""
 
     data: np.ndarray
     packed: bool

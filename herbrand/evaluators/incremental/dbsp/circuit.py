@@ -36,9 +36,10 @@ last iteration whose counts did not change since: ``count_reads``); the terms th
 changes drive change by their value over the previous trace's slices (``input_terms``);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (to their recent changes, unsorted until read; O(N) amortised over the
-updates whose changes wait above the entries, ``counts``). At an iteration whose ΔR repeats the last one's, the other terms that read
-R_{i-1} of at most one relation once change by their value over its slice dR[i-1] likewise
-(``InputTerms.sliced``), and the rest are evaluated again only when an R_{i-1} they read grew.
+updates whose changes wait above the entries, ``counts``). At an iteration whose ΔR repeats
+the last one's, the other terms that read R_{i-1} of at most one relation once change by
+their value over its slice dR[i-1] likewise (``InputTerms.sliced``), and the rest are
+evaluated again only when an R_{i-1} they read grew.
 The old values' constant selections (a literal such as ``m(a, 1, b)`` over R_{i-1}) are
 prefixes of the traces' kept selections, carried from trace to trace (``trace_selections``),
 not taken again from each R_{i-1}.

@@ -21,9 +21,10 @@ from herbrand.framework.storage import Relation
 class Trace:
     """One relation's nested-time state: rows ordered by first iteration (the relation; rows
     of one iteration sorted as ``RowCodec`` encodes them, as a Z-set's are, so rows are found
-    by searching their iteration's rows without a stored index), ``offsets[i]`` = |R_i|, and the derivation counts
-    ``counts`` (dX integrated per row); ``selections``: the constant selections of the rows
-    read so far (a cache, carried to the trace an update moves them to)."""
+    by searching their iteration's rows without a stored index), ``offsets[i]`` = |R_i|, and
+    the derivation counts ``counts`` (dX integrated per row); ``selections``: the constant
+    selections of the rows read so far (a cache, carried to the trace an update moves them
+    to)."""
 
     relation: Relation
     offsets: np.ndarray
