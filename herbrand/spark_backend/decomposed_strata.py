@@ -16,6 +16,10 @@ is in sort order (``decomposed.ordered_by_pivot``) is left to that write (``defe
 write computes it, and its sizes are what its tasks counted (``DecomposedStrata.written``);
 every other job is stored and counted when planned (``Decomposition.store``).
 
+A stratum whose seeds the driver made (``run_seeded``: it held every relation the stratum
+reads) gets the job of ``driver_seeds``, over those seeds, instead of one over frames; the
+rest is the same.
+
 Cost: the choice, O(the pivot search); a job's, see ``decomposed``; the bookkeeping, O(strata).
 """
 
@@ -28,6 +32,7 @@ from pyspark.sql import DataFrame
 
 from herbrand.evaluators.fixpoint import delta_name
 from herbrand.framework.analysis import Stratum
+from herbrand.framework.storage import Database
 from herbrand.spark_backend.decomposed import (
     Decomposition,
     lower_relations,
@@ -35,9 +40,10 @@ from herbrand.spark_backend.decomposed import (
     relation_of,
     run_decomposed,
 )
+from herbrand.spark_backend.driver_seeds import seeded_decomposition
 from herbrand.spark_backend.frames import frame_types
 from herbrand.spark_backend.session import RunSession
-from herbrand.translators.pivots import find_pivot
+from herbrand.translators.pivots import Pivot, find_pivot
 
 SINGLE_PARTITION_ROWS = 1_000_000
 """Rows of a recursive stratum without a pivot, after its first pass, up to which it runs in one
@@ -101,6 +107,22 @@ class DecomposedStrata:
         types = {name: frame_types(frames[name]) for name in names}
         job = run_decomposed(self.spark.get(), stratum, pivot, frames, types,
                              1 if pivot is None else most)
+        return self._adopt(stratum, pivot, job, types, frames, counts, position, iteration)
+
+    def run_seeded(self, stratum: Stratum, seeds: Database, frames: dict[str, DataFrame],
+                   counts: dict[str, int], most: int, position: int,
+                   iteration: int) -> dict[str, int] | None:
+        """``run``, for a stratum whose ``seeds`` (and lower relations) the driver holds
+        (``Driver.seeds``): the job is ``driver_seeds``'s, and needs no frame of them."""
+        pivot = find_pivot(stratum)
+        job = seeded_decomposition(self.spark.get(), stratum, pivot, seeds, most)
+        return self._adopt(stratum, pivot, job, dict(seeds.types), frames, counts, position,
+                           iteration)
+
+    def _adopt(self, stratum: Stratum, pivot: Pivot | None, job: Decomposition,
+               types: dict[str, tuple[str, ...]], frames: dict[str, DataFrame],
+               counts: dict[str, int], position: int, iteration: int) -> dict[str, int] | None:
+        """Make ``job``'s result the stratum's frames (see ``run``), and defer or store it."""
         self._jobs.append(job)
         ordered = ordered_by_pivot(stratum, pivot, types)
         if ordered:
