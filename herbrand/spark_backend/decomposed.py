@@ -126,10 +126,7 @@ class PartitionFixpoint:
     part numbers (``PART``), not seeds. None: the rows are the seeds."""
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
-        from herbrand.evaluators.local import LocalBackend
-        from herbrand.evaluators.native.evaluator import NativeEvaluator
-
+        LocalBackend, NativeEvaluator, SemiNaiveFixpoint = _engine()  # noqa: N806 (classes)
         check_same_code(self.code)
         seeds = self._seeds(list(batches))
         if seeds is None:
@@ -166,6 +163,29 @@ class PartitionFixpoint:
         tables = [pa.ipc.open_stream(self.seeded.value[part]).read_all() for part in parts]
         seeds = pa.concat_tables(tables) if tables else None
         return seeds if seeds is not None and seeds.num_rows else None
+
+
+def _engine() -> tuple[type, type, type]:
+    """The local engine a partition runs: LocalBackend, NativeEvaluator, SemiNaiveFixpoint
+    (imported when a worker first asks: the driver of a run that decomposes nothing never
+    imports them)."""
+    from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
+    from herbrand.evaluators.local import LocalBackend
+    from herbrand.evaluators.native.evaluator import NativeEvaluator
+
+    return LocalBackend, NativeEvaluator, SemiNaiveFixpoint
+
+
+def ready_worker(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A ``mapInArrow`` task that readies its Python worker for ``PartitionFixpoint`` and
+    returns no rows: the worker imports this module and the local engine and digests its
+    sources (``executor_code``), as a partition's first task would (``warm_workers``).
+    Cost: those imports (about 0.25 s of CPU), once per worker."""
+    _engine()
+    source_digest()
+    for _ in batches:
+        pass
+    return iter(())
 
 
 def wide_schema(types: tuple[tuple[str, ...], ...]) -> pa.Schema:

@@ -20,6 +20,9 @@ A stratum whose seeds the driver made (``run_seeded``: it held every relation th
 reads) gets the job of ``driver_seeds``, over those seeds, instead of one over frames; the
 rest is the same.
 
+Before a run's first job, on a master on this machine, its Python workers are started in the
+background while it is planned (``warm_workers``).
+
 Cost: the choice, O(the pivot search); a job's, see ``decomposed``; the bookkeeping, O(strata).
 """
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from threading import Thread
 
 from pyspark.sql import DataFrame
 
@@ -42,7 +46,9 @@ from herbrand.spark_backend.decomposed import (
 )
 from herbrand.spark_backend.driver_seeds import seeded_decomposition
 from herbrand.spark_backend.frames import frame_types
+from herbrand.spark_backend.masters import master_cores, on_this_machine
 from herbrand.spark_backend.session import RunSession
+from herbrand.spark_backend.warm_workers import warm_workers
 from herbrand.translators.pivots import Pivot, find_pivot
 
 SINGLE_PARTITION_ROWS = 1_000_000
@@ -82,6 +88,7 @@ class DecomposedStrata:
         self.ordered: set[str] = set()
         self.deferred: list[Deferred] = []
         self._jobs: list[Decomposition] = []
+        self._warming: Thread | None = None
 
     def chooses(self, stratum: Stratum, counts: dict[str, int]) -> bool:
         """Whether the recursive ``stratum``, after its first pass (``counts``: name -> rows),
@@ -103,6 +110,7 @@ class DecomposedStrata:
         stratum's stats' ``position`` and its pass, ``iteration``): None; else it is stored
         and counted here: rows per relation name."""
         pivot = find_pivot(stratum)
+        self._warm(1 if pivot is None else most)
         names = (*lower_relations(stratum), *stratum.relations)
         types = {name: frame_types(frames[name]) for name in names}
         job = run_decomposed(self.spark.get(), stratum, pivot, frames, types,
@@ -115,9 +123,19 @@ class DecomposedStrata:
         """``run``, for a stratum whose ``seeds`` (and lower relations) the driver holds
         (``Driver.seeds``): the job is ``driver_seeds``'s, and needs no frame of them."""
         pivot = find_pivot(stratum)
+        self._warm(1 if pivot is None else most)
         job = seeded_decomposition(self.spark.get(), stratum, pivot, seeds, most)
         return self._adopt(stratum, pivot, job, dict(seeds.types), frames, counts, position,
                            iteration)
+
+    def _warm(self, parts: int) -> None:
+        """Before the run's first job: on a master on this machine, start as many Python
+        workers as the job's ``parts`` can use at once (at most the master's cores) while it
+        is planned (``warm_workers``)."""
+        master = self.spark.get().sparkContext.master
+        if self._warming is None and on_this_machine(master):
+            tasks = min(parts, master_cores(master) or 1)
+            self._warming = warm_workers(self.spark.get(), tasks)
 
     def _adopt(self, stratum: Stratum, pivot: Pivot | None, job: Decomposition,
                types: dict[str, tuple[str, ...]], frames: dict[str, DataFrame],
@@ -150,7 +168,10 @@ class DecomposedStrata:
             yield left, left.job.written_sizes()
 
     def release(self) -> None:
-        """Drop every job's cache and broadcast relations. O(jobs) calls."""
+        """Drop every job's cache and broadcast relations, once the workers' warming (if
+        any) is over. O(jobs) calls."""
+        if self._warming is not None:
+            self._warming.join()
         for job in self._jobs:
             job.release()
         self._jobs.clear()
