@@ -56,7 +56,7 @@ def part_numbers(seeds: Database, stratum: Stratum, pivot: Pivot | None, parts: 
     values = np.concatenate([seeds[name].column(pivot.position(name)) for name in names])
     types = {seeds.types[name][pivot.position(name)] for name in names}
     keys = sort_keys(values, seeds.symbols) if ordered and types == {SYMBOL} else values
-    cuts = np.sort(keys)[(np.arange(1, parts) * len(keys)) // parts]
+    cuts = np.sort(keys)[(np.arange(1, parts) * len(keys)) // parts] if len(keys) else keys
     numbers = np.searchsorted(cuts, keys, side="right")
     return dict(zip(names, np.split(numbers, np.cumsum([len(seeds[n]) for n in names])[:-1]),
                     strict=True))

@@ -225,7 +225,7 @@ class SparkFixpoint:
         return passes
 
     def _seeded(self, stratum: Stratum, seeds: Database, most: int) -> int:
-        """Run ``stratum`` as one decomposed job (in at most ``most`` parts) from ``seeds``
+        """Run ``stratum`` as one decomposed job (``DecomposedStrata.parts``) from ``seeds``
         made on the driver (``_driver_seeds``), reported as its first pass: two passes."""
         self._counted(stratum, {name: len(seeds[name]) for name in stratum.relations}, 1)
         counts = self.decomposed.run_seeded(stratum, seeds, self.frames, self.counts, most,

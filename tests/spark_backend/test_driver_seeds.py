@@ -112,6 +112,13 @@ def test_parts_of_relations_pivoted_at_other_positions_agree():
     assert len(set(part_of.values())) > 1
 
 
+def test_no_seeds_are_no_rows_of_any_part():
+    seeds, stratum = _seeds(TC, {"e": [(1, 2)]})
+    seeds = seeds.with_relations({"tc": Relation.empty(2)})
+    assert [len(n) for n in part_numbers(seeds, stratum, find_pivot(stratum), 4,
+                                         True).values()] == [0]
+
+
 def test_without_a_pivot_every_seed_is_in_the_one_part():
     seeds, stratum = _seeds(TC, {"tc": [(1, 2), (3, 4)], "e": [(1, 2)]})
     assert [list(n) for n in part_numbers(seeds, stratum, None, 4, True).values()] == [[0, 0]]
