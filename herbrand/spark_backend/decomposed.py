@@ -35,6 +35,9 @@ are what its tasks counted (an accumulator): no cache, no count job (TC over Gnu
 are the executors (``part_files``), the tasks write it themselves with herbrand's local
 writer (``Decomposition.write_parts``) and return no rows.
 
+When the driver holds the seeds, ``driver_seeds`` splits them there and plans the same task
+over them (``PartitionFixpoint.seeded``): no frame of them, no sample, no exchange.
+
 Cost: one job (two when range-partitioned: Spark samples the seeds); per partition, the
 native engine's work on its share of the derivations plus loading the broadcast relations
 (O(their rows) per partition) and converting its rows to and from Arrow (O(rows)), or, when
@@ -78,6 +81,7 @@ from herbrand.translators.pivots import Pivot
 SEED_PREFIX = "@seed:"
 RELATION = "relation"  # the wide layout's relation number
 PIVOT = "pivot"  # the pivot value (or its hash) the seeds are partitioned on
+PART = "id"  # the part number a partition of seeds split on the driver reads (``driver_seeds``)
 
 
 def wide_column(relation: int, column: int) -> str:
@@ -116,17 +120,17 @@ class PartitionFixpoint:
     writes: tuple[int, PartFile] | None = None
     """(k, part): the partition writes its rows of the stratum's ``k``-th relation as its part
     file and returns no rows (``Decomposition.write_parts``)."""
+    seeded: object = None
+    """A Broadcast of the seeds split on the driver (``driver_seeds``): part number -> an Arrow
+    IPC stream of that part's seeds in the wide layout; the partitions' rows are then their
+    part numbers (``PART``), not seeds. None: the rows are the seeds."""
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
-        from herbrand.evaluators.local import LocalBackend
-        from herbrand.evaluators.native.evaluator import NativeEvaluator
-
+        LocalBackend, NativeEvaluator, SemiNaiveFixpoint = _engine()  # noqa: N806 (classes)
         check_same_code(self.code)
-        received = list(batches)
-        if not received:
+        seeds = self._seeds(list(batches))
+        if seeds is None:
             return
-        seeds = pa.Table.from_batches(received)
         symbols = SymbolTable()
         tables = self.lower.value
         relations = {name: table_relation(tables[name], types, symbols)
@@ -148,28 +152,67 @@ class PartitionFixpoint:
             return
         for k, name in enumerate(self.relations):
             if len(result[name]):
-                yield self._wide(k, result[name], symbols)
+                yield wide_batch(self.types, k, result[name], symbols, self.sort)
 
-    def _schema(self) -> pa.Schema:
-        fields = [pa.field(RELATION, pa.int64(), nullable=False)]
-        for k, columns in enumerate(self.types):
-            fields += [pa.field(wide_column(k, j), _arrow_type(t)) for j, t in enumerate(columns)]
-        return pa.schema(fields)
+    def _seeds(self, received: list[pa.RecordBatch]) -> pa.Table | None:
+        """The partition's seeds in the wide layout, from its ``received`` rows (None: it has
+        none): those rows, or, when ``seeded``, the parts they number."""
+        if self.seeded is None:
+            return pa.Table.from_batches(received) if received else None
+        parts = [part for batch in received for part in batch.column(PART).to_pylist()]
+        tables = [pa.ipc.open_stream(self.seeded.value[part]).read_all() for part in parts]
+        seeds = pa.concat_tables(tables) if tables else None
+        return seeds if seeds is not None and seeds.num_rows else None
 
-    def _wide(self, k: int, relation: Relation, symbols: SymbolTable) -> pa.RecordBatch:
-        """``relation`` (the stratum's ``k``-th, ids decoded with ``symbols``) as a record batch
-        of the wide layout; a true nullary relation is one row without columns of its own."""
-        n = len(relation)
-        if self.sort and self.types[k]:
-            own = sorted_table(relation, self.types[k], symbols)
-        else:
-            own = relation_table(relation, self.types[k], symbols) if self.types[k] else None
-        arrays = [pa.array(np.full(n, k, dtype=np.int64))]
-        for other, columns in enumerate(self.types):
-            for j, type_ in enumerate(columns):
-                arrays.append(own.column(j).combine_chunks() if other == k
-                              else pa.nulls(n, _arrow_type(type_)))
-        return pa.RecordBatch.from_arrays(arrays, schema=self._schema())
+
+def _engine() -> tuple[type, type, type]:
+    """The local engine a partition runs: LocalBackend, NativeEvaluator, SemiNaiveFixpoint
+    (imported when a worker first asks: the driver of a run that decomposes nothing never
+    imports them)."""
+    from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
+    from herbrand.evaluators.local import LocalBackend
+    from herbrand.evaluators.native.evaluator import NativeEvaluator
+
+    return LocalBackend, NativeEvaluator, SemiNaiveFixpoint
+
+
+def ready_worker(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A ``mapInArrow`` task that readies its Python worker for ``PartitionFixpoint`` and
+    returns no rows: the worker imports this module and the local engine and digests its
+    sources (``executor_code``), as a partition's first task would (``warm_workers``).
+    Cost: those imports (about 0.25 s of CPU), once per worker."""
+    _engine()
+    source_digest()
+    for _ in batches:
+        pass
+    return iter(())
+
+
+def wide_schema(types: tuple[tuple[str, ...], ...]) -> pa.Schema:
+    """The Arrow schema of the wide layout of relations of column ``types``."""
+    fields = [pa.field(RELATION, pa.int64(), nullable=False)]
+    for k, columns in enumerate(types):
+        fields += [pa.field(wide_column(k, j), _arrow_type(t)) for j, t in enumerate(columns)]
+    return pa.schema(fields)
+
+
+def wide_batch(types: tuple[tuple[str, ...], ...], k: int, relation: Relation,
+               symbols: SymbolTable, sort: bool = False) -> pa.RecordBatch:
+    """``relation`` (the ``k``-th of relations of column ``types``, ids decoded with
+    ``symbols``) as a record batch of their wide layout, its rows in order when ``sort``
+    (``sorted_table``); a true nullary relation is one row without columns of its own.
+    O(rows), O(n log n) sorted."""
+    n = len(relation)
+    if sort and types[k] and n:
+        own = sorted_table(relation, types[k], symbols)
+    else:
+        own = relation_table(relation, types[k], symbols) if types[k] else None
+    arrays = [pa.array(np.full(n, k, dtype=np.int64))]
+    for other, columns in enumerate(types):
+        for j, type_ in enumerate(columns):
+            arrays.append(own.column(j).combine_chunks() if other == k
+                          else pa.nulls(n, _arrow_type(type_)))
+    return pa.RecordBatch.from_arrays(arrays, schema=wide_schema(types))
 
 
 def sorted_table(relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> pa.Table:
@@ -242,14 +285,15 @@ class Decomposition:
     once, however often it ran) and meaningless otherwise. ``release`` drops the cache and
     the broadcast relations."""
 
-    def __init__(self, seeds: DataFrame, task: PartitionFixpoint, schema: StructType):
-        self.result = seeds.mapInArrow(task, schema)
+    def __init__(self, seeds: DataFrame, task: PartitionFixpoint):
+        self._schema = _wide_schema(task.types)
+        self.result = seeds.mapInArrow(task, self._schema)
         self.relations = task.relations
         self._seeds = seeds
         self._task = task
-        self._schema = schema
         self._sizes: Accumulator = task.sizes
-        self._tables: Broadcast = task.lower
+        self._broadcasts: tuple[Broadcast, ...] = tuple(
+            found for found in (task.lower, task.seeded) if found is not None)
 
     def store(self) -> dict[str, int]:
         """Cache ``result`` and count each relation's rows: one job, whose global aggregate
@@ -258,7 +302,7 @@ class Decomposition:
         self.result = self.result.persist()
         sizes = self.result.agg(*(F.count(F.when(F.col(RELATION) == k, True))
                                   for k in range(len(self.relations)))).first()
-        self._tables.unpersist()
+        self._unpersist()
         return dict(zip(self.relations, sizes, strict=True))
 
     def write_parts(self, name: str, part: PartFile) -> None:
@@ -279,7 +323,11 @@ class Decomposition:
     def release(self) -> None:
         """Drop ``result``'s cache, if stored, and the broadcast relations. O(1) calls."""
         self.result.unpersist()
-        self._tables.unpersist()
+        self._unpersist()
+
+    def _unpersist(self) -> None:
+        for broadcast in self._broadcasts:
+            broadcast.unpersist()
 
 
 def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
@@ -291,16 +339,10 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
     broadcast. When ``ordered_by_pivot``, the parts are ranges of pivot values (Spark
     samples the seeds when the job runs: a job more) and hold their rows sorted; else they
     are split by the pivot value's hash."""
-    lower = lower_relations(stratum)
     ordered = ordered_by_pivot(stratum, pivot, types)
-    context = session.sparkContext
-    tables = context.broadcast({name: frame_table(frames[name]) for name in lower})
-    sizes = context.accumulator((0,) * len(stratum.relations), RowCounts())
-    own = tuple(types[name] for name in stratum.relations)
-    task = PartitionFixpoint(_partition_program(stratum, types), stratum.relations, own,
-                             tuple((name, types[name]) for name in lower), tables,
-                             source_digest(), sizes, ordered)
-    schema = _wide_schema(own)
+    task = partition_task(session, stratum, types, {
+        name: frame_table(frames[name]) for name in lower_relations(stratum)}, ordered)
+    own, schema = task.types, _wide_schema(task.types)
     parts = []
     for k, name in enumerate(stratum.relations):
         frame = frames[name]
@@ -322,7 +364,24 @@ def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
         seeds = seeds.repartitionByRange(partitions, PIVOT).drop(PIVOT)
     else:
         seeds = seeds.repartition(partitions, PIVOT).drop(PIVOT)
-    return Decomposition(seeds, task, schema)
+    return Decomposition(seeds, task)
+
+
+def partition_task(session: SparkSession, stratum: Stratum, types: dict[str, tuple[str, ...]],
+                   lower: dict[str, pa.Table], sort: bool,
+                   seeded: dict[int, bytes] | None = None) -> PartitionFixpoint:
+    """The PartitionFixpoint of ``stratum`` (``types``: of its relations and the lower ones),
+    with its ``lower`` relations' tables (name -> table) broadcast, its rows sorted when
+    ``sort``, and ``seeded`` (part number -> the part's seeds; see the field) broadcast when
+    given. Cost: the broadcasts' serialization on the driver, O(their rows)."""
+    context = session.sparkContext
+    names = lower_relations(stratum)
+    return PartitionFixpoint(
+        _partition_program(stratum, types), stratum.relations,
+        tuple(types[name] for name in stratum.relations),
+        tuple((name, types[name]) for name in names), context.broadcast(lower),
+        source_digest(), context.accumulator((0,) * len(stratum.relations), RowCounts()),
+        sort, seeded=None if seeded is None else context.broadcast(seeded))
 
 
 def relation_of(result: DataFrame, stratum: Stratum, name: str,

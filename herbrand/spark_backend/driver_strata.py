@@ -39,7 +39,7 @@ from herbrand.framework.contracts import Progress, ProgressObserver, StratumStat
 from herbrand.framework.errors import RowLimitError
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
-from herbrand.framework.syntax import Declaration, Program
+from herbrand.framework.syntax import Declaration, Literal, Program, Rule
 from herbrand.spark_backend.decomposed import lower_relations
 from herbrand.spark_backend.frames import frame_relation, relation_frame
 from herbrand.spark_backend.session import RunSession
@@ -123,9 +123,28 @@ class Driver:
         """``stratum``'s relations at fixpoint computed here from the driver's rows of the
         relations it reads (all held here), and its iterations; None when the attempt would
         derive more than ``budget`` rows and was abandoned (``RowLimitError``)."""
+        return self._materialize(stratum, stratum.rules)
+
+    def seeds(self, stratum: Stratum) -> Database | None:
+        """The seeds of the recursive ``stratum`` (every relation it reads held here): its
+        relations' rows here united with what its exit rules (those reading none of them)
+        derive, with the lower relations its rules read, as a Database of the driver's
+        symbols; None when that would derive more than ``budget`` rows. Cost: one pass of the
+        exit rules by the native engine."""
+        own = set(stratum.relations)
+        exits = tuple(rule for rule in stratum.rules if not any(
+            isinstance(element, Literal) and element.atom.relation in own
+            for element in rule.body))
+        attempted = self._materialize(stratum, exits)
+        return None if attempted is None else attempted[0]
+
+    def _materialize(self, stratum: Stratum, rules: tuple[Rule, ...]
+                     ) -> tuple[Database, int] | None:
+        """The fixpoint of ``rules`` over the driver's rows of the relations ``stratum``
+        reads (all held here) and its iterations, or None over ``budget`` (``attempt``)."""
         names = reads_of(stratum)
         program = Program(declarations=tuple(self.declarations[name] for name in names),
-                          rules=stratum.rules)
+                          rules=rules)
         database = Database({name: self.relations[name] for name in names}, self.symbols,
                             {name: self.declarations[name].types for name in names})
         from herbrand.evaluators.fixpoint import SemiNaiveFixpoint
@@ -178,6 +197,10 @@ class Driver:
         for name in reads_of(stratum):
             if name not in frames:
                 frames[name] = self.frame(name)
+        self.drop(stratum)
+
+    def drop(self, stratum: Stratum) -> None:
+        """Hold none of ``stratum``'s relations here: they are Spark's alone."""
         for name in stratum.relations:
             self.relations.pop(name, None)
 

@@ -49,7 +49,9 @@ see bench/README.md.
 
 A recursive stratum that ``decomposed_strata`` chooses skips the passes after the first: one
 job runs herbrand's native engine to fixpoint in each partition of its seeds (``decomposed``).
-A stratum small enough for the driver runs there, Spark's passes skipped (``driver_strata``).
+A stratum small enough for the driver runs there, Spark's passes skipped (``driver_strata``);
+one whose relations the driver holds but whose attempt there was abandoned runs no pass on
+Spark at all when chosen so: the driver makes its seeds and splits them (``driver_seeds``).
 """
 
 from __future__ import annotations
@@ -63,11 +65,12 @@ from pyspark.sql import DataFrame, SparkSession
 from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Progress, ProgressObserver, StratumStats
+from herbrand.framework.storage import Database
 from herbrand.framework.syntax import Rule
 from herbrand.spark_backend.checkpoints import Checkpoints, sized
 from herbrand.spark_backend.decomposed import lower_relations
 from herbrand.spark_backend.decomposed_strata import SINGLE_PARTITION_ROWS, DecomposedStrata
-from herbrand.spark_backend.driver_strata import SPARK, STARTING, Driver
+from herbrand.spark_backend.driver_strata import SPARK, STARTING, Driver, reads_of
 from herbrand.spark_backend.partitions import (
     ROWS_PER_PARTITION,
     hash_partitioned,
@@ -166,7 +169,9 @@ class SparkFixpoint:
     def run_stratum(self, stratum: Stratum) -> None:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
         one decomposed job when ``decomposed`` chooses it, else by semi-naive passes over
-        relations laid out by ``partitions``; on the driver when ``driver`` allows."""
+        relations laid out by ``partitions``; on the driver when ``driver`` allows, and from
+        seeds made on the driver when it holds what the stratum reads (``_driver_seeds``)."""
+        seeds, seeding = None, 0.0
         if self.driver is not None:
             ran = self.driver.run(stratum, self.frames, self.counts, self.total, self.strata,
                                   self.observer)
@@ -177,34 +182,73 @@ class SparkFixpoint:
             if not self.spark.started and self.observer is not None:
                 self.observer(Progress(stratum=stratum.index, strata=self.strata, iteration=0,
                                        delta=0, total=self.total, where=STARTING))
-            self.driver.hand_over(stratum, self.frames)
+            seeding = time.perf_counter()
+            seeds = self._driver_seeds(stratum)
+            seeding = time.perf_counter() - seeding
+            if seeds is None:
+                self.driver.hand_over(stratum, self.frames)
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))  # the session's start is no pass
-        start, before, passes = time.perf_counter(), self.total, 1
+        start, before = time.perf_counter() - seeding, self.total
         with (run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}),
               self._checkpoints.marking()):
-            if stratum.recursive:
-                self._lay_out(stratum.relations, most)
-            self._apply(stratum, self._plans(stratum.rules), passes)
-            if self.decomposed.chooses(stratum, self.counts):
-                passes += 1
-                for name in stratum.relations:
-                    self._parts.pop(name, None)
-                counts = self.decomposed.run(stratum, self.frames, self.counts, most,
-                                             len(self.stats), passes)
-                if counts is not None:
-                    self._counted(stratum, counts, passes)
-            elif stratum.recursive:
-                variants = self._plans(tuple(v for rule in stratum.rules
-                                             for v in delta_variants(rule, set(stratum.relations))))
-                while any(self.counts[delta_name(name)] for name in stratum.relations):
-                    if passes % self.checkpoint_interval == 0:
-                        self._lay_out(stratum.relations, most)
-                    passes += 1
-                    self._apply(stratum, variants, passes)
-                self._lay_out(stratum.relations, most)
+            passes = (self._seeded(stratum, seeds, most) if seeds is not None
+                      else self._passes(stratum, most))
         self.stats.append(StratumStats(
             stratum=stratum.index, relations=stratum.relations, iterations=passes,
             derived=self.total - before, seconds=time.perf_counter() - start, where=SPARK))
+
+    def _passes(self, stratum: Stratum, most: int) -> int:
+        """Run ``stratum`` from its frames: its first pass, then one decomposed job when
+        ``decomposed`` chooses it, else semi-naive passes over relations laid out by
+        ``partitions`` (in at most ``most`` parts); its passes."""
+        passes = 1
+        if stratum.recursive:
+            self._lay_out(stratum.relations, most)
+        self._apply(stratum, self._plans(stratum.rules), passes)
+        if self.decomposed.chooses(stratum, self.counts):
+            passes += 1
+            for name in stratum.relations:
+                self._parts.pop(name, None)
+            counts = self.decomposed.run(stratum, self.frames, self.counts, most,
+                                         len(self.stats), passes)
+            if counts is not None:
+                self._counted(stratum, counts, passes)
+        elif stratum.recursive:
+            variants = self._plans(tuple(v for rule in stratum.rules
+                                         for v in delta_variants(rule, set(stratum.relations))))
+            while any(self.counts[delta_name(name)] for name in stratum.relations):
+                if passes % self.checkpoint_interval == 0:
+                    self._lay_out(stratum.relations, most)
+                passes += 1
+                self._apply(stratum, variants, passes)
+            self._lay_out(stratum.relations, most)
+        return passes
+
+    def _seeded(self, stratum: Stratum, seeds: Database, most: int) -> int:
+        """Run ``stratum`` as one decomposed job (``DecomposedStrata.parts``) from ``seeds``
+        made on the driver (``_driver_seeds``), reported as its first pass: two passes."""
+        self._counted(stratum, {name: len(seeds[name]) for name in stratum.relations}, 1)
+        counts = self.decomposed.run_seeded(stratum, seeds, self.frames, self.counts, most,
+                                            len(self.stats), 2)
+        if counts is not None:
+            self._counted(stratum, counts, 2)
+        return 2
+
+    def _driver_seeds(self, stratum: Stratum) -> Database | None:
+        """The seeds of ``stratum`` made on the driver (``Driver.seeds``) when it is to run as
+        one decomposed job over them (``driver_seeds``): it is recursive, the driver holds
+        every relation it reads, the seeds are within its budget and ``decomposed`` chooses
+        it with their sizes; its relations are then Spark's alone. Else None, and nothing
+        changed."""
+        if not (stratum.recursive and self.decomposed.decompose
+                and all(map(self.driver.holds, reads_of(stratum)))):
+            return None
+        seeds = self.driver.seeds(stratum)
+        if seeds is None or not self.decomposed.chooses(stratum, {**self.counts,
+                                                                  **seeds.sizes()}):
+            return None
+        self.driver.drop(stratum)
+        return seeds
 
     def _counted(self, stratum: Stratum, counts: dict[str, int], iteration: int) -> int:
         """Take ``counts`` (name -> rows) as the stratum's relations' sizes after pass

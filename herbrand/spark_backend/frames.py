@@ -116,8 +116,22 @@ def frame_table(frame: DataFrame) -> pa.Table:
     ``toArrow`` of a frame with no columns has no rows, whatever the frame holds, and a
     pickled Arrow table of no columns loses its rows too. O(rows) on the driver."""
     if not frame.columns:
-        return pa.table({"true": pa.array([True] * min(frame.limit(1).count(), 1))})
+        return nullary_table(frame.limit(1).count() > 0)
     return frame.toArrow()
+
+
+def nullary_table(true: bool) -> pa.Table:
+    """A nullary relation as ``frame_table`` gives it: one row of a placeholder column when
+    ``true``, none when false."""
+    return pa.table({"true": pa.array([True] if true else [], type=pa.bool_())})
+
+
+def driver_table(relation: Relation, types: tuple[str, ...], symbols: SymbolTable) -> pa.Table:
+    """``relation`` (ids decoded with ``symbols``) as ``frame_table`` gives a frame of it:
+    ``relation_table``, or ``nullary_table`` for a nullary one. O(rows)."""
+    if not types:
+        return nullary_table(len(relation) > 0)
+    return relation_table(relation, types, symbols)
 
 
 def frame_relation(frame: DataFrame, types: tuple[str, ...], symbols: SymbolTable) -> Relation:

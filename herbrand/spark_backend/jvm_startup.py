@@ -1,5 +1,6 @@
-"""The driver JVM's start-up options: Spark's log kept to errors, and the classes a run loads kept
-in a class-data archive (Java's AppCDS), so that later JVMs map them instead of loading them.
+"""The driver JVM's start-up options: Spark's log kept to errors, the classes a run loads kept
+in a class-data archive (Java's AppCDS), so that later JVMs map them instead of loading them,
+and its just-in-time compiler kept to its first tier.
 
 Starting a session on a 2-core machine took 5.3-6.8 s, and its first job 2.5-3.2 s more, most
 of it loading, verifying and linking Spark's classes from its jars; with an archive of the
@@ -16,6 +17,13 @@ Spark puts the user's ``spark.driver.extraJavaOptions`` after them, so the user'
 - The archive of this Java and this pyspark, when there is one: ``-XX:SharedArchiveFile`` with
   ``-Xshare:auto`` (a JVM that cannot use it, say with another class path, runs without it) and
   CDS's own log lines off.
+- ``JIT_OPTIONS``: ``-XX:TieredStopAtLevel=1``, the C1 compiler only. A run's JVM compiles
+  Spark's code once and runs it briefly; C2's optimising compilations of it took more CPU
+  than they saved: the driver JVM of TC over Gnutella08 on ``local[2]`` used 6.6 s of CPU
+  (2.5 s in C2's threads, 1.0 s in C1's) and 3.0 s with C1 only; over R-MAT 2,048 without
+  decomposition (51 semi-naive passes, 36-39 s of strata in the JVM) the run's CPU was the
+  same (35.5 and 36.7 s) and its wall time lower (62.4 and 49.8 s). A user's
+  ``spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=4`` restores C2.
 - Else, in the one process that holds the archive's lock, ``-XX:+RecordDynamicDumpInfo``:
   ``record_at_exit`` then has ``jcmd PID VM.cds dynamic_dump`` write the classes the JVM loaded
   when the process exits, to a temporary file moved into place once complete. Once per Java
@@ -42,6 +50,8 @@ from herbrand.evaluators.native.compiled import cache_directory
 
 JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
 DUMP_TIMEOUT = 300  # seconds; a dump of about 100 MB takes about 6 s on 2 cores
+JIT_OPTIONS = ("-XX:TieredStopAtLevel=1",)
+"""The driver JVM's compiler options (module doc)."""
 LOG_CONFIGURATION = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = stderr
@@ -111,7 +121,7 @@ def driver_startup(java: str, directory: Path | None = None) -> DriverStartup:
         return DriverStartup({}, None)
     archive = archive_path(java, directory)
     recording = None
-    options += ["-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    options += [*JIT_OPTIONS, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
     if archive.is_file():
         options += [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"]
     elif _jcmd(java) is not None and not _failed(archive).exists() and _lock(archive):

@@ -76,6 +76,19 @@ def test_with_an_archive_the_jvm_maps_it(java, tmp_path):
     assert {"-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"} <= set(_options(startup))
 
 
+def test_the_jit_compiler_stops_at_its_first_tier(java, tmp_path):
+    assert "-XX:TieredStopAtLevel=1" in _options(driver_startup(str(java), tmp_path / "spark"))
+
+
+def test_the_session_s_jvm_runs_with_the_first_tier_only(spark):
+    """The test run's session (started by ``start_session``, tests/conftest.py) took the
+    option: the JVM's own flag says so."""
+    jvm = spark.sparkContext._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert bean.getVMOption("TieredStopAtLevel").getValue() == "1"
+
+
 def test_a_failed_dump_is_not_tried_again_and_a_jre_records_nothing(java, tmp_path):
     directory = tmp_path / "spark"
     directory.mkdir()

@@ -38,3 +38,5 @@ def test_shuffle_partitions_follow_the_cores_and_only_a_local_driver_gets_memory
     assert "spark.driver.memory" not in cluster  # its executors hold the data
     remote = session_defaults("yarn")
     assert "spark.sql.shuffle.partitions" not in remote and "spark.driver.memory" not in remote
+    assert local["spark.ui.enabled"] == cluster["spark.ui.enabled"] == "false"
+    assert "spark.ui.enabled" not in remote  # a cluster's driver keeps its web UI
