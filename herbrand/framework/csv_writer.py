@@ -119,7 +119,7 @@ def relation_chunks(
     values, dictionaries, ranges = [], [], []
     for column, type_ in zip(relation.columns, types, strict=True):
         if type_ == SYMBOL:
-            ranks, strings = _symbol_ranks(column, symbols)
+            ranks, strings = symbol_ranks(column, symbols)
             values.append(ranks)
             dictionaries.append(strings)
             ranges.append((0, len(strings)))
@@ -177,9 +177,9 @@ def _formatted_on_threads(format_chunk: Callable[[list[np.ndarray]], bytes | mem
         pool.shutdown(cancel_futures=True)
 
 
-def _symbol_ranks(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, list[str]]:
+def symbol_ranks(column: np.ndarray, symbols: SymbolTable) -> tuple[np.ndarray, list[str]]:
     """(the rank of each id of a symbol column among its distinct symbols sorted by UTF-8
-    bytes, those symbols in rank order). O(n + table) through a mask over the table when the
+    bytes, the writers' order; those symbols in rank order). O(n + table) through a mask over the table when the
     column is not much smaller than the table, else O(n log n); O(u log u) on the u distinct."""
     if len(symbols) <= 4 * len(column):
         present = np.zeros(len(symbols), dtype=bool)

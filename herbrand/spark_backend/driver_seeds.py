@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import SparkSession
 
 from herbrand.framework.analysis import Stratum
+from herbrand.framework.csv_writer import symbol_ranks
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import SYMBOL
@@ -40,7 +40,7 @@ from herbrand.spark_backend.decomposed import (
     wide_batch,
     wide_schema,
 )
-from herbrand.spark_backend.frames import driver_table, relation_table
+from herbrand.spark_backend.frames import driver_table
 from herbrand.translators.pivots import Pivot
 
 
@@ -64,13 +64,8 @@ def part_numbers(seeds: Database, stratum: Stratum, pivot: Pivot | None, parts: 
 
 def sort_keys(values: np.ndarray, symbols: SymbolTable) -> np.ndarray:
     """Symbol ids ``values`` as int64 keys in the order of their texts' bytes (the writers'
-    order): each id's rank among the distinct ones. O(n log n)."""
-    distinct, inverse = np.unique(values, return_inverse=True)
-    texts = relation_table(Relation(distinct[np.newaxis, :], unique=True), (SYMBOL,), symbols)
-    order = pc.sort_indices(texts.column(0).cast(pa.binary())).to_numpy()
-    ranks = np.empty(len(distinct), dtype=np.int64)
-    ranks[order] = np.arange(len(distinct))
-    return ranks[inverse]
+    order: ``csv_writer.symbol_ranks``): each id's rank among the distinct ones. O(n log n)."""
+    return symbol_ranks(values, symbols)[0]
 
 
 def seeded_decomposition(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
