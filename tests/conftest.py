@@ -50,9 +50,11 @@ def spark():
 @pytest.fixture
 def strata_on_spark(monkeypatch):
     """Every SparkBackend made without ``driver_rows`` runs every stratum, reads every file and
-    writes every output on Spark (``driver_strata.DRIVER_ROWS`` 0), so that tests of Spark's
-    own paths keep testing them on small data."""
+    writes every output on Spark (``driver_strata.DRIVER_ROWS`` 0), and one made without
+    ``derived_budget`` makes every decomposed stratum's seeds there (``DERIVED_BUDGET`` 0), so
+    that tests of Spark's own paths keep testing them on small data."""
     pytest.importorskip("pyspark", reason="Spark tests need pyspark (extra 'spark')")
     from herbrand.spark_backend import driver_strata
 
     monkeypatch.setattr(driver_strata, "DRIVER_ROWS", 0)
+    monkeypatch.setattr(driver_strata, "DERIVED_BUDGET", 0)

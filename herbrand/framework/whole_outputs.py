@@ -13,6 +13,8 @@ made for its outputs.
   (``-D out/a/b``, a ``filename=`` with folders): it records the folders it creates, and only
   those. When the run fails or is interrupted inside the block, each of them that is empty is
   removed, the deepest first; a folder that existed before, or holds anything, stays.
+  ``made_folders(folders)`` does the same for the folders of any other object with
+  ``remove_empty`` (``RemovesEmpty``: another file system's).
 
 A replaced file is a new file: it takes the default mode (0666 less the umask) and replaces a
 symbolic link at ``path`` rather than writing through it. Nothing is flushed to the disk
@@ -26,7 +28,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, TypeVar
 
 
 @contextmanager
@@ -78,11 +80,22 @@ class MadeFolders:
         self._made.clear()
 
 
+class RemovesEmpty(Protocol):
+    """What ``made_folders`` calls when its block fails: ``MadeFolders``, or the like of
+    another file system (the Spark backend's, through Hadoop)."""
+
+    def remove_empty(self) -> None: ...
+
+
+Folders = TypeVar("Folders", bound=RemovesEmpty)
+
+
 @contextmanager
-def made_folders() -> Iterator[MadeFolders]:
-    """A ``MadeFolders`` for the block, whose folders still empty are removed
-    (``remove_empty``) when the block fails or is interrupted; the failure then goes on."""
-    folders = MadeFolders()
+def made_folders(folders: Folders | None = None) -> Iterator[Folders | MadeFolders]:
+    """``folders`` (a new ``MadeFolders`` when None) for the block, whose folders still empty
+    are removed (``remove_empty``) when the block fails or is interrupted; the failure then
+    goes on."""
+    folders = MadeFolders() if folders is None else folders
     try:
         yield folders
     except BaseException:

@@ -37,9 +37,9 @@ from herbrand.framework.syntax import Program
 from herbrand.spark_backend import driver_strata
 from herbrand.spark_backend.decomposed_strata import SINGLE_PARTITION_ROWS
 from herbrand.spark_backend.driver_strata import Driver
-from herbrand.spark_backend.files import StoredRelation, read_inputs, stored, united
+from herbrand.spark_backend.files import StoredRelation, read_inputs, united
 from herbrand.spark_backend.fixpoint import SparkFixpoint
-from herbrand.spark_backend.frames import empty_frame, frame_relation, relation_frame
+from herbrand.spark_backend.frames import frame_relation, relation_frame
 from herbrand.spark_backend.masters import master_cores, master_family
 from herbrand.spark_backend.outputs import write_outputs, written_once
 from herbrand.spark_backend.partitions import ROWS_PER_PARTITION
@@ -77,7 +77,12 @@ class SparkBackend(Backend):
       that many rows are read, and outputs held on the driver written, by the local reader
       and writer (``driver_strata``). None: ``driver_strata.DRIVER_ROWS`` (100,000), read
       when a run starts; 0: every stratum on Spark.
-    - ``derived_budget``: see ``driver_rows``.
+    - ``derived_budget``: see ``driver_rows``; also the rows a recursive stratum to run as
+      one decomposed job may bring to the driver (the relations it reads that Spark holds)
+      and derive there as its seeds, so that the job starts from seeds the driver made
+      (``driver_seeds``), whatever ``driver_rows`` says; more, and its seeds are made by
+      Spark (a first pass). None: ``driver_strata.DERIVED_BUDGET`` (1,000,000), read when
+      a run starts; 0: no seeds made on the driver.
     - ``session``: an existing SparkSession to run on (else the active one, or a new one).
 
     A run starts the session when it first needs it (``session.RunSession``): one whose
@@ -116,7 +121,7 @@ class SparkBackend(Backend):
                  single_partition_rows: int = SINGLE_PARTITION_ROWS,
                  rows_per_partition: int = ROWS_PER_PARTITION,
                  driver_rows: int | None = None,
-                 derived_budget: int = driver_strata.DERIVED_BUDGET,
+                 derived_budget: int | None = None,
                  session: SparkSession | None = None):
         self.master = master
         self.conf = dict(conf or {})
@@ -139,23 +144,23 @@ class SparkBackend(Backend):
             self.session = start_session(self.master, self.conf)
         return self.session
 
-    def _driver(self, spark: RunSession, program: Program,
-                symbols: SymbolTable) -> Driver | None:
-        """Where this run's small strata run (``driver_strata``); None when ``driver_rows``
-        is 0, and then the run's session (``spark``) is started now: every file and stratum
+    def _driver(self, spark: RunSession, program: Program, symbols: SymbolTable) -> Driver:
+        """Where this run's small strata run, and decomposed strata's seeds are made when
+        small (``driver_strata``); when ``driver_rows`` is 0, none runs there and no file is
+        read there, and the run's session (``spark``) is started now: every file and stratum
         needs it."""
         rows = driver_strata.DRIVER_ROWS if self.driver_rows is None else self.driver_rows
+        budget = (driver_strata.DERIVED_BUDGET if self.derived_budget is None
+                  else self.derived_budget)
         if not rows:
             spark.get()
-            return None
-        return Driver(spark, program.declaration_of, symbols, rows, self.derived_budget)
+        return Driver(spark, program.declaration_of, symbols, rows, budget)
 
-    def _fixpoint(self, spark: RunSession, frames: dict[str, DataFrame],
+    def _fixpoint(self, spark: RunSession, driver: Driver, frames: dict[str, DataFrame],
                   counts: dict[str, int], strata: int, observer: ProgressObserver | None,
-                  written_once: frozenset[str] = frozenset(),
-                  driver: Driver | None = None) -> SparkFixpoint:
-        return SparkFixpoint(spark, frames, counts, strata=strata, written_once=written_once,
-                             driver=driver,
+                  written_once: frozenset[str] = frozenset()) -> SparkFixpoint:
+        return SparkFixpoint(spark, driver, frames, counts, strata=strata,
+                             written_once=written_once,
                              checkpoint_interval=self.checkpoint_interval,
                              checkpoint_dir=self.checkpoint_dir,
                              broadcast_rows=self.broadcast_rows, decompose=self.decompose,
@@ -193,20 +198,15 @@ class SparkBackend(Backend):
                 if relation.arity != declaration.arity:
                     raise ArityError(f"relation {name}: given rows have arity {relation.arity}, "
                                      f"declared arity {declaration.arity}")
-                if driver is None:
-                    frames[name] = relation_frame(spark.get(), relation, types[name],
-                                                  database.symbols)
-                else:
-                    driver.add(name, relation)
+                driver.add(name, relation)
                 counts[name] = len(relation)
-            run = self._fixpoint(spark, frames, counts, len(strata), observer, driver=driver)
+            run = self._fixpoint(spark, driver, frames, counts, len(strata), observer)
             try:
                 for stratum in strata:
                     run.run_stratum(stratum)
                 for declaration in program.declarations:
                     name = declaration.name
-                    relations[name] = (driver.relations[name]
-                                       if driver is not None and driver.holds(name) else
+                    relations[name] = (driver.relations[name] if driver.holds(name) else
                                        frame_relation(frames[name], declaration.types,
                                                       database.symbols))
             finally:
@@ -255,14 +255,11 @@ class SparkBackend(Backend):
                 counts = {name: relation.count for name, relation in relations.items()}
                 for declaration in program.declarations:
                     name = declaration.name
-                    if driver is not None and name not in frames:
+                    if name not in frames:
                         driver.add(name, Relation.empty(declaration.arity))
                         counts[name] = len(driver.relations[name])
-                    elif name not in frames:
-                        frames[name] = empty_frame(spark.get(), declaration.types)
-                        counts[name] = 0
-                run = self._fixpoint(spark, frames, counts, len(strata), observer,
-                                     written_once(program, strata, str(output_dir)), driver)
+                run = self._fixpoint(spark, driver, frames, counts, len(strata), observer,
+                                     written_once(program, strata, str(output_dir)))
                 try:
                     for stratum in strata:
                         run.run_stratum(stratum)
@@ -290,16 +287,14 @@ class SparkBackend(Backend):
 
     @staticmethod
     def _add_inline_facts(spark: RunSession, program: Program,
-                          relations: dict[str, StoredRelation], driver: Driver | None) -> None:
+                          relations: dict[str, StoredRelation], driver: Driver) -> None:
         """Add the facts written in ``program`` to ``relations`` (name -> stored rows), each
-        relation holding some stored again with them (``files.united``: a job each), or, with
-        a ``driver``, to the driver's rows of the others."""
-        symbols = SymbolTable() if driver is None else driver.symbols
-        for name, facts in inline_facts(program, Database({}, symbols)).items():
-            if driver is not None and name not in relations:
+        relation holding some stored again with them (``files.united``: a job each), or to
+        the ``driver``'s rows of the others."""
+        for name, facts in inline_facts(program, Database({}, driver.symbols)).items():
+            if name not in relations:
                 driver.add(name, facts)
                 continue
             inline = relation_frame(spark.get(), facts, program.declaration_of[name].types,
-                                    symbols)
-            relations[name] = (united(relations[name], inline) if name in relations
-                               else stored(inline))
+                                    driver.symbols)
+            relations[name] = united(relations[name], inline)

@@ -16,8 +16,8 @@ is in sort order (``decomposed.ordered_by_pivot``) is left to that write (``defe
 write computes it, and its sizes are what its tasks counted (``DecomposedStrata.written``);
 every other job is stored and counted when planned (``Decomposition.store``).
 
-A stratum whose seeds the driver made (``run_seeded``: it held every relation the stratum
-reads) gets the job of ``driver_seeds``, over those seeds, instead of one over frames; the
+A stratum whose seeds the driver made (``run_seeded``: it held, or collected from Spark,
+every relation the stratum reads) gets the job of ``driver_seeds``, over those seeds, instead of one over frames; the
 rest is the same.
 
 Before a run's first job, on a master on this machine, its Python workers are started in the
@@ -99,16 +99,20 @@ class DecomposedStrata:
         self._jobs: list[Decomposition] = []
         self._warming: Thread | None = None
 
+    def may_choose(self, stratum: Stratum, counts: dict[str, int]) -> bool:
+        """Whether ``chooses`` may take ``stratum`` once its seeds are known: it is recursive,
+        ``decompose`` is on and the lower relations it reads hold at most ``broadcast_rows``
+        rows (``counts``: name -> rows). O(rules)."""
+        return stratum.recursive and self.decompose and sum(
+            counts[name] for name in lower_relations(stratum)) <= self.broadcast_rows
+
     def chooses(self, stratum: Stratum, counts: dict[str, int]) -> bool:
         """Whether the recursive ``stratum``, after its first pass (``counts``: name -> rows),
-        runs as one decomposed job: ``decompose`` is on, the lower relations it reads hold at
-        most ``broadcast_rows`` rows, and it has a pivot or its own relations hold at most
-        ``single_partition_rows``. O(the pivot search)."""
-        if not (stratum.recursive and self.decompose) or sum(
-                counts[name] for name in lower_relations(stratum)) > self.broadcast_rows:
-            return False
-        return (sum(counts[name] for name in stratum.relations)
-                <= self.single_partition_rows or find_pivot(stratum) is not None)
+        runs as one decomposed job: ``may_choose``, and it has a pivot or its own relations
+        hold at most ``single_partition_rows``. O(the pivot search)."""
+        return self.may_choose(stratum, counts) and (
+            sum(counts[name] for name in stratum.relations) <= self.single_partition_rows
+            or find_pivot(stratum) is not None)
 
     def run(self, stratum: Stratum, frames: dict[str, DataFrame], counts: dict[str, int],
             most: int, position: int, iteration: int) -> dict[str, int] | None:

@@ -1,6 +1,8 @@
 """A decomposed stratum (``decomposed``) whose seeds are made and split on the driver: every
-relation the stratum reads is held there (``driver_strata``), whose attempt to run the whole
-stratum was abandoned over its budget.
+relation the stratum reads is held there (``driver_strata``), whether it was there already
+(the driver's attempt to run the whole stratum was abandoned over its budget) or was
+collected from Spark for it (Spark read or derived it, within the budget: the lower ones are
+the broadcast relations, which the job collects anyway).
 
 The driver derives the seeds itself (``Driver.seeds``: the stratum's rows held there and what
 its exit rules derive), splits them into parts by the pivot value (``part_numbers``), and

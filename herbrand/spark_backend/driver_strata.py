@@ -19,6 +19,12 @@ collected (``frames.frame_relation``, a job). Small ``.input`` files on the loca
 are read by the local reader (``read``), and the outputs of relations held on the driver are
 written by the local writer (``outputs``): the local backend's rows, errors and bytes.
 
+The seeds of a recursive stratum that runs as one decomposed job (``driver_seeds``) are made
+here too (``Driver.seeds``: its exit rules under the budget) whenever the relations it reads
+fit the budget, with ``driver_rows`` 0 too: the relations Spark holds (read from files, or
+derived there) are collected first (``take``). TC over Gnutella08 with Spark reading its
+input (``--driver-rows 0``) so runs no pass on Spark and no range sample (see bench/README.md).
+
 Cost of a driver stratum: the native engine's (loading the relations it reads, O(rows)), and
 an analysis of the stratum's rules; of an abandoned attempt, that plus the derivations of at
 most the budget's rows (per relation of the stratum, when several grow together).
@@ -48,7 +54,9 @@ DRIVER_ROWS = 100_000
 """Rows a stratum may read, in all, to run on the driver (``SparkBackend(driver_rows=...)``
 and ``herbrand run --driver-rows``; 0: every stratum on Spark, every file read by Spark)."""
 DERIVED_BUDGET = 1_000_000
-"""Rows a driver stratum may derive before its attempt is abandoned for Spark."""
+"""Rows a driver stratum may derive before its attempt is abandoned for Spark, and that the
+seeds of a decomposed stratum may hold, and the relations Spark holds that they are made
+from (``SparkBackend(derived_budget=...)``; 0: no seeds made on the driver)."""
 BYTES_PER_ROW = 128
 """A local ``.input`` file of at most ``driver_rows`` times this many bytes (as stored: a
 ``.gz`` file's compressed bytes) is read on the driver."""
@@ -86,10 +94,17 @@ class Driver:
         return relation_frame(self.spark.get(), self.relations[name],
                               self.declarations[name].types, self.symbols)
 
-    def take(self, name: str, frame: DataFrame) -> None:
-        """Hold the rows of ``frame`` (relation ``name``) on the driver: one job collects them."""
-        self.relations[name] = frame_relation(frame, self.declarations[name].types,
-                                              self.symbols)
+    def take(self, names: tuple[str, ...], frames: dict[str, DataFrame],
+             counts: dict[str, int]) -> None:
+        """Hold each relation of ``names`` on the driver: one held here already stays, one
+        ``counts`` says is empty is taken without a job, and the rows of any other's frame in
+        ``frames`` are collected (a job each)."""
+        for name in names:
+            if name in self.relations:
+                continue
+            self.relations[name] = (
+                Relation.empty(len(self.declarations[name].types)) if not counts[name]
+                else frame_relation(frames[name], self.declarations[name].types, self.symbols))
 
     def add(self, name: str, rows: Relation) -> None:
         """Add ``rows`` (ids of ``symbols``) to the driver's rows of ``name``."""
@@ -171,9 +186,7 @@ class Driver:
         if not self.rows or sum(counts[name] for name in names) > self.rows:
             return None
         start = time.perf_counter()
-        for name in names:
-            if name not in self.relations:
-                self.take(name, frames[name])
+        self.take(names, frames, counts)
         attempted = self.attempt(stratum)
         if attempted is None:
             return None

@@ -50,8 +50,9 @@ see bench/README.md.
 A recursive stratum that ``decomposed_strata`` chooses skips the passes after the first: one
 job runs herbrand's native engine to fixpoint in each partition of its seeds (``decomposed``).
 A stratum small enough for the driver runs there, Spark's passes skipped (``driver_strata``);
-one whose relations the driver holds but whose attempt there was abandoned runs no pass on
-Spark at all when chosen so: the driver makes its seeds and splits them (``driver_seeds``).
+one chosen so whose seeds, and the relations it reads, fit the driver's budget (whether the
+driver held them, and its attempt there was abandoned, or Spark read or derived them) runs no
+pass on Spark at all: the driver makes its seeds and splits them (``driver_seeds``).
 """
 
 from __future__ import annotations
@@ -117,17 +118,17 @@ class SparkFixpoint:
     holds the decomposed strata's jobs (``decomposed``: those left to a write, the relations
     in sort order); call ``settle()`` after the writes. ``release()`` drops every frame this
     run stored (call it once the results are written or collected).
-    ``driver``: where small strata run and the relations held there (``driver_strata``);
-    None: every stratum on Spark, over ``frames`` holding every relation.
+    ``driver``: where small strata run, and the seeds of decomposed ones are made, and the
+    relations held there (``driver_strata``); every other relation is in ``frames``.
     """
 
-    def __init__(self, spark: RunSession, frames: dict[str, DataFrame],
+    def __init__(self, spark: RunSession, driver: Driver, frames: dict[str, DataFrame],
                  counts: dict[str, int], *, strata: int, checkpoint_interval: int,
                  checkpoint_dir: str | None, broadcast_rows: int, decompose: bool = True,
                  observer: ProgressObserver | None = None,
                  rows_per_partition: int = ROWS_PER_PARTITION,
                  single_partition_rows: int = SINGLE_PARTITION_ROWS,
-                 written_once: frozenset[str] = frozenset(), driver: Driver | None = None):
+                 written_once: frozenset[str] = frozenset()):
         self.spark = spark
         self.driver = driver
         self.frames = frames
@@ -170,23 +171,22 @@ class SparkFixpoint:
         """Bring ``stratum``'s relations to fixpoint in ``frames``: after the first pass, by
         one decomposed job when ``decomposed`` chooses it, else by semi-naive passes over
         relations laid out by ``partitions``; on the driver when ``driver`` allows, and from
-        seeds made on the driver when it holds what the stratum reads (``_driver_seeds``)."""
-        seeds, seeding = None, 0.0
-        if self.driver is not None:
-            ran = self.driver.run(stratum, self.frames, self.counts, self.total, self.strata,
-                                  self.observer)
-            if ran is not None:
-                self.total += ran.derived
-                self.stats.append(ran)
-                return
-            if not self.spark.started and self.observer is not None:
-                self.observer(Progress(stratum=stratum.index, strata=self.strata, iteration=0,
-                                       delta=0, total=self.total, where=STARTING))
-            seeding = time.perf_counter()
-            seeds = self._driver_seeds(stratum)
-            seeding = time.perf_counter() - seeding
-            if seeds is None:
-                self.driver.hand_over(stratum, self.frames)
+        seeds made on the driver when what it reads fits the driver's budget
+        (``_driver_seeds``)."""
+        ran = self.driver.run(stratum, self.frames, self.counts, self.total, self.strata,
+                              self.observer)
+        if ran is not None:
+            self.total += ran.derived
+            self.stats.append(ran)
+            return
+        if not self.spark.started and self.observer is not None:
+            self.observer(Progress(stratum=stratum.index, strata=self.strata, iteration=0,
+                                   delta=0, total=self.total, where=STARTING))
+        seeding = time.perf_counter()
+        seeds = self._driver_seeds(stratum)
+        seeding = time.perf_counter() - seeding
+        if seeds is None:
+            self.driver.hand_over(stratum, self.frames)
         most = int(self.session.conf.get(SHUFFLE_PARTITIONS))  # the session's start is no pass
         start, before = time.perf_counter() - seeding, self.total
         with (run_settings(self.session, {**PASS_SETTINGS, SHUFFLE_PARTITIONS: str(most)}),
@@ -236,13 +236,21 @@ class SparkFixpoint:
 
     def _driver_seeds(self, stratum: Stratum) -> Database | None:
         """The seeds of ``stratum`` made on the driver (``Driver.seeds``) when it is to run as
-        one decomposed job over them (``driver_seeds``): it is recursive, the driver holds
-        every relation it reads, the seeds are within its budget and ``decomposed`` chooses
-        it with their sizes; its relations are then Spark's alone. Else None, and nothing
-        changed."""
-        if not (stratum.recursive and self.decomposed.decompose
-                and all(map(self.driver.holds, reads_of(stratum)))):
+        one decomposed job over them (``driver_seeds``): ``decomposed`` may choose it by the
+        sizes of the relations it reads (``DecomposedStrata.may_choose``), those of them the
+        driver does not hold (Spark's: read by Spark, or derived there) hold at most its
+        budget of rows in all and are collected (``Driver.take``: a job each; the lower
+        ones, read by every partition, are collected for the job's broadcast anyway), the
+        seeds are within the budget and ``decomposed`` chooses the stratum with their sizes;
+        its relations are then Spark's alone. Else None (a budget of 0: always), and nothing
+        changed but the relations collected, which the driver keeps."""
+        if not (self.driver.budget and self.decomposed.may_choose(stratum, self.counts)):
             return None
+        names = reads_of(stratum)
+        if sum(self.counts[name] for name in names
+               if not self.driver.holds(name)) > self.driver.budget:
+            return None
+        self.driver.take(names, self.frames, self.counts)
         seeds = self.driver.seeds(stratum)
         if seeds is None or not self.decomposed.chooses(stratum, {**self.counts,
                                                                   **seeds.sizes()}):

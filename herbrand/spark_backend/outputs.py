@@ -27,8 +27,10 @@ Every output is written into a directory beside it (``part_files.parts_directory
 ``<output>.parts``) and takes its place, whole, by a rename at the end: a write that fails
 or is interrupted removes that directory (``leftovers``) and leaves the output as it was; the
 local writer's files (a relation held on the driver, a task's part file) are whole or absent
-too (``whole_outputs.whole_file``), and the folders a failed write made for its output on this
-machine's file system are removed again (``_written``).
+too (``whole_outputs.whole_file``), and the folders a failed write made for its output are
+removed again (``_written``). The renamed output replaces the old one whole
+(``replaced_outputs``: the old one moved aside, the new one renamed in, the old one deleted;
+a write first puts back an old output an interrupted replacement left aside).
 ``-`` as ``out_dir`` (CSV only: ``paths.check_paths``) or ``IO=stdout`` prints the relation in
 Soufflé's banner layout (rows are collected to the driver as bytes, decoded as the local
 backend decodes them: UTF-8 with ``surrogateescape``); ``.printsize`` prints
@@ -66,10 +68,11 @@ from herbrand.framework.errors import FactsError, OutputError
 from herbrand.framework.storage import Database
 from herbrand.framework.symbols import ENCODING
 from herbrand.framework.syntax import SYMBOL, Directive, Program
-from herbrand.framework.whole_outputs import made_folders
+from herbrand.framework.whole_outputs import MadeFolders, made_folders
 from herbrand.spark_backend.decomposed import Decomposition
 from herbrand.spark_backend.driver_strata import Driver, local_path
 from herbrand.spark_backend.frames import frame_types
+from herbrand.spark_backend.hadoop_folders import HadoopFolders
 from herbrand.spark_backend.leftovers import (
     removed_on_failure,
     removing_directory,
@@ -82,6 +85,12 @@ from herbrand.spark_backend.part_files import (
     task_written_path,
 )
 from herbrand.spark_backend.paths import join_path, local_file, parquet_path, path_failures
+from herbrand.spark_backend.replaced_outputs import (
+    HadoopFiles,
+    LocalFiles,
+    replace_whole,
+    settle,
+)
 from herbrand.spark_backend.session import RunSession
 
 OUTPUT_FORMATS = ("csv", "parquet")
@@ -150,8 +159,8 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
     """Write ``frame``'s lines (``_write_lines``) as the file ``path``, gzipped when
     ``gzipped(path)``, through the directory ``parts_directory(path)``: its part files, in
     partition order, are joined there (one is taken as it is), and the result replaces
-    ``path``; on failure the directory is removed and ``path`` stays as it was
-    (``leftovers``)."""
+    ``path`` whole (``replaced_outputs``); on failure the directory is removed and ``path``
+    stays as it was (``leftovers``)."""
     jvm = session.sparkContext._jvm
     hadoop = jvm.org.apache.hadoop.fs
     directory = parts_directory(path)
@@ -178,9 +187,7 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
                         source.close()
             finally:
                 output.close()
-        if filesystem.exists(target):
-            filesystem.delete(target, False)
-        filesystem.rename(joined, target)
+        replace_whole(HadoopFiles(session), joined.toString(), path)
         filesystem.delete(hadoop.Path(directory), True)
     # a checksummed file system (the local one) keeps a ".<name>.crc" beside the file
     checksum = hadoop.Path(target.getParent(), f".{target.getName()}.crc")
@@ -190,17 +197,12 @@ def _write_single_file(session: SparkSession, frame: DataFrame, delimiter: str, 
 
 def _write_parquet(session: SparkSession, frame: DataFrame, path: str) -> None:
     """Write ``frame`` as the Parquet directory ``path``, through the directory
-    ``parts_directory(path)``, which then replaces ``path`` (a rename); on failure it is
-    removed and ``path`` stays as it was (``leftovers``)."""
-    hadoop = session.sparkContext._jvm.org.apache.hadoop.fs
+    ``parts_directory(path)``, which then replaces ``path`` whole (``replaced_outputs``); on
+    failure it is removed and ``path`` stays as it was (``leftovers``)."""
     directory = parts_directory(path)
     with removed_on_failure(session, removing_path(session, directory)):
         frame.write.mode("overwrite").parquet(directory)
-        target = hadoop.Path(path)
-        filesystem = target.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
-        if filesystem.exists(target):
-            filesystem.delete(target, True)
-        filesystem.rename(hadoop.Path(directory), target)
+        replace_whole(HadoopFiles(session), directory, path)
 
 
 def _writing(session: SparkSession, directive: Directive, path: str):
@@ -313,22 +315,29 @@ def _write_on_driver(program: Program, directive: Directive, driver: Driver, out
     if output_format == "parquet" or not local_path(path):
         return False
     with _local_failures(directive, path):
+        settle(LocalFiles(), path)
         io.write_outputs(single, database, out_dir, stdout)
     return True
 
 
 @contextmanager
 def _written(session: SparkSession, directive: Directive, path: str) -> Iterator[None]:
-    """The write of ``directive``'s output ``path`` inside, its folder made first when it is on
-    this machine's file system (``paths.local_file``; Hadoop makes any other) and removed
-    again, with the folders above it that it made, when the write fails
-    (``whole_outputs.made_folders``); a failure as an OutputError naming the directive
+    """The write of ``directive``'s output ``path`` inside, after what an interrupted
+    replacement of ``path`` left is settled (``replaced_outputs.settle``: an old output
+    moved aside and not replaced is put back), its folder made first and removed again,
+    with the folders above it that it made, when the write fails
+    (``whole_outputs.made_folders``; on another file system than this machine's,
+    ``paths.local_file``, through Hadoop: ``hadoop_folders``); a failure as an OutputError naming the directive
     (``_writing``, ``_local_failures``)."""
+    local = local_file(path)
+    folders = MadeFolders() if local is not None else HadoopFolders(session)
     with (_writing(session, directive, path), _local_failures(directive, path),
-          made_folders() as folders):
-        local = local_file(path)
-        if local is not None:
+          made_folders(folders)):
+        settle(HadoopFiles(session), path)
+        if isinstance(folders, MadeFolders):
             folders.make(Path(local).parent)
+        else:
+            folders.make_parent(path)
         yield
 
 

@@ -4,6 +4,7 @@ removed when empty (only those)."""
 from __future__ import annotations
 
 import gzip
+from contextlib import nullcontext
 
 import pytest
 
@@ -85,6 +86,25 @@ def test_a_block_that_ends_keeps_its_folders(tmp_path):
     with made_folders() as folders:
         folders.make(tmp_path / "a" / "b")
     assert listing(tmp_path) == {"a": None, "a/b": None}
+
+
+class Removals:
+    """Another file system's folders: counts the calls of ``remove_empty``."""
+
+    calls = 0
+
+    def remove_empty(self) -> None:
+        self.calls += 1
+
+
+@pytest.mark.parametrize("fails", [True, False])
+def test_the_folders_given_are_removed_when_the_block_fails(fails):
+    given = Removals()
+    with pytest.raises(Failure) if fails else nullcontext(), made_folders(given) as folders:
+        assert folders is given
+        if fails:
+            raise Failure
+    assert given.calls == int(fails)
 
 
 def failing_chunks():

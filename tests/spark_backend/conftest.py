@@ -1,7 +1,8 @@
 """The Spark backend's tests share the run's SparkSession (``spark``, in tests/conftest.py).
 
-Every test here runs its strata, reads and writes on Spark (``strata_on_spark``, tests/
-conftest.py) unless it gives ``driver_rows`` itself, as test_driver_strata.py does.
+Every test here runs its strata, reads, writes and decomposed strata's seeds on Spark
+(``strata_on_spark``, tests/conftest.py) unless it gives ``driver_rows`` and
+``derived_budget`` itself, as test_driver_strata.py does.
 
 Tests that need Java are skipped, with the reason, only where no Java is installed (CI has
 Java 17, so they run there); ``requires_java`` marks those that start Spark themselves.

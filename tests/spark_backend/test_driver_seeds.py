@@ -1,6 +1,8 @@
 """Decomposed strata seeded from the driver (``driver_seeds``): the parts keep each pivot value
-whole, in order and balanced; symbols rank by their bytes; a stratum the driver abandoned runs
-as one job over seeds it made, and agrees with the local backend (files byte for byte)."""
+whole, in order and balanced; symbols rank by their bytes; a stratum the driver abandoned, or
+one reading relations Spark read or derived within the driver's budget, runs as one job over
+seeds the driver made, and agrees with the local backend (files byte for byte); over the
+budget, Spark makes the seeds."""
 
 from __future__ import annotations
 
@@ -185,17 +187,66 @@ def test_exit_rules_over_the_budget_leave_the_stratum_to_spark_s_first_pass(spar
     assert result == local and seeded == ["frames"]
 
 
+SPARK_DERIVED_TC = """
+.decl a(x: number, y: number)
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+e(x, y) :- a(x, y), x != y.
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+WIDE_SEEDS_TC = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, _), e(_, y).
+tc(x, z) :- tc(x, y), e(y, z).
+"""
+
+
+def test_a_stratum_reading_what_spark_derived_runs_from_the_driver_s_seeds(spark, seeded):
+    program = parse(SPARK_DERIVED_TC)
+    facts = {"a": [(i % 13, (i * 5) % 17) for i in range(40)]}
+    result, stats = _run(program, facts, SparkBackend(session=spark, driver_rows=0))
+    local, _ = _run(program, facts, "local")
+    assert result == local
+    assert [s.where for s in stats] == ["spark", "spark"]  # e on Spark, collected for tc
+    assert _recursive_passes(program, stats) == [2] and seeded == ["tc"]
+
+
+@pytest.mark.parametrize("program, budget", [
+    (SPARK_DERIVED_TC, 39),  # e: 40 rows Spark derived, over the budget
+    (WIDE_SEEDS_TC, 100),  # e: 60 rows within it, but the exit rule derives 3,600
+], ids=["relations read", "seeds"])
+def test_over_the_budget_spark_makes_the_seeds(spark, seeded, program, budget):
+    program = parse(program)
+    facts = ({"a": [(i, i + 1) for i in range(40)]} if "a" in program.declaration_of
+             else {"e": [(i, i + 1) for i in range(60)]})
+    result, stats = _run(program, facts, SparkBackend(session=spark, driver_rows=0,
+                                                      derived_budget=budget))
+    local, _ = _run(program, facts, "local")
+    assert result == local and seeded == ["frames"]
+
+
+def test_a_budget_of_zero_makes_no_seeds_on_the_driver(spark, seeded):
+    program = parse(TC)
+    result, _ = _run(program, {"e": []}, SparkBackend(session=spark, driver_rows=0,
+                                                      derived_budget=0))
+    assert result == {"e": set(), "tc": set()} and seeded == ["frames"]
+
+
 @pytest.mark.parametrize("kind, edges", [("number", NUMBER_EDGES), ("symbol", SYMBOL_EDGES)],
                          ids=["number", "symbol"])
 @pytest.mark.parametrize("printsize", [False, True], ids=["written by tasks", "stored"])
+@pytest.mark.parametrize("read_by", ["driver", "spark"])
 def test_files_from_the_driver_s_seeds_are_the_local_backend_s(spark, seeded, tmp_path, kind,
-                                                              edges, printsize):
+                                                              edges, printsize, read_by):
     program, facts = tc_files(tmp_path, kind, "", edges, "\n.printsize tc\n" * printsize)
     parsed = herbrand.parse(program.read_text())
     local = herbrand.materialize(parsed, facts_dir=facts)
     stdout = text_io.StringIO()
-    run = _abandoning(spark, len(local["e"])).materialize_files(  # the seeds' rows
-        parsed, facts, tmp_path / "spark", stdout=stdout)
+    backend = (_abandoning(spark, len(local["e"])) if read_by == "driver"  # the seeds' rows
+               else SparkBackend(session=spark, driver_rows=0))  # e collected from Spark
+    run = backend.materialize_files(parsed, facts, tmp_path / "spark", stdout=stdout)
     local_stdout = text_io.StringIO()
     io.write_outputs(parsed, local, tmp_path / "local", stdout=local_stdout)
     assert seeded == ["tc"]

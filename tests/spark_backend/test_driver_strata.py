@@ -181,12 +181,15 @@ def test_golden_cases_placed_both_ways(case, spark, tmp_path):
     assert_outputs_match(case, tmp_path, stdout.getvalue())
 
 
+@pytest.mark.parametrize("driver_rows", [6, 0], ids=["strata", "seeds only"])
 @settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=programs_with_facts(atom_expressions=True))
-def test_random_programs_placed_both_ways_match_the_oracle(case, spark):
+def test_random_programs_placed_both_ways_match_the_oracle(case, spark, driver_rows):
+    # 0: every stratum on Spark, but the seeds of decomposed ones made on the driver when
+    # what they read (collected from Spark) and derive is within the budget
     program, facts = case
-    backend = SparkBackend(session=spark, driver_rows=6, derived_budget=10)
+    backend = SparkBackend(session=spark, driver_rows=driver_rows, derived_budget=10)
     compare_with_oracle(program, facts, lambda: None,
                         lambda evaluator: _OnSpark(evaluator, backend))
 

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 import herbrand
 from herbrand.cli import main
 from herbrand.framework.errors import OutputError
-from herbrand.spark_backend import outputs
+from herbrand.spark_backend import outputs, replaced_outputs
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.leftovers import SETTLE_SECONDS
 from tests.folder_listing import listing
@@ -116,11 +116,96 @@ def test_a_failed_write_removes_the_folders_it_made(spark, tmp_path, monkeypatch
     assert not (tmp_path / "out").exists()
 
 
+def test_a_failed_write_through_hadoop_removes_the_folders_it_made(spark, tmp_path,
+                                                                   monkeypatch):
+    """As above, to a ``file:`` URI taken for another machine's file system: the folders are
+    made, and removed, through Hadoop's FileSystem API (``hadoop_folders``)."""
+    program, facts = tc_files(tmp_path, "number", '(filename="a/b/tc.csv")', NUMBER_EDGES)
+    (tmp_path / "out").mkdir()
+    made = []
+
+    class Recorded(outputs.HadoopFolders):
+        def make_parent(self, path: str) -> None:
+            made.append(path)
+            super().make_parent(path)
+
+    monkeypatch.setattr(outputs, "local_file", lambda path: None)
+    monkeypatch.setattr(outputs, "HadoopFolders", Recorded)
+    failing_write(monkeypatch, "number", "csv")
+    backend = SparkBackend(session=spark, decompose=False)
+    with pytest.raises(Exception, match="fault injected"):
+        backend.materialize_files(herbrand.parse(program.read_text()), facts,
+                                  f"file://{tmp_path}/out")
+    assert made == [f"file://{tmp_path}/out/a/b/tc.csv"]
+    assert listing(tmp_path / "out") == {}
+
+
+class Killed(BaseException):
+    """The process's end, injected (nothing of the write's handlers acts on it)."""
+
+
+class KilledAtTheRenameIn(replaced_outputs.HadoopFiles):
+    """Hadoop's files, the process ending (``Killed``) at a replacement's second rename (the
+    new output's rename in, after the old one was moved aside): every call from then on
+    raises ``Killed`` too."""
+
+    renames = 0
+
+    def _alive(self) -> None:
+        if KilledAtTheRenameIn.renames >= 2:
+            raise Killed
+
+    def exists(self, path: str) -> bool:
+        self._alive()
+        return super().exists(path)
+
+    def rename(self, source: str, target: str) -> None:
+        self._alive()
+        KilledAtTheRenameIn.renames += 1
+        self._alive()
+        super().rename(source, target)
+
+    def delete(self, path: str) -> None:
+        self._alive()
+        super().delete(path)
+
+
+@pytest.mark.parametrize("output_format", ["csv", "parquet"])
+def test_an_old_output_left_aside_by_a_killed_replacement_is_put_back(spark, tmp_path,
+                                                                      monkeypatch,
+                                                                      output_format):
+    """tc written, then replaced by a run killed between the old output's move aside and
+    the new one's rename in: the old output is whole aside; the next run's write, failing
+    in a task, puts it back first; the one after replaces it."""
+    program, facts = tc_files(tmp_path, "number", "", NUMBER_EDGES)
+    out = tmp_path / "out"
+    backend = SparkBackend(session=spark, decompose=False)
+    parsed = herbrand.parse(program.read_text())
+    backend.materialize_files(parsed, facts, out, output_format=output_format)
+    before = listing(out)
+    name = "tc.csv" if output_format == "csv" else "tc.parquet"
+    with monkeypatch.context() as patched:
+        patched.setattr(outputs, "HadoopFiles", KilledAtTheRenameIn)
+        patched.setattr(KilledAtTheRenameIn, "renames", 0)
+        with pytest.raises(Killed):
+            backend.materialize_files(parsed, facts, out, output_format=output_format)
+    assert listing(out) == {f"{name}.old{key[len(name):]}": value
+                            for key, value in before.items()}
+    with monkeypatch.context() as patched:
+        failing_write(patched, "number", output_format)
+        with pytest.raises(Exception, match="fault injected"):
+            backend.materialize_files(parsed, facts, out, output_format=output_format)
+    assert listing(out) == before
+    backend.materialize_files(parsed, facts, out, output_format=output_format)
+    after = listing(out)
+    assert name in after and not any(key.startswith((f"{name}.", f".{name}.")) for key in after)
+
+
 FAILING_TASKS = """
 import os, signal, sys, threading, time
 from pathlib import Path
 import herbrand
-from herbrand.spark_backend import outputs
+from herbrand.spark_backend import outputs, replaced_outputs
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.part_files import PartFile
 
