@@ -17,8 +17,8 @@ write computes it, and its sizes are what its tasks counted (``DecomposedStrata.
 every other job is stored and counted when planned (``Decomposition.store``).
 
 A stratum whose seeds the driver made (``run_seeded``: it held, or collected from Spark,
-every relation the stratum reads) gets the job of ``driver_seeds``, over those seeds, instead of one over frames; the
-rest is the same.
+every relation the stratum reads) gets the job of ``driver_seeds``, over those seeds, instead
+of one over frames; the rest is the same.
 
 Before a run's first job, on a master on this machine, its Python workers are started in the
 background while it is planned (``warm_workers``).

@@ -327,8 +327,8 @@ def _written(session: SparkSession, directive: Directive, path: str) -> Iterator
     moved aside and not replaced is put back), its folder made first and removed again,
     with the folders above it that it made, when the write fails
     (``whole_outputs.made_folders``; on another file system than this machine's,
-    ``paths.local_file``, through Hadoop: ``hadoop_folders``); a failure as an OutputError naming the directive
-    (``_writing``, ``_local_failures``)."""
+    ``paths.local_file``, through Hadoop: ``hadoop_folders``); a failure as an OutputError
+    naming the directive (``_writing``, ``_local_failures``)."""
     local = local_file(path)
     folders = MadeFolders() if local is not None else HadoopFolders(session)
     with (_writing(session, directive, path), _local_failures(directive, path),
