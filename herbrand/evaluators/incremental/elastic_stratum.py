@@ -201,7 +201,7 @@ class StratumRun:
 
     def _find(self, universe: Universe, rows: np.ndarray) -> np.ndarray:
         """``universe.find(rows)``; the first search of a universe without its row index
-        builds it (a Bootstrap does not sort the rows it numbers): that is the Bootstrap's
+        builds it (a Bootstrap does not index the rows it numbers): that is the Bootstrap's
         deferred work, exempt from the budget as the proof counts are."""
         if universe.indexed:
             return universe.find(rows)

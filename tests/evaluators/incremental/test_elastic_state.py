@@ -117,22 +117,6 @@ def test_the_universe_with_positions_is_built_when_first_read():
     assert np.shares_memory(live.relation.columns, rows)  # every row live: not copied
 
 
-def test_the_row_order_merges_the_row_indexes_runs():
-    rows = np.array([[5, 1, 3], [0, 2, 9]], dtype=np.int64)
-    universe = Universe(rows, np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64),
-                        np.ones(3, dtype=np.int64), None)
-    relation = universe.relation()
-    assert universe.row_order(relation.columns) is None  # no row index yet
-    universe.find(rows[:, :1])
-    assert universe.row_order(relation.columns).tolist() == [1, 2, 0]
-    universe.append(np.array([[4, 0], [4, 7]], dtype=np.int64), 2, np.ones(2, dtype=np.int64))
-    assert universe.row_order(relation.columns) is None  # the rows before the append
-    columns = universe.relation().columns
-    order = universe.row_order(columns)
-    assert order.tolist() == [4, 1, 2, 3, 0]
-    assert columns[:2, order].T.tolist() == sorted(columns[:2].T.tolist())
-
-
 def test_rows_appended_before_the_first_search_leave_the_first_rows_findable():
     rows = np.array([[5, 1, 3], [0, 2, 9]], dtype=np.int64)
     ones = np.ones(3, dtype=np.int64)
