@@ -82,7 +82,8 @@ class RelationState:
             indexes = (RowIndex(rows),)
         for array in (iteration, count):
             array.setflags(write=False)
-        relation = Relation(rows if live is None else rows[:, live], unique=True)
+        relation = (Relation(rows, unique=True) if live is None
+                    else LiveRows(rows, live, live_rows))
         return cls(rows, iteration, count, tuple(indexes), relation, table, numbers,
                    per_iteration)
 
@@ -132,9 +133,40 @@ class RelationState:
     def nbytes(self) -> int:
         """Bytes kept beyond the live rows: iterations, counts, tombstones, row indexes."""
         # the table's bytes (built or not, room not counted) beyond the live rows
-        tombstones = 8 * (self.rows.shape[0] + 1) * self.rows.shape[1] - self.relation.nbytes
+        arity, n = self.rows.shape
+        tombstones = 8 * ((arity + 1) * n - arity * len(self.relation))
         return (self.iteration.nbytes + self.count.nbytes + tombstones
                 + sum(index.nbytes for index in self.indexes))
+
+
+class LiveRows(Relation):
+    """The live rows of a state with tombstones (``rows[:, live]``), copied out of ``rows``
+    when first read. An Update commits a new state per changed relation, and most of their
+    relations nobody reads before the next Update replaces them (one no higher stratum
+    reads, between a user's reads): the copy of every live row (a millisecond of RDFS
+    LUBM(1)'s one-fact update once its relation has a tombstone) is paid only when read.
+    O(1); ``len`` O(1); the first other read O(n)."""
+
+    __slots__ = ("_count", "_live", "_rows")
+
+    def __init__(self, rows: np.ndarray, live: np.ndarray, count: int):
+        """The rows of (arity, n) ``rows`` where the bool mask ``live`` holds (``count`` of
+        them: its sum); neither is written afterwards."""
+        self._rows, self._live, self._count = rows, live, count
+        self._set = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """``_columns``, the live rows, copied on the first read (an unset slot's read
+        lands here)."""
+        if name != "_columns":
+            raise AttributeError(name)
+        columns = self._rows[:, self._live]
+        columns.setflags(write=False)
+        self._columns, self._rows, self._live = columns, None, None
+        return columns
 
 
 def positioned(rows: np.ndarray) -> GrowingColumns:
