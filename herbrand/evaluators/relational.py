@@ -215,14 +215,9 @@ class RelationalEvaluator(RuleEvaluator):
         else:
             start, index = 0, self._index_class(relation.arity, key)
         if columns.shape[1] > start:
-            index.insert(columns[:, start:] if start else self._fresh_rows(name, columns, key))
+            index.insert(columns[:, start:])
         self._indexes[(name, key)] = _IndexEntry(columns, index)
         return index
-
-    def _fresh_rows(self, name: str, columns: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
-        """The rows a new index of relation ``name`` on ``key`` is given: ``columns`` (a
-        subclass may give them in an order the index sorts faster). O(1)."""
-        return columns
 
 
 class _Run:

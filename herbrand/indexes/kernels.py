@@ -292,10 +292,48 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _merge_unique(np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
+@exported("i8[::1](i8[:, :], i8[::1], i8[::1])")
+def _field_keys(block, lowest, widths):
+    """One int64 per column of a (c, n) block: row r's value less ``lowest[r]`` in a bit
+    field of ``widths[r]`` bits, row 0's highest (their sum at most 63: keys compare as the
+    columns do, lexicographically)."""
+    keys = np.empty(block.shape[1], dtype=np.int64)
+    for i in range(block.shape[1]):
+        key = np.int64(0)
+        for r in range(block.shape[0]):
+            key = (key << widths[r]) | (block[r, i] - lowest[r])
+        keys[i] = key
+    return keys
+
+
+@exported("i8[:, ::1](i8[::1], i8[::1], i8[::1])")
+def _distinct_fields(keys, lowest, widths):
+    """The distinct values of sorted ``keys`` (``_field_keys``'), unpacked into a (c, k)
+    block."""
+    distinct = 0
+    for i in range(len(keys)):
+        if i == 0 or keys[i] != keys[i - 1]:
+            distinct += 1
+    out = np.empty((len(widths), distinct), dtype=np.int64)
+    j = 0
+    for i in range(len(keys)):
+        if i and keys[i] == keys[i - 1]:
+            continue
+        key = keys[i]
+        for r in range(len(widths) - 1, -1, -1):
+            out[r, j] = (key & ((np.int64(1) << widths[r]) - 1)) + lowest[r]
+            key >>= widths[r]
+        j += 1
+    return out
+
+
 def sort_unique(block: np.ndarray) -> np.ndarray:
-    """The distinct columns of a (c, n) block in lexicographic order (one sort of packed keys:
-    ``packed_keys.sorted_distinct``; of the values themselves for one row of packed rows).
-    O(n log n)."""
+    """The distinct columns of a (c, n) block in lexicographic order: one sort of one key per
+    column, its values' offsets packed in bit fields and unpacked in one pass each (numba)
+    when they fit 63 bits, else ``packed_keys.sorted_distinct``; of the values themselves for
+    one row of packed rows. O(n log n). Bit fields rather than ``sorted_distinct``'s mixed
+    radix, which numpy packs and unpacks in a pass per column each: four columns of 126,000
+    rows (an elastic universe's join index) sorted in 1.8-2.3 -> 1.1-1.4 ms (least of 20)."""
     if block.shape[0] == 0 or block.shape[1] <= 1:
         return block[:, : min(block.shape[1], 1)].copy()
     if block.shape[0] == 1:  # packed rows: one sort, and a compaction only for duplicates
@@ -303,7 +341,14 @@ def sort_unique(block: np.ndarray) -> np.ndarray:
         fresh = ordered[1:] != ordered[:-1]
         kept = ordered if fresh.all() else ordered[np.concatenate(([True], fresh))]
         return kept[None, :]
-    return sorted_distinct(block)
+    lowest, highest = block.min(axis=1), block.max(axis=1)
+    widths = [max(int(h) - int(lo), 1).bit_length() for lo, h in zip(lowest, highest, strict=True)]
+    if sum(widths) > 63:
+        return sorted_distinct(block)
+    widths = np.array(widths, dtype=np.int64)
+    keys = _field_keys(block, lowest, widths)
+    keys.sort()
+    return _distinct_fields(keys, lowest, widths)
 
 
 def is_strictly_sorted(block: np.ndarray) -> bool:

@@ -190,6 +190,19 @@ def test_join_by_groups_fetches_each_distinct_key_once():
     assert pairs == [(0, (1, 10)), (0, (1, 11)), (2, (1, 10)), (2, (1, 11))]
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 64), st.data())
+def test_sort_unique_in_bit_fields_or_not_is_pythons_sorted_set(c, bits, data):
+    """Values spanning ``bits`` bits per column: the columns' fields fit 63 bits (packed in
+    bit fields) or do not (``sorted_distinct``), negative values and repeats included."""
+    low = data.draw(st.integers(-(2**63), 2**63 - 2**(bits - 1)))
+    values = st.integers(low, min(low + 2**bits - 1, 2**63 - 1))
+    rows = data.draw(blocks(c, values, max_size=40).filter(len))
+    rows = rows + rows[: len(rows) // 3]  # repeats
+    got = sort_unique(as_block(rows, c))
+    assert as_rows(got) == sorted(set(rows)) and got.flags.c_contiguous
+
+
 @pytest.mark.parametrize("arity", [0, 1, 3])
 def test_sort_unique_of_tiny_blocks(arity):
     assert sort_unique(np.zeros((arity, 0), dtype=np.int64)).shape == (arity, 0)

@@ -159,8 +159,14 @@ class GrowingSelections:
     @property
     def nbytes(self) -> int:
         """The bytes held: the kept selections and the rows they were taken from. O(kept)."""
-        return sum(source.nbytes + sum(view.nbytes for view in views.values())
-                   for source, views in self._kept.values())
+        return self.held_nbytes(())
+
+    def held_nbytes(self, shared: Collection[str]) -> int:
+        """The bytes held: the kept selections, and the rows they were taken from but those
+        of the relations named in ``shared`` (held by their owner anyway). O(kept)."""
+        return sum((0 if name in shared else source.nbytes)
+                   + sum(view.nbytes for view in views.values())
+                   for name, (source, views) in self._kept.items())
 
     def release(self, *, rewrites: bool = True) -> None:
         """Drop the kept selections (and the rows they were taken from), for an engine to call

@@ -101,8 +101,10 @@ class StratumDerivations:
     def __init__(self, universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
                  symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
-                 budget: SwitchBudget):
-        """``budget``: checked after every join (it may raise to abandon the run)."""
+                 budget: SwitchBudget, selections: GrowingSelections | None = None):
+        """``budget``: checked after every join (it may raise to abandon the run);
+        ``selections``: the constant selections of the universes, kept from the stratum's
+        last run (None: none kept)."""
         self.budget = budget
         self.universes = universes
         self.negated = negated
@@ -111,7 +113,8 @@ class StratumDerivations:
         self.aggregate_inputs = aggregate_inputs  # real relations that aggregates read
         # constant atoms over the universes read selections of them, taken once per run and
         # extended by the rows the run appends, instead of a scan of the universe per join
-        self.selections = GrowingSelections({universe_name(r) for r in universes})
+        self.selections = (GrowingSelections({universe_name(r) for r in universes})
+                           if selections is None else selections)
 
     def _instance(self, seeds: Mapping[str, Relation]) -> Database:
         relations = dict(self.aggregate_inputs)

@@ -17,14 +17,10 @@ in about 2 ms, against a budget of about 18 ms).
 
 A universe given by ``universes`` (a derived relation's rows of both epochs with their
 positions, ``Universe``) is searched by its own row index (``Universe.find``) where it can be:
-
-- a join whose key is every column but the position (a provenance query of the re-discovery
-  term or of the proof counts probes whole rows) gets the rows ``find`` finds: no index is
-  built (``_FoundRows``). On TC over graph10000 the first 1% delete after a Bootstrap built
-  the key (0, 1) index of the closure's 262,144 rows in 9 ms, a second copy of its rows;
-- the row index sorts the rows in their lexicographic order, the order of a join index on
-  its first columns (key (0, ..., j)): such an index is given the rows in that order
-  (``Universe.row_order``) and sorts nothing.
+a join whose key is every column but the position (a provenance query of the re-discovery
+term or of the proof counts probes whole rows) gets the rows ``find`` finds: no index is
+built (``_FoundRows``). On TC over graph10000 the first 1% delete after a Bootstrap built the
+key (0, 1) index of the closure's 262,144 rows in 9 ms, a second copy of its rows.
 
 Not safe for concurrent use (as ``RelationalEvaluator``). Cost: a set lookup per index probe.
 """
@@ -74,8 +70,8 @@ class SetUpEvaluator(RelationalEvaluator):
     def universes(self, universes: Mapping[str, Universe]) -> None:
         """Until the ``deferring`` block ends, the relation named by each key holds the rows
         of its universe with their positions (``Universe.relation``, while it is that
-        relation): its whole-row joins and its new indexes on keys (0, ..., j) read the
-        universe's row index (see the module doc). O(len(universes))."""
+        relation): its whole-row joins read the universe's row index (see the module doc).
+        O(len(universes))."""
         self._universes.update(universes)
 
     def relation_index(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
@@ -87,15 +83,6 @@ class SetUpEvaluator(RelationalEvaluator):
             return super().relation_index(name, relation, key)
         self._held.add((name, key))
         return self._budget.exempt(partial(self._built, name, relation, key))
-
-    def _fresh_rows(self, name: str, columns: np.ndarray, key: tuple[int, ...]) -> np.ndarray:
-        """The rows in lexicographic order when ``name``'s universe knows it and ``key`` orders
-        them so (an O(n) gather), else as they are."""
-        universe = self._universes.get(name)
-        if universe is None or key != tuple(range(len(key))):
-            return columns
-        positions = universe.row_order(columns)
-        return columns if positions is None else columns[:, positions]
 
     def _translated(self, rule: Rule, instance: Database) -> ir.Plan:
         return self._budget.exempt(partial(super()._translated, rule, instance))
@@ -111,7 +98,7 @@ class _FoundRows:
     """The whole-row join of a universe's relation (its rows with their positions), answered
     by the universe's row index: what ``RelationalEvaluator._index_join`` asks of an index.
     The first search of a universe without its row index builds it: the Bootstrap's
-    deferred work, exempt from ``budget``. O(m log n) per join of m probe rows."""
+    deferred work, exempt from ``budget``. O(m) expected per join of m probe rows."""
 
     def __init__(self, universe: Universe, columns: np.ndarray, budget: SwitchBudget):
         self._universe, self._columns, self._budget = universe, columns, budget

@@ -38,7 +38,7 @@ class RelationState:
 
     ``rows`` holds every row the relation has held since the last compaction: a removed row
     stays as a tombstone (iteration NEVER), so the next Update's universe extends this one and
-    the evaluator's indexes on it only grow. Tombstones are dropped (an O(n log n) compaction)
+    the evaluator's indexes on it only grow. Tombstones are dropped (an O(n) compaction)
     once they outnumber the live rows. ``table`` is ``rows`` with each row's position as a
     last column, growable (``GrowingColumns``: the next Update's universe forks it and appends
     in place), built when an Update first reads it (a state a switched epoch bootstraps and
@@ -47,7 +47,7 @@ class RelationState:
     the live tuples of each iteration (kept by an Update from the positions it moved, else
     counted when first read). ``relation`` is the live rows; ``indexes`` find rows of the
     universe (the last few appended runs apart); none until an Update first searches the rows
-    (a Bootstrap does not sort them).
+    (a Bootstrap does not index them).
     """
 
     rows: np.ndarray
@@ -67,8 +67,8 @@ class RelationState:
         """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
         indexed when first searched), with ``table`` and ``numbers`` when they are built
         already (``rows``, ``iteration`` and ``count`` their views) and ``per_iteration``
-        when known. O(n) (no copy when every row is live), or O(n log n) to merge too many
-        index runs."""
+        when known. O(n) (no copy when every row is live), plus O(n) expected to merge too
+        many index runs."""
         live = iteration < NEVER
         live_rows = int(live.sum())
         if len(live) - live_rows > max(live_rows, _COMPACT_MINIMUM):
@@ -82,7 +82,8 @@ class RelationState:
             indexes = (RowIndex(rows),)
         for array in (iteration, count):
             array.setflags(write=False)
-        relation = Relation(rows if live is None else rows[:, live], unique=True)
+        relation = (Relation(rows, unique=True) if live is None
+                    else LiveRows(rows, live, live_rows))
         return cls(rows, iteration, count, tuple(indexes), relation, table, numbers,
                    per_iteration)
 
@@ -132,9 +133,40 @@ class RelationState:
     def nbytes(self) -> int:
         """Bytes kept beyond the live rows: iterations, counts, tombstones, row indexes."""
         # the table's bytes (built or not, room not counted) beyond the live rows
-        tombstones = 8 * (self.rows.shape[0] + 1) * self.rows.shape[1] - self.relation.nbytes
+        arity, n = self.rows.shape
+        tombstones = 8 * ((arity + 1) * n - arity * len(self.relation))
         return (self.iteration.nbytes + self.count.nbytes + tombstones
                 + sum(index.nbytes for index in self.indexes))
+
+
+class LiveRows(Relation):
+    """The live rows of a state with tombstones (``rows[:, live]``), copied out of ``rows``
+    when first read. An Update commits a new state per changed relation, and most of their
+    relations nobody reads before the next Update replaces them (one no higher stratum
+    reads, between a user's reads): the copy of every live row (a millisecond of RDFS
+    LUBM(1)'s one-fact update once its relation has a tombstone) is paid only when read.
+    O(1); ``len`` O(1); the first other read O(n)."""
+
+    __slots__ = ("_count", "_live", "_rows")
+
+    def __init__(self, rows: np.ndarray, live: np.ndarray, count: int):
+        """The rows of (arity, n) ``rows`` where the bool mask ``live`` holds (``count`` of
+        them: its sum); neither is written afterwards."""
+        self._rows, self._live, self._count = rows, live, count
+        self._set = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """``_columns``, the live rows, copied on the first read (an unset slot's read
+        lands here)."""
+        if name != "_columns":
+            raise AttributeError(name)
+        columns = self._rows[:, self._live]
+        columns.setflags(write=False)
+        self._columns, self._rows, self._live = columns, None, None
+        return columns
 
 
 def positioned(rows: np.ndarray) -> GrowingColumns:
@@ -269,7 +301,8 @@ class Universe:
         return not self._unindexed
 
     def find(self, rows: np.ndarray) -> np.ndarray:
-        """Positions of ``rows`` (ABSENT where not in the universe). O(m log n)."""
+        """Positions of ``rows`` (ABSENT where not in the universe). O(m) expected, plus O(n)
+        on the first call of a universe without its row index."""
         if self._unindexed:
             self._indexes.insert(0, RowIndex(self.rows[:, :self._unindexed]))
             self._unindexed = 0
@@ -279,24 +312,6 @@ class Universe:
         """Whether ``columns`` are the columns of ``relation()`` as it is now (so ``find``
         gives their rows' positions in them). O(1)."""
         return self._relation is not None and columns is self._relation.columns
-
-    def row_order(self, columns: np.ndarray) -> np.ndarray | None:
-        """The positions of the rows in lexicographic order when ``columns`` are the columns
-        of ``relation()`` and the row indexes hold every row, packed; else None. A stable sort
-        of the indexes' packed sorted runs, concatenated (distinct rows: any sort does, and
-        numpy's default is several times faster than a stable one): O(n log n) at worst, no
-        lexicographic sort of the rows (a join index on a key that orders the rows as they
-        are sorts nothing)."""
-        if not self.holds(columns):
-            return None
-        runs = [index.sorted_run() for index in self._indexes]
-        if (not runs or any(run is None for run in runs)
-                or sum(len(index) for index in self._indexes) != len(self)):
-            return None
-        if len(runs) == 1:
-            return runs[0][1]
-        order = np.argsort(np.concatenate([packed for packed, _ in runs]))
-        return np.concatenate([positions for _, positions in runs])[order]
 
     def moved(self) -> np.ndarray:
         """The distinct positions whose new iteration may differ from the old one (in no
@@ -415,7 +430,7 @@ class Universe:
 
     def state(self) -> RelationState:
         """This epoch's rows with their iterations and counts (removed rows as tombstones).
-        O(n), or O(n log n) when it compacts."""
+        O(n)."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
                                 None if self._unindexed else tuple(self._indexes),
                                 self._table, self._new, self._new_per_iteration())

@@ -40,6 +40,7 @@ from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_derivations import (
     NegatedInput,
@@ -61,14 +62,16 @@ class StratumRun:
     def __init__(self, probes: Sequence[ProbeRule], universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
                  symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
-                 budget: SwitchBudget | None = None):
-        """``budget``: checked after every join of the run (it may raise to abandon it)."""
+                 budget: SwitchBudget | None = None,
+                 selections: GrowingSelections | None = None):
+        """``budget``: checked after every join of the run (it may raise to abandon it);
+        ``selections``: the universes' constant selections kept from the last run."""
         self.budget = budget if budget is not None else SwitchBudget.unlimited()
         self.probes = probes
         self.universes = universes
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
         self.derivations = StratumDerivations(universes, negated, evaluator, symbols,
-                                              aggregate_inputs, self.budget)
+                                              aggregate_inputs, self.budget, selections)
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
@@ -201,7 +204,7 @@ class StratumRun:
 
     def _find(self, universe: Universe, rows: np.ndarray) -> np.ndarray:
         """``universe.find(rows)``; the first search of a universe without its row index
-        builds it (a Bootstrap does not sort the rows it numbers): that is the Bootstrap's
+        builds it (a Bootstrap does not index the rows it numbers): that is the Bootstrap's
         deferred work, exempt from the budget as the proof counts are."""
         if universe.indexed:
             return universe.find(rows)

@@ -586,3 +586,33 @@ def test_a_kept_join_is_run_again_when_a_universe_after_its_seed_grows(monkeypat
     session.update(insert={"e": [(20, 0)]})
     assert joined.count("@delta:seed:e") > 2
     _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "inserted")
+
+
+def test_constant_selections_of_a_universe_are_kept_across_updates(monkeypatch):
+    """An Update extends the selections the last one took of its stratum's universes by the
+    rows appended since, instead of selecting from every row again."""
+    from herbrand.evaluators.incremental import counting_selections
+
+    program = parse(""".decl e(x: number, y: number)
+.decl p(x: number, k: number, y: number)
+.input e
+p(x, 0, y) :- e(x, y).
+p(x, 0, z) :- p(x, 0, y), e(y, z).""")
+    engine = ElasticEngine(switch=1e9)
+    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1) for i in range(20)])}))
+    scanned = []
+    selected = counting_selections._selected
+    monkeypatch.setattr(counting_selections, "_selected",
+                        lambda columns, wanted: scanned.append(columns.shape[1] if wanted else 0)
+                        or selected(columns, wanted))
+    engine.update(_edges([(20, 21)]), {})
+    first = sum(scanned)
+    assert first >= 210  # the first Update selects from every row of p's universe
+    scanned.clear()
+    engine.update(_edges([(21, 22)]), {})
+    assert 0 < sum(scanned) < 50  # the second one from the rows appended since only
+    recomputed = ElasticEngine()
+    recomputed.bootstrap(program, Database({"e": Relation.from_rows(
+        [(i, i + 1) for i in range(22)])}))
+    assert engine.database["p"] == recomputed.database["p"]
+    assert engine.state_size()[1] > recomputed.state_size()[1]  # the selections count

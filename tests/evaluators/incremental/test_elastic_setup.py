@@ -88,25 +88,6 @@ def _sorts(monkeypatch) -> list[int]:
     return sorts
 
 
-def test_an_index_in_the_row_order_given_sorts_nothing(monkeypatch):
-    sorts = _sorts(monkeypatch)
-    universe = _universe([(3, 0), (1, 5), (2, 4)])
-    relation = universe.relation()  # the rows with their positions
-    evaluator = SetUpEvaluator()
-    with evaluator.deferring(SwitchBudget.unlimited()):
-        evaluator.universes({"u": universe})
-        evaluator.relation_index("u", relation, (0,))  # the rows' own order: given
-        assert not sorts
-        evaluator.relation_index("u", relation, (1,))  # another order: sorted
-        assert sorts == [1]
-    positions, rows = evaluator.relation_index("u", relation, (0,)).join(
-        np.array([[2], [4]], dtype=np.int64), (0,))
-    assert positions.tolist() == [0] and rows[:, 0].tolist() == [2, 4, 2]
-    with evaluator.deferring(SwitchBudget.unlimited()):  # universes last one block
-        evaluator.relation_index("u", relation, (1, 0))
-    assert sorts == [1, 1]
-
-
 def test_a_whole_row_join_of_a_universe_reads_its_row_index(monkeypatch):
     sorts = _sorts(monkeypatch)
     universe = _universe([(3, 0), (1, 5), (2, 4)])

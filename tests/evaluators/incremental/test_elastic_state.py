@@ -117,20 +117,18 @@ def test_the_universe_with_positions_is_built_when_first_read():
     assert np.shares_memory(live.relation.columns, rows)  # every row live: not copied
 
 
-def test_the_row_order_merges_the_row_indexes_runs():
-    rows = np.array([[5, 1, 3], [0, 2, 9]], dtype=np.int64)
-    universe = Universe(rows, np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64),
-                        np.ones(3, dtype=np.int64), None)
-    relation = universe.relation()
-    assert universe.row_order(relation.columns) is None  # no row index yet
-    universe.find(rows[:, :1])
-    assert universe.row_order(relation.columns).tolist() == [1, 2, 0]
-    universe.append(np.array([[4, 0], [4, 7]], dtype=np.int64), 2, np.ones(2, dtype=np.int64))
-    assert universe.row_order(relation.columns) is None  # the rows before the append
-    columns = universe.relation().columns
-    order = universe.row_order(columns)
-    assert order.tolist() == [4, 1, 2, 3, 0]
-    assert columns[:2, order].T.tolist() == sorted(columns[:2].T.tolist())
+def test_a_state_with_tombstones_copies_its_live_rows_when_first_read():
+    rows = np.array([[4, 5, 6, 7], [1, 2, 3, 4]], dtype=np.int64)
+    state = RelationState.of(rows, np.array([1, NEVER, 2, 1]), np.array([1, 0, 1, 1]))
+    relation = state.relation
+    assert len(relation) == 3 and isinstance(relation, Relation)
+    size = state.nbytes
+    assert relation._rows is rows  # len and the state's bytes read no row
+    assert sorted(relation.to_rows()) == [(4, 1), (6, 3), (7, 4)]
+    assert relation.columns.base is not rows and not relation.columns.flags.writeable
+    assert relation == Relation(np.array([[4, 6, 7], [1, 3, 4]])) and state.nbytes == size
+    rows[0, 0] = 9  # the rows a state holds are never written: the copy is its own
+    assert (4, 1) in relation
 
 
 def test_rows_appended_before_the_first_search_leave_the_first_rows_findable():
