@@ -82,11 +82,10 @@ immutable Relations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import delta_name, delta_variants
+from herbrand.evaluators.fixpoint import delta_name
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.expansion import Expansion, InstanceRows, concat_batches
 from herbrand.evaluators.incremental.instance_rules import (
@@ -94,15 +93,13 @@ from herbrand.evaluators.incremental.instance_rules import (
     PROVED,
     InstanceRule,
     RuleReads,
-    instance_rule,
-    reading_proved,
+    StepRules,
 )
 from herbrand.evaluators.incremental.near_heads import NearHeads
 from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
-from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
+from herbrand.evaluators.incremental.selections import KeptSelections, with_selections
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 
@@ -131,26 +128,19 @@ class BackwardForward:
     # lazy rounds are lost (every instance of 9,386 facts: 100 ms; all full: 270 ms).
     SMALL_FRONTIER = 4096
 
-    def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, new: Database,
+    def __init__(self, evaluator: RelationalEvaluator, rules: StepRules, new: Database,
                  selections: KeptSelections | None = None, kept: RelationSets | None = None):
-        self._evaluator, self._new = evaluator, new
+        self._evaluator, self._new, self._rules = evaluator, new, rules
         self._selections = selections
         self._kept = kept
         self._members: dict[str, RelationSet] = {}
-        self._relations = stratum.relations
-        self._instances = tuple(instance_rule(rule, number, stratum.relations)
-                                for number, rule in enumerate(stratum.rules))
-        self._consequences = (tuple(v for rule in stratum.rules
-                                    for v in delta_variants(rule, stratum.relations))
-                              if stratum.recursive else ())
-        self._saturation = tuple(reading_proved(v, stratum.relations)
-                                 for v in self._consequences)
+        self._relations = rules.relations
+        self._instances = rules.instances
+        self._consequences = rules.consequences
+        self._saturation = rules.saturation
         self._near: NearHeads | None = None  # made by the first round that cuts
-        self._proved_read = {literal.atom.relation for rule in self._saturation
-                             for literal, _ in rule_literals(rule)}
-        self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
-        self._facts = {n: CheckedFacts(new[n].arity) for n in stratum.relations}
-        self._rule_reads: dict[int, tuple[Rule, RuleReads]] = {}
+        self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
+        self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
         self._expansion = Expansion(self._facts, self._member_set, self._empty)
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
@@ -198,18 +188,10 @@ class BackwardForward:
                 self._member_set(relation)
 
     def _select_constants(self) -> None:
-        """Rewrite the rules to read their constant selections of the relations the rounds
-        never change (``selections``): the kept selections, or one O(n) scan per distinct
+        """Add the constant selections the rules read to ``new`` (the relations the rounds
+        never change): the kept selections (``selections``), or one O(n) scan per distinct
         selection for the whole step, instead of one per rule application."""
-        rules, self._new = select_constants(
-            [i.rule for i in self._instances] + list(self._saturation)
-            + list(self._consequences), self._new, self._selections)
-        count, saturation = len(self._instances), len(self._saturation)
-        self._instances = tuple(replace(instance, rule=rule) for instance, rule in
-                                zip(self._instances, rules[:count], strict=True))
-        self._saturation = rules[count:count + saturation]
-        self._consequences = rules[count + saturation:]
-        self._near = None
+        self._new = with_selections(self._new, self._rules.selections, self._selections)
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -293,12 +275,11 @@ class BackwardForward:
         return self._evaluator.derive(active, reads) if active else {}
 
     def _reads(self, rule: Rule) -> RuleReads:
-        """``rule``'s RuleReads, made once per step (kept by the rule's identity: the step
-        runs the same rule objects every round). O(1), or O(body length) once."""
-        kept = self._rule_reads.get(id(rule))
-        if kept is None or kept[0] is not rule:
-            kept = self._rule_reads[id(rule)] = (rule, RuleReads.of(rule))
-        return kept[1]
+        """``rule``'s RuleReads (the step runs the rule objects of ``StepRules``, which holds
+        them by identity; a rule of its own, a cut one, gets them made). O(1), or O(body
+        length)."""
+        reads = self._rules.reads.get(id(rule))
+        return RuleReads.of(rule) if reads is None else reads
 
     def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
         """The ``rows`` whose ``probed`` atoms their relations hold (the new lower ones, the
@@ -335,7 +316,7 @@ class BackwardForward:
                 return
             # P's rows too: a rule whose constants no proved fact holds derives nothing
             batches = {**{PROVED + n: self._facts[n].proved_rows()
-                          for n in self._relations if PROVED + n in self._proved_read},
+                          for n in self._relations if PROVED + n in self._rules.proved_read},
                        **{delta_name(n): new.get(n, self._empty[n]) for n in self._relations}}
             reads = self._new.with_relations(
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})

@@ -252,3 +252,15 @@ def test_no_rule_that_reads_an_empty_relation_is_run(checks, monkeypatch):
                         for rule, instance in runs for literal in rule.body
                         if not literal.negated and literal.atom.relation in instance), [
         str(rule) for rule, _ in runs]
+
+
+def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkeypatch):
+    made = []
+    original = bf.StepRules.of
+    monkeypatch.setattr(bf.StepRules, "of", lambda *a: made.append(a[0]) or original(*a))
+    session = IncrementalSession(BFEngine, REACH, CYCLE)
+    assert len(made) == 1  # the bootstrap prepares the step of reach's stratum
+    session.update(delete={"e": [(C, A)]})
+    session.update(insert={"e": [(C, A)]})
+    session.update(delete={"e": [(B, A)]})
+    assert len(made) == 1
