@@ -111,16 +111,21 @@ def test_indexes_told_of_a_change_take_it_instead_of_a_rebuild(index):
     assert entry.index is kept  # every built-in index supports delete
 
 
-def test_an_index_told_its_relation_was_extended_catches_up_without_comparing_rows(
-        monkeypatch):
-    evaluator = RelationalEvaluator()
+def _joined_into_e(index: str = "spine"):
+    """(evaluator, rule, e, instance, the index of e): a join of q into e has built it."""
+    evaluator = RelationalEvaluator(index=index)
     rule = parse("p(x, z) :- q(x, y), e(y, z).").rules[0]
     before = Relation.from_rows([(1, 2), (2, 3)])
     instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
     instance = instance.with_relations({"q": Relation.from_rows([(0, 1), (0, 2)]), "e": before})
     evaluator.evaluate([rule], instance)
     (entry,) = evaluator._indexes.values()
-    kept = entry.index
+    return evaluator, rule, before, instance, entry.index
+
+
+def test_an_index_told_its_relation_was_extended_catches_up_without_comparing_rows(
+        monkeypatch):
+    evaluator, rule, before, instance, kept = _joined_into_e()
     middle = before.extend(Relation.from_rows([(1, 5)]))
     after = middle.extend(Relation.from_rows([(2, 6)]))
     evaluator.relation_extended("e", before, middle)  # a fixpoint's two appends
@@ -134,14 +139,7 @@ def test_an_index_told_its_relation_was_extended_catches_up_without_comparing_ro
 
 @pytest.mark.parametrize("index", ["sorted_vector", "spine", "hash"])
 def test_a_delete_of_the_rows_an_extension_added_leaves_the_unextended_index(index, monkeypatch):
-    evaluator = RelationalEvaluator(index=index)
-    rule = parse("p(x, z) :- q(x, y), e(y, z).").rules[0]
-    before = Relation.from_rows([(1, 2), (2, 3)])
-    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
-    instance = instance.with_relations({"q": Relation.from_rows([(0, 1), (0, 2)]), "e": before})
-    evaluator.evaluate([rule], instance)
-    (entry,) = evaluator._indexes.values()
-    kept = entry.index
+    evaluator, rule, before, instance, kept = _joined_into_e(index)
     grown = before.extend(Relation.from_rows([(1, 5), (2, 6)]))
     evaluator.relation_extended("e", before, grown)
     prefix = Relation(grown.columns[:, :2], unique=True)  # as RelationSet.remove leaves it

@@ -148,7 +148,7 @@ class BackwardForward:
         heads (a bag, old facts) of the old instances that used a changed lower fact."""
         parts: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         if any(rows.shape[1] for rows in seeds.values()):
-            self._select_constants()
+            self._add_selections()
         queue = seeds
         while True:
             fresh = {n: self._facts[n].check(rows) for n, rows in queue.items()}
@@ -177,7 +177,7 @@ class BackwardForward:
         rules with their constant selections, the evaluator's indexes they probe, and the
         hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
         O(n log n) per index, not kept yet."""
-        self._select_constants()
+        self._add_selections()
         rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences,
                                                       *self._near_heads().cut_rules]
         self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
@@ -187,7 +187,7 @@ class BackwardForward:
             for relation, _ in instance.probed:
                 self._member_set(relation)
 
-    def _select_constants(self) -> None:
+    def _add_selections(self) -> None:
         """Add the constant selections the rules read to ``new`` (the relations the rounds
         never change): the kept selections (``selections``), or one O(n) scan per distinct
         selection for the whole step, instead of one per rule application."""
