@@ -214,7 +214,8 @@ class RelationalEvaluator(RuleEvaluator):
                 entry.index.delete(removed)
             if added.shape[1]:
                 entry.index.insert(added)
-            entry.columns = after.columns
+            # ``after`` is no prefix of an extension of ``before``: forget what was told
+            entry.columns, entry.extended = after.columns, None
 
     def relation_extended(self, name: str, before: Relation, after: Relation) -> None:
         """Tell the kept indexes of ``before`` (named ``name``; or of rows ``before`` extends,

@@ -137,6 +137,16 @@ def test_an_index_told_its_relation_was_extended_catches_up_without_comparing_ro
     assert entry.index is kept and len(kept) == 4
 
 
+def test_an_extension_of_rows_that_then_changed_otherwise_is_not_trusted():
+    evaluator, rule, before, instance, kept = _joined_into_e()
+    grown = before.extend(Relation.from_rows([(1, 5)]))
+    evaluator.relation_extended("e", before, grown)
+    other = Relation.from_rows([(2, 3)])  # before without (1, 2), told as a change
+    evaluator.relation_changed("e", before, other, before.columns[:, :1], before.columns[:, :0])
+    result = evaluator.evaluate([rule], instance.with_relations({"e": grown}))["p"].to_set()
+    assert result == {(0, 2), (0, 3), (0, 5)}
+
+
 @pytest.mark.parametrize("index", ["sorted_vector", "spine", "hash"])
 def test_a_delete_of_the_rows_an_extension_added_leaves_the_unextended_index(index, monkeypatch):
     evaluator, rule, before, instance, kept = _joined_into_e(index)
