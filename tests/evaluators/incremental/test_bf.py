@@ -264,3 +264,25 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
     session.update(insert={"e": [(C, A)]})
     session.update(delete={"e": [(B, A)]})
     assert len(made) == 1
+
+
+def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+    calls = []
+    original = BackwardForward._instances_of
+
+    def recorded(self, frontier, rules):
+        calls.append(tuple(bool(i.atoms) for i in rules))  # which have stratum atoms
+        return original(self, frontier, rules)
+
+    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
+    session = IncrementalSession(BFEngine, REACH, facts)
+    session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
+    assert calls[0] == (False,)  # reach(x) :- source(x) alone
+    assert calls[1] == (True,)  # then reach(y) :- reach(x), e(x, y) for those left unproved
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 3)
+    calls.clear()
+    session.update(insert={"source": [(2,), (3,)]})
+    session.update(delete={"source": [(2,), (3,)]})
+    assert calls[0] == (False, True)  # a smaller frontier: every rule in one call
