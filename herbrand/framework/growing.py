@@ -31,6 +31,14 @@ def _start(columns: np.ndarray) -> int:
     return columns.__array_interface__["data"][0]
 
 
+def prefix_view(columns: np.ndarray, previous: np.ndarray) -> bool:
+    """Whether the block ``previous`` is a view of the first rows of ``columns``' memory (the
+    same first row and strides, no more rows), so that ``columns`` starts with its rows.
+    O(1)."""
+    return (previous.shape[0] == columns.shape[0] and previous.shape[1] <= columns.shape[1]
+            and _start(columns) == _start(previous) and columns.strides == previous.strides)
+
+
 def extends(columns: np.ndarray, previous: np.ndarray) -> bool:
     """Whether the (arity, m) block ``columns`` starts with the (arity, n) block ``previous``
     (see the module doc for the cost)."""
@@ -39,8 +47,8 @@ def extends(columns: np.ndarray, previous: np.ndarray) -> bool:
         return False
     if n == 0 or columns.shape[0] == 0:
         return True
-    if _start(columns) == _start(previous) and columns.strides == previous.strides:
-        return True  # the same memory: previous's rows are columns' first n rows
+    if prefix_view(columns, previous):
+        return True
     if not (np.array_equal(columns[:, 0], previous[:, 0])
             and np.array_equal(columns[:, n - 1], previous[:, n - 1])):
         return False

@@ -111,6 +111,63 @@ def test_indexes_told_of_a_change_take_it_instead_of_a_rebuild(index):
     assert entry.index is kept  # every built-in index supports delete
 
 
+def _joined_into_e(index: str = "spine"):
+    """(evaluator, rule, e, instance, the index of e): a join of q into e has built it."""
+    evaluator = RelationalEvaluator(index=index)
+    rule = parse("p(x, z) :- q(x, y), e(y, z).").rules[0]
+    before = Relation.from_rows([(1, 2), (2, 3)])
+    instance = encode_facts(parse(".decl q(x: number, y: number)"), {})
+    instance = instance.with_relations({"q": Relation.from_rows([(0, 1), (0, 2)]), "e": before})
+    evaluator.evaluate([rule], instance)
+    (entry,) = evaluator._indexes.values()
+    return evaluator, rule, before, instance, entry.index
+
+
+def test_an_index_told_its_relation_was_extended_catches_up_without_comparing_rows(
+        monkeypatch):
+    evaluator, rule, before, instance, kept = _joined_into_e()
+    middle = before.extend(Relation.from_rows([(1, 5)]))
+    after = middle.extend(Relation.from_rows([(2, 6)]))
+    evaluator.relation_extended("e", before, middle)  # a fixpoint's two appends
+    evaluator.relation_extended("e", middle, after)
+    monkeypatch.setattr(relational, "extends", lambda *_: pytest.fail("rows compared"))
+    result = evaluator.evaluate([rule], instance.with_relations({"e": after}))["p"].to_set()
+    assert result == {(0, 2), (0, 3), (0, 5), (0, 6)}
+    (entry,) = evaluator._indexes.values()
+    assert entry.index is kept and len(kept) == 4
+
+
+def test_an_extension_of_rows_that_then_changed_otherwise_is_not_trusted():
+    evaluator, rule, before, instance, kept = _joined_into_e()
+    grown = before.extend(Relation.from_rows([(1, 5)]))
+    evaluator.relation_extended("e", before, grown)
+    other = Relation.from_rows([(2, 3)])  # before without (1, 2), told as a change
+    evaluator.relation_changed("e", before, other, before.columns[:, :1], before.columns[:, :0])
+    result = evaluator.evaluate([rule], instance.with_relations({"e": grown}))["p"].to_set()
+    assert result == {(0, 2), (0, 3), (0, 5)}
+
+
+@pytest.mark.parametrize("index", ["sorted_vector", "spine", "hash"])
+def test_a_delete_of_the_rows_an_extension_added_leaves_the_unextended_index(index, monkeypatch):
+    evaluator, rule, before, instance, kept = _joined_into_e(index)
+    grown = before.extend(Relation.from_rows([(1, 5), (2, 6)]))
+    evaluator.relation_extended("e", before, grown)
+    prefix = Relation(grown.columns[:, :2], unique=True)  # as RelationSet.remove leaves it
+    monkeypatch.setattr(type(kept), "delete", lambda *_: pytest.fail("index changed"))
+    evaluator.relation_changed("e", grown, prefix, grown.columns[:, 2:], grown.columns[:, :0])
+    monkeypatch.setattr(relational, "extends", lambda *_: pytest.fail("rows compared"))
+    result = evaluator.evaluate([rule], instance.with_relations({"e": prefix}))["p"].to_set()
+    assert result == {(0, 2), (0, 3)}
+    (entry,) = evaluator._indexes.values()
+    assert entry.index is kept and len(kept) == 2
+    other = Relation(grown.columns[:, [0, 3]], unique=True)  # not a prefix: rows compared
+    evaluator.relation_extended("e", prefix, grown)
+    evaluator.relation_changed("e", grown, other, grown.columns[:, 1:3], grown.columns[:, :0])
+    monkeypatch.undo()
+    result = evaluator.evaluate([rule], instance.with_relations({"e": other}))["p"].to_set()
+    assert result == {(0, 2), (0, 6)}
+
+
 @pytest.mark.parametrize("index", INDEX_NAMES)
 def test_a_negation_of_whole_rows_probes_the_kept_index_of_its_relation(index):
     evaluator = RelationalEvaluator(index=index)

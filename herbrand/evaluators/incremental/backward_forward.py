@@ -38,9 +38,10 @@ bounded by the materialization.
   (their lower literals cut first to the rows that can derive one: ``near_heads``). The
   unproved facts of the frontier are expanded: their instances' stratum atoms not yet in C
   form the next frontier.
-- Before a (lazy) round enumerates every instance of its frontier, it runs only the rules
-  whose body has no atom of the stratum: such an instance proves its head outright, and
-  ``saturate`` chains forwards from those facts. Only the frontier facts still unproved then
+- Before a round of a frontier of ``OUTRIGHT_FIRST`` facts or more (every lazy round)
+  enumerates every instance of its frontier, it runs only the rules whose body has no atom of
+  the stratum: such an instance proves its head outright, and ``saturate`` chains forwards
+  from those facts. Only the frontier facts still unproved then
   have all their instances enumerated (on TC over graph10000, a 1% delete: 0.37M instance rows
   instead of 1.64M). Proofs do not depend on the order they are found in, so this changes no
   result.
@@ -50,8 +51,9 @@ bounded by the materialization.
   every lazily expanded fact still unproved is expanded *fully*, through all its instances.
   So each fact's instances are computed at most twice, and at the end of a batch every checked
   fact that is not proved has had all its instances' atoms checked. A frontier of fewer than
-  ``SMALL_FRONTIER`` facts is expanded fully at once (and its outright instances found in the
-  same call): there a round's fixed cost is what counts, and fewer rounds reach the proofs.
+  ``SMALL_FRONTIER`` facts is expanded fully at once (below ``OUTRIGHT_FIRST`` facts, its
+  outright instances found in the same call): there a round's fixed cost is what counts, and
+  fewer rounds reach the proofs.
 
 That last property is the paper's invariant, so the correctness argument carries over: a
 checked fact not proved at the end of a batch has no proof from the facts not deleted (if it had
@@ -82,11 +84,10 @@ immutable Relations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import delta_name, delta_variants
+from herbrand.evaluators.fixpoint import delta_name
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.expansion import Expansion, InstanceRows, concat_batches
 from herbrand.evaluators.incremental.instance_rules import (
@@ -94,15 +95,13 @@ from herbrand.evaluators.incremental.instance_rules import (
     PROVED,
     InstanceRule,
     RuleReads,
-    instance_rule,
-    reading_proved,
+    StepRules,
 )
 from herbrand.evaluators.incremental.near_heads import NearHeads
 from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
-from herbrand.evaluators.incremental.selections import KeptSelections, select_constants
+from herbrand.evaluators.incremental.selections import KeptSelections, with_selections
 from herbrand.evaluators.relational import RelationalEvaluator
-from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
 
@@ -130,27 +129,31 @@ class BackwardForward:
     # at 0 (308 rounds), 0.48 s at 4096; TC over graph10000 103 -> 86 ms; above 8192 TC's
     # lazy rounds are lost (every instance of 9,386 facts: 100 ms; all full: 270 ms).
     SMALL_FRONTIER = 4096
+    # A frontier of at least this many facts has its outright instances (rules without stratum
+    # atoms) found first, in a call of their own, and every other instance only of the facts
+    # they leave unproved (a lazy frontier, not small, always: its facts' full expansion
+    # later enumerates only the other rules' instances): where many facts of a frontier have
+    # an outright proof, far fewer instances for one more call.
+    # Measured (1% delete, CPU, in process, alternated per delete): RDFS over LUBM(1), whose
+    # second batch checks 3,576 facts, mostly copies of input triples, 10.0-11.0 ms at 4096,
+    # 9.3-10.4 at 2048; TC over graph10000 27.9-29.6 -> 27.0-28.2 (one outlier 31.1);
+    # Andersen over 1,000 variables 160-164 ms at 2048-4096, 177 at 1024, 200 at 256 (its
+    # small frontiers pay the extra call).
+    OUTRIGHT_FIRST = 2048
 
-    def __init__(self, evaluator: RelationalEvaluator, stratum: Stratum, new: Database,
+    def __init__(self, evaluator: RelationalEvaluator, rules: StepRules, new: Database,
                  selections: KeptSelections | None = None, kept: RelationSets | None = None):
-        self._evaluator, self._new = evaluator, new
+        self._evaluator, self._new, self._rules = evaluator, new, rules
         self._selections = selections
         self._kept = kept
         self._members: dict[str, RelationSet] = {}
-        self._relations = stratum.relations
-        self._instances = tuple(instance_rule(rule, number, stratum.relations)
-                                for number, rule in enumerate(stratum.rules))
-        self._consequences = (tuple(v for rule in stratum.rules
-                                    for v in delta_variants(rule, stratum.relations))
-                              if stratum.recursive else ())
-        self._saturation = tuple(reading_proved(v, stratum.relations)
-                                 for v in self._consequences)
+        self._relations = rules.relations
+        self._instances = rules.instances
+        self._consequences = rules.consequences
+        self._saturation = rules.saturation
         self._near: NearHeads | None = None  # made by the first round that cuts
-        self._proved_read = {literal.atom.relation for rule in self._saturation
-                             for literal, _ in rule_literals(rule)}
-        self._empty = {n: new[n].columns[:, :0] for n in stratum.relations}
-        self._facts = {n: CheckedFacts(new[n].arity) for n in stratum.relations}
-        self._rule_reads: dict[int, tuple[Rule, RuleReads]] = {}
+        self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
+        self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
         self._expansion = Expansion(self._facts, self._member_set, self._empty)
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
@@ -158,7 +161,7 @@ class BackwardForward:
         heads (a bag, old facts) of the old instances that used a changed lower fact."""
         parts: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         if any(rows.shape[1] for rows in seeds.values()):
-            self._select_constants()
+            self._add_selections()
         queue = seeds
         while True:
             fresh = {n: self._facts[n].check(rows) for n, rows in queue.items()}
@@ -187,7 +190,7 @@ class BackwardForward:
         rules with their constant selections, the evaluator's indexes they probe, and the
         hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
         O(n log n) per index, not kept yet."""
-        self._select_constants()
+        self._add_selections()
         rules = [i.rule for i in self._instances] + [*self._saturation, *self._consequences,
                                                       *self._near_heads().cut_rules]
         self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
@@ -197,19 +200,11 @@ class BackwardForward:
             for relation, _ in instance.probed:
                 self._member_set(relation)
 
-    def _select_constants(self) -> None:
-        """Rewrite the rules to read their constant selections of the relations the rounds
-        never change (``selections``): the kept selections, or one O(n) scan per distinct
+    def _add_selections(self) -> None:
+        """Add the constant selections the rules read to ``new`` (the relations the rounds
+        never change): the kept selections (``selections``), or one O(n) scan per distinct
         selection for the whole step, instead of one per rule application."""
-        rules, self._new = select_constants(
-            [i.rule for i in self._instances] + list(self._saturation)
-            + list(self._consequences), self._new, self._selections)
-        count, saturation = len(self._instances), len(self._saturation)
-        self._instances = tuple(replace(instance, rule=rule) for instance, rule in
-                                zip(self._instances, rules[:count], strict=True))
-        self._saturation = rules[count:count + saturation]
-        self._consequences = rules[count + saturation:]
-        self._near = None
+        self._new = with_selections(self._new, self._rules.selections, self._selections)
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -239,8 +234,11 @@ class BackwardForward:
                 if not any(len(positions) for positions in frontier.values()):
                     break
                 full = True
-            small = sum(len(positions) for positions in frontier.values()) < self.SMALL_FRONTIER
-            if not full and not small and self._outright:
+            size = sum(len(positions) for positions in frontier.values())
+            small = size < self.SMALL_FRONTIER
+            outright = (not full and bool(self._outright)
+                        and (not small or size >= self.OUTRIGHT_FIRST))
+            if outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
                 self._saturate(self._expansion.proving(
@@ -248,9 +246,10 @@ class BackwardForward:
                 frontier = {n: self._facts[n].unproved(positions)
                             for n, positions in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy
-            # frontier before): only the other rules can have instances of it
-            instances = self._instances_of(frontier,
-                                           self._instances if small else self._inferred)
+            # frontier before, whose outright instances were found): only the other rules can
+            # have instances of it
+            instances = self._instances_of(
+                frontier, self._inferred if outright or not small else self._instances)
             self._saturate(self._expansion.proving(instances))
             expansion, partial = self._expansion.next_atoms(instances, full or small)
             for name, parts in partial.items():
@@ -293,12 +292,11 @@ class BackwardForward:
         return self._evaluator.derive(active, reads) if active else {}
 
     def _reads(self, rule: Rule) -> RuleReads:
-        """``rule``'s RuleReads, made once per step (kept by the rule's identity: the step
-        runs the same rule objects every round). O(1), or O(body length) once."""
-        kept = self._rule_reads.get(id(rule))
-        if kept is None or kept[0] is not rule:
-            kept = self._rule_reads[id(rule)] = (rule, RuleReads.of(rule))
-        return kept[1]
+        """``rule``'s RuleReads (the step runs the rule objects of ``StepRules``, which holds
+        them by identity; a rule of its own, a cut one, gets them made). O(1), or O(body
+        length)."""
+        reads = self._rules.reads.get(id(rule))
+        return RuleReads.of(rule) if reads is None else reads
 
     def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
         """The ``rows`` whose ``probed`` atoms their relations hold (the new lower ones, the
@@ -335,7 +333,7 @@ class BackwardForward:
                 return
             # P's rows too: a rule whose constants no proved fact holds derives nothing
             batches = {**{PROVED + n: self._facts[n].proved_rows()
-                          for n in self._relations if PROVED + n in self._proved_read},
+                          for n in self._relations if PROVED + n in self._rules.proved_read},
                        **{delta_name(n): new.get(n, self._empty[n]) for n in self._relations}}
             reads = self._new.with_relations(
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})

@@ -29,9 +29,10 @@ from collections.abc import Sequence
 
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.dred import DRedEngine
+from herbrand.evaluators.incremental.instance_rules import StepRules
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.storage import Database, Relation
-from herbrand.framework.syntax import Rule
+from herbrand.framework.syntax import Program, Rule
 
 
 class BFEngine(DRedEngine):
@@ -40,19 +41,39 @@ class BFEngine(DRedEngine):
 
     STRATEGY = "bf"
 
+    def __init__(self, index: str = "spine", prepare: bool = True):
+        super().__init__(index, prepare)
+        self._steps: dict[int, tuple[Stratum, StepRules]] = {}  # by the stratum's identity
+
+    def bootstrap(self, program: Program, database: Database) -> None:
+        self._steps = {}  # the program's strata are new
+        super().bootstrap(program, database)
+
     def _prepare_deletion(self, stratum: Stratum, state: Database,
                           deletion_rules: Sequence[Rule]) -> None:
         """Prepare ``_delete``'s rules over ``state``: the seeds' (the deletion variants) and
         the backward/forward step's (``BackwardForward.prepare``)."""
         self._prepare_rules(deletion_rules, state)
-        BackwardForward(self._evaluator, stratum, state, self._selections, self._sets).prepare()
+        BackwardForward(self._evaluator, self._step_rules(stratum, state), state,
+                        self._selections, self._sets).prepare()
 
     def _delete(self, stratum: Stratum, old: Database, new: Database,
                 deletion_rules: Sequence[Rule]) -> tuple[dict[str, Relation],
                                                          dict[str, Relation], dict]:
         """The facts without a proof after the change (no seeds: what is proved stays)."""
         seeds = self._derive(deletion_rules, old, True) if deletion_rules else {}
-        gone = BackwardForward(self._evaluator, stratum, new, self._selections,
-                               self._sets).deleted(seeds)
+        gone = BackwardForward(self._evaluator, self._step_rules(stratum, new), new,
+                               self._selections, self._sets).deleted(seeds)
         return gone, {name: self._without(name, old[name], gone[name])
                       for name in stratum.relations}, {}
+
+    def _step_rules(self, stratum: Stratum, state: Database) -> StepRules:
+        """The deletion step's rules of ``stratum``, made at its first step (reading the
+        kept selections of ``state``'s relations, which every later state holds too) and
+        kept. O(1), or O(rules) once."""
+        kept = self._steps.get(id(stratum))
+        if kept is None or kept[0] is not stratum:
+            rules = StepRules.of(stratum, lambda name: name in state
+                                 and self._selections.keeps(name))
+            kept = self._steps[id(stratum)] = (stratum, rules)
+        return kept[1]

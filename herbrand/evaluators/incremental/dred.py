@@ -272,6 +272,7 @@ class DRedEngine(StoredEngine):
                     known[name], rows = known[name].insert(derived[name])
                     self._selections.changed(name, before, known[name].relation, rows[:, :0],
                                              rows)
+                    self._evaluator.relation_extended(name, before, known[name].relation)
                 elif name in derived:
                     rows = known[name].insert(derived[name])
                 new_rows[name] = Relation(rows, unique=True)

@@ -4,19 +4,23 @@ deriving one row per rule instance: its head, then its stratum atoms; atoms the 
 binds are left out of the join and probed), *saturation rules* (the delta variants reading the
 proved facts, ``@proved:``), and whether a rule's batches can drive it at all (``driven``,
 ``RuleReads``).
-All are O(body length) per rule, made once per step.
+All are O(body length) per rule, made once per stratum (``StepRules``): an engine keeps them
+across updates, so that its rule evaluator finds their plans by identity.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 import numpy as np
 
-from herbrand.evaluators.fixpoint import delta_name
+from herbrand.evaluators.fixpoint import delta_name, delta_variants
 from herbrand.evaluators.incremental.counting_selections import holding, integer_constants
 from herbrand.evaluators.incremental.programs import renamed, with_body
+from herbrand.evaluators.incremental.selections import Selection, selecting
+from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.storage import Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule, Var, Wildcard
 
@@ -195,3 +199,46 @@ class RuleReads:
             if read is not None and not len(read):
                 return False
         return True
+
+
+@dataclass(frozen=True)
+class StepRules:
+    """The rules of one stratum's deletion step: ``instances`` (its rules' InstanceRules),
+    ``consequences`` (the delta variants of a recursive stratum's rules), ``saturation``
+    (those reading the proved facts), their constant atoms over the relations
+    ``selected`` accepts reading the ``selections`` (``selections.selecting``), the
+    relations ``proved_read`` that the saturation reads as ``@proved:``, and the RuleReads of
+    every rule (``reads``). Made once per stratum (``of``) and kept by the engine: a one-fact
+    delete on RDFS over LUBM(1) rewrote them for about 0.4 ms of its 1.0."""
+
+    relations: tuple[str, ...]
+    instances: tuple[InstanceRule, ...]
+    consequences: tuple[Rule, ...]
+    saturation: tuple[Rule, ...]
+    proved_read: frozenset[str]
+    selections: tuple[Selection, ...]
+    reads: Mapping[int, RuleReads]  # by the identity of each rule above
+
+    @classmethod
+    def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:
+        """The step rules of ``stratum``, reading the constant selections of the relations
+        ``selected`` accepts (the same in every state the step reads). O(rules · body
+        length squared)."""
+        relations = tuple(stratum.relations)
+        instances = tuple(instance_rule(rule, number, relations)
+                          for number, rule in enumerate(stratum.rules))
+        consequences = (tuple(v for rule in stratum.rules
+                              for v in delta_variants(rule, relations))
+                        if stratum.recursive else ())
+        saturation = tuple(reading_proved(v, relations) for v in consequences)
+        proved_read = frozenset(literal.atom.relation for rule in saturation
+                                for literal, _ in rule_literals(rule))
+        rules, selections = selecting(
+            [i.rule for i in instances] + [*saturation, *consequences], selected)
+        count, saturated = len(instances), len(saturation)
+        instances = tuple(replace(instance, rule=rule)
+                          for instance, rule in zip(instances, rules[:count], strict=True))
+        saturation = rules[count:count + saturated]
+        consequences = rules[count + saturated:]
+        return cls(relations, instances, consequences, saturation, proved_read, selections,
+                   MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}))

@@ -27,7 +27,8 @@ changes (``KeptSelections.changed``), so a selection costs O(change) instead of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -123,29 +124,64 @@ class KeptSelections:
                    for views in self._views.values() for kept in views.values())
 
 
+@dataclass(frozen=True)
+class Selection:
+    """A constant selection a rewritten rule reads: the relation ``name`` holding the rows of
+    ``relation`` with the values ``constants`` ((column, value) pairs), without those
+    columns."""
+
+    name: str
+    relation: str
+    constants: tuple[tuple[int, int], ...]
+
+    def view(self, fixed: Database, kept: KeptSelections | None = None) -> Relation:
+        """Its rows over ``fixed``: the kept view (``kept``), or a scan. O(n) unless kept."""
+        relation = fixed[self.relation]
+        return (_view(relation, self.constants) if kept is None else
+                kept.view(self.name, self.relation, relation, self.constants))
+
+
+def selecting(rules: Sequence[Rule], selected: Callable[[str], bool]
+              ) -> tuple[tuple[Rule, ...], tuple[Selection, ...]]:
+    """The rules with their positive body literals (outside aggregates) over the relations
+    ``selected`` accepts, with integer constants and another term, reading constant
+    selections instead (see the module doc), and those selections, each once: the rewrite
+    alone, for a caller that reads the selections of many states through the same rules
+    (``with_selections``). O(rules · body)."""
+    selections: dict[str, Selection] = {}
+    rewritten = []
+    for rule in rules:
+        body = []
+        for element in rule.body:
+            if (isinstance(element, Literal) and not element.negated
+                    and selected(element.atom.relation)):
+                constants, others = _selection(element)
+                if constants and others:
+                    relation = element.atom.relation
+                    name = SELECT_PREFIX + relation + ":" + ",".join(
+                        f"{column}={value}" for column, value in constants)
+                    selections.setdefault(name, Selection(name, relation, constants))
+                    element = Literal(Atom(name, others, element.atom.location))
+            body.append(element)
+        rewritten.append(with_body(rule, tuple(body)))
+    return tuple(rewritten), tuple(selections.values())
+
+
+def with_selections(fixed: Database, selections: Sequence[Selection],
+                    kept: KeptSelections | None = None) -> Database:
+    """``fixed`` with the relations of ``selections`` (their views kept in ``kept``, if
+    given). O(n) per selection not kept."""
+    if not selections:
+        return fixed
+    return fixed.with_relations({s.name: s.view(fixed, kept) for s in selections})
+
+
 def select_constants(rules: Sequence[Rule], fixed: Database,
                      kept: KeptSelections | None = None) -> tuple[tuple[Rule, ...], Database]:
     """The rules reading constant selections of ``fixed``'s relations, and ``fixed`` with
     those selections (see the module doc). With ``kept``, only the relations it keeps are
     selected, their views taken from it. O(rules · body) plus O(n) per distinct selection
     not kept."""
-    views: dict[str, Relation] = {}
-    rewritten = []
-    for rule in rules:
-        body = []
-        for element in rule.body:
-            if (isinstance(element, Literal) and not element.negated
-                    and element.atom.relation in fixed
-                    and (kept is None or kept.keeps(element.atom.relation))):
-                constants, others = _selection(element)
-                if constants and others:
-                    relation = element.atom.relation
-                    name = SELECT_PREFIX + relation + ":" + ",".join(
-                        f"{column}={value}" for column, value in constants)
-                    if name not in views:
-                        views[name] = (_view(fixed[relation], constants) if kept is None else
-                                       kept.view(name, relation, fixed[relation], constants))
-                    element = Literal(Atom(name, others, element.atom.location))
-            body.append(element)
-        rewritten.append(with_body(rule, tuple(body)))
-    return tuple(rewritten), (fixed.with_relations(views) if views else fixed)
+    rewritten, selections = selecting(
+        rules, lambda name: name in fixed and (kept is None or kept.keeps(name)))
+    return rewritten, with_selections(fixed, selections, kept)

@@ -252,3 +252,37 @@ def test_no_rule_that_reads_an_empty_relation_is_run(checks, monkeypatch):
                         for rule, instance in runs for literal in rule.body
                         if not literal.negated and literal.atom.relation in instance), [
         str(rule) for rule, _ in runs]
+
+
+def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkeypatch):
+    made = []
+    original = bf.StepRules.of
+    monkeypatch.setattr(bf.StepRules, "of", lambda *a: made.append(a[0]) or original(*a))
+    session = IncrementalSession(BFEngine, REACH, CYCLE)
+    assert len(made) == 1  # the bootstrap prepares the step of reach's stratum
+    session.update(delete={"e": [(C, A)]})
+    session.update(insert={"e": [(C, A)]})
+    session.update(delete={"e": [(B, A)]})
+    assert len(made) == 1
+
+
+def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+    calls = []
+    original = BackwardForward._instances_of
+
+    def recorded(self, frontier, rules):
+        calls.append(tuple(bool(i.atoms) for i in rules))  # which have stratum atoms
+        return original(self, frontier, rules)
+
+    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
+    session = IncrementalSession(BFEngine, REACH, facts)
+    session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
+    assert calls[0] == (False,)  # reach(x) :- source(x) alone
+    assert calls[1] == (True,)  # then reach(y) :- reach(x), e(x, y) for those left unproved
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 3)
+    calls.clear()
+    session.update(insert={"source": [(2,), (3,)]})
+    session.update(delete={"source": [(2,), (3,)]})
+    assert calls[0] == (False, True)  # a smaller frontier: every rule in one call

@@ -47,6 +47,12 @@ def test_another_dtype_is_refused():
         _hashes(np.zeros((2, 3), dtype=np.int32))
 
 
+@pytest.mark.parametrize("argument", [np.zeros(3, dtype=np.int64), [[1, 2]], 7])
+def test_another_number_of_dimensions_or_no_array_is_refused(argument):
+    with pytest.raises(KernelSignatureError, match="_hashes"):
+        _hashes(argument)
+
+
 def test_a_strided_array_the_kernel_writes_is_refused():
     slots = np.full(16, -1, dtype=np.int64)
     stored = np.zeros((2, 16), dtype=np.int64)[:, ::2]
