@@ -17,7 +17,8 @@ def _keys(values) -> np.ndarray:
 @st.composite
 def _iterations(draw):
     """(old runs, k, D_k, the change of D_k, plus, minus): disjoint runs, counts that stay
-    at least 0."""
+    at least 0, and the state's invariants: D_k counts tuples of X_k (the runs 1..k),
+    minus_{k-1} is in X_{k-1}, plus_{k-1} is not."""
     universe = draw(st.lists(st.integers(-30, 30), unique=True, max_size=40))
     runs = [set() for _ in range(draw(st.integers(0, 4)))]
     for value in universe:
@@ -25,14 +26,18 @@ def _iterations(draw):
         if at >= 0:
             runs[at].add(value)
     k = draw(st.integers(1, len(runs) + 2))
-    counts = draw(st.dictionaries(st.integers(-30, 30), st.integers(1, 120), max_size=20))
+    earlier = set().union(*runs[:k - 1])
+    counted = sorted(earlier | (runs[k - 1] if k <= len(runs) else set()))
+    counts = draw(st.dictionaries(st.sampled_from(counted), st.integers(1, 120), max_size=20)
+                  ) if counted else {}
     delta = {}
     for value in draw(st.sets(st.integers(-30, 30), max_size=20)):
         low = -counts.get(value, 0)
         weight = draw(st.integers(low, 10).filter(lambda w: w != 0))
         delta[value] = weight
-    plus = draw(st.sets(st.sampled_from(universe), max_size=8)) if universe else set()
-    minus = draw(st.sets(st.sampled_from(universe), max_size=8)) - plus if universe else set()
+    outside = sorted(set(universe) - earlier)
+    plus = draw(st.sets(st.sampled_from(outside), max_size=8)) if outside else set()
+    minus = draw(st.sets(st.sampled_from(sorted(earlier)), max_size=8)) if earlier else set()
     return runs, k, counts, delta, plus, minus
 
 
