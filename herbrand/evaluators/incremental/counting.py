@@ -149,13 +149,14 @@ class CountingEngine(StoredEngine):
         old = self._state
         new, added, removed = apply_updates(old, insert, delete, self._sets)
         traces = dict(self._traces)
+        patches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         try:
             for stratum in self._program.strata:
-                new = self._update_stratum(stratum, old, new, added, removed, traces)
+                new = self._update_stratum(stratum, old, new, added, removed, traces, patches)
         finally:
             self._selections.release(rewrites=False)
         changes = as_batch_changes(added, removed)
-        self._commit(self._program, new, traces, "counting")
+        self._commit(self._program, new, traces, "counting", patches)
         return changes
 
     def state_size(self) -> tuple[int, int]:
@@ -175,9 +176,14 @@ class CountingEngine(StoredEngine):
                 table.setdefault(row, {})[iteration] = count
         return table
 
-    def _commit(self, program: IncrementalProgram, state: Database,
-                traces: dict[str, Trace], strategy: str) -> None:
+    def _commit(self, program: IncrementalProgram, state: Database, traces: dict[str, Trace],
+                strategy: str, patches: Collection[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
+                ) -> None:
+        """Make ``state`` and ``traces`` the engine's, writing the ``patches`` of the count
+        arrays the new traces share with the old (``PackedCounts.patched``)."""
         database = visible(state)  # the last call that can fail; then plain assignments
+        for counts, positions, values in patches:
+            counts[positions] = values
         self._program, self._state, self._database, self._traces, self._strategy = (
             program, state, database, traces, strategy)
 
@@ -218,9 +224,10 @@ class CountingEngine(StoredEngine):
 
     def _update_stratum(self, stratum: Stratum, old: Database, new: Database,
                         added: dict[str, Relation], removed: dict[str, Relation],
-                        traces: dict[str, Trace]) -> Database:
+                        traces: dict[str, Trace], patches: list) -> Database:
         """``new`` with the stratum's relations updated; records their changes in ``added`` /
-        ``removed`` and their new traces in ``traces``."""
+        ``removed``, their new traces in ``traces`` and the writes into the old counts
+        those need in ``patches`` (done at the commit)."""
         lower = frozenset(name for name in self._reads(stratum) & (added.keys() | removed.keys())
                           if len(added[name]) or len(removed[name]))
         if not lower:
@@ -261,6 +268,7 @@ class CountingEngine(StoredEngine):
         for name in relations:
             added[name], removed[name] = walk.net_changes(name)
             traces[name] = walk.trace(name)
+        patches.extend(walk.patches)
         return new.with_relations({name: walk.relation(name) for name in relations})
 
     @staticmethod
