@@ -27,17 +27,20 @@ Cost per update: per iteration, only the variants whose first literal (a change)
 read are built (the new state's prefixes only once a first iteration changed, ``Walk``); the
 rule evaluator's work on the instances joining a change with the last iteration's new tuples
 (those per-iteration relations reduced by the change first, ``counting_semijoins``, so that no
-index of them is built again), k + 1 galloping searches of the t touched tuples (among the
-iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
-and, when D_k changes, the change merged into the counts (O(e), block copies: the state is
-immutable), all in one native pass when the keys pack (``counting_refresh``), never a sort
-of the whole state. A relation none of whose tuples changes its first iteration is kept as
-it was (no copy). The inputs' changes come from hash tables kept across updates
-(``RelationSets``), O(m) expected.
-State: the count entries (one per tuple and iteration in which it gains derivations), the
-per-iteration runs and the updated inputs' hash tables, about the size of the
-materialization or a few times it. The new state is built functionally and committed at the
-end, so a failure leaves the engine as it was.
+index of them is built again), galloping searches of the t touched tuples (among the
+iteration's e count entries and Δ_k, and the old runs of iterations 1..k for the few whose
+membership of X_{k-1} the rest does not tell: O(t log(e / t) + t) each) and, when D_k
+changes, the changed counts written in place and the keys new to D_k kept pending (O(t)
+plus the pending entries; O(e) when they outgrow their budget and merge: ``PackedCounts``),
+all in one native pass when the keys pack (``counting_refresh``), never a sort of the whole
+state. A relation none of whose tuples changes its first iteration is kept as it was (no
+copy). The inputs' changes come from hash tables kept across updates (``RelationSets``),
+O(m) expected.
+State: the count entries (one per tuple and iteration in which it gains derivations, plus
+the zeros not merged away yet), the per-iteration runs and the updated inputs' hash tables,
+about the size of the materialization or a few times it. The new state is built beside the
+old one (sharing what did not change) and committed at the end, where the counts changed in
+place are written, so a failure leaves the engine as it was.
 """
 
 from __future__ import annotations

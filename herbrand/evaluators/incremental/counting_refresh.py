@@ -7,15 +7,17 @@ numpy, that is a search of T in each old run Δ_1..Δ_k, in D'_k, in plus and mi
 for the counts and several masked copies: on TC over graph10000, ten calls per iteration and
 most of an update. When every key packs into one int64 (``RowCodec``), ``refreshed`` does all
 of it in one call: T is merged from its three sorted parts (flags say which it came from), each
-T key is galloped into D_k (when D_k changes, the stretches of D_k between them are
-block-copied into D'_k), into Δ_k (when some tuples leave or join it, its stretches between
+T key is galloped into D_k (its base and its pending keys, ``PackedCounts``: when D_k
+changes, the changed counts of base keys are a patch of the base, written at the commit, the
+new keys merged into a new pending part; or, past the budget, all merged into a new base),
+into Δ_k (when some tuples leave or join it, its stretches between
 them are block-copied into Δ'_k) and, only when that does not tell whether it is in X_{k-1},
 into the old runs of iterations before k (until one holds it: the runs are disjoint). It
 tells for most: a key of minus_{k-1} is in X_{k-1}, one of plus_{k-1} is not, and one counted
 in D_k is in X_k, so in X_{k-1} unless in Δ_k (on TC over graph10000 this made the kernel
 a fifth faster, on RDFS over LUBM(1) a third). Cost: O(|T| log(n / |T|)), plus O(k) searches
-of each key it does not tell, O(|D_k|) when D_k changes and O(|Δ_k|) when Δ_k does; one
-allocation per output.
+of each key it does not tell, O(|pending| + |T|) when D_k changes (O(|D_k|) when it
+merges) and O(|Δ_k|) when Δ_k changes; one allocation per output.
 
 The masks over T, with ``alive`` (a count in D'_k), ``was_in`` (in X_{k-1}), ``was_first``
 (in Δ_k), ``in_plus`` / ``in_minus`` (in plus_{k-1} / minus_{k-1}):
@@ -29,10 +31,14 @@ The masks over T, with ``alive`` (a count in D'_k), ``was_in`` (in X_{k-1}), ``w
     >>> import numpy as np
     >>> keys = lambda *values: np.array(values, dtype=np.int64)
     >>> # Δ_1 = {1, 5}, Δ_2 = {7}, D_2 = {7: 1}; the change of D_2: 7 loses it, 9 gains one
-    >>> out = refreshed(keys(7), keys(1), keys(7, 9), keys(-1, 1), keys(), keys(),
-    ...                 keys(1, 5, 7), keys(2, 3), 2)
-    >>> out.keys.tolist(), out.counts.tolist(), out.first.tolist()
-    ([9], [1], [9])
+    >>> d_2 = PackedCounts(keys(7)[None, :], True, np.array([1], dtype=np.int8))
+    >>> out = refreshed(d_2, keys(7, 9), keys(-1, 1), keys(), keys(), keys(1, 5, 7),
+    ...                 keys(2, 3), 2)
+    >>> # 7's count (at position 0 of the base) to be 0, 9 pending
+    >>> out.patch[1].tolist(), out.patch[2].tolist(), out.counts.pending[0].tolist()
+    ([0], [0], [9])
+    >>> out.counts.zeros, out.first.tolist()
+    (1, [9])
     >>> out.gained.tolist(), out.dropped.tolist(), out.plus.tolist(), out.minus.tolist()
     ([9], [7], [9], [7])
 """
