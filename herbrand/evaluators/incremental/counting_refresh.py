@@ -68,18 +68,6 @@ _NEGATIVE, _OVERFLOW = 10, 11
 _KEPT, _PATCHED, _REBASED = 0, 1, 2
 
 
-@helper(inline="always")
-def _least(a, i, b, j, c, m):
-    """The least of ``a[i]``, ``b[j]`` and ``c[m]`` (an array read to its end counting as
-    the largest key): the next key of a merge of three ascending arrays."""
-    x = a[i] if i < a.shape[0] else _LARGEST
-    if j < b.shape[0] and b[j] < x:
-        x = b[j]
-    if m < c.shape[0] and c[m] < x:
-        x = c[m]
-    return x
-
-
 @helper
 def _touched(delta_keys, plus, minus):
     """The ascending union of three strictly ascending key arrays and each key's flags."""
@@ -88,7 +76,15 @@ def _touched(delta_keys, plus, minus):
     flags = np.empty(nd + np_ + nm, dtype=np.int64)
     i = j = m = n = 0
     while i < nd or j < np_ or m < nm:
-        x = _least(delta_keys, i, plus, j, minus, m)
+        # the next key written out here, as in ``_rebased``: a helper returning it made this
+        # loop six times slower (0.14 -> 0.83 ms for 41,000 keys)
+        x = _LARGEST
+        if i < nd:
+            x = delta_keys[i]
+        if j < np_ and plus[j] < x:
+            x = plus[j]
+        if m < nm and minus[m] < x:
+            x = minus[m]
         flag = 0
         if i < nd and delta_keys[i] == x:
             flag |= _DELTA
@@ -181,7 +177,13 @@ def _rebased(keys, counts, pending_keys, pending_counts, touched, sums, out_keys
     e, p, n = keys.shape[0], pending_keys.shape[0], touched.shape[0]
     i = j = t = out = 0
     while i < e or j < p or t < n:
-        x = _least(keys, i, pending_keys, j, touched, t)
+        x = _LARGEST
+        if i < e:
+            x = keys[i]
+        if j < p and pending_keys[j] < x:
+            x = pending_keys[j]
+        if t < n and touched[t] < x:
+            x = touched[t]
         if t < n and touched[t] == x:
             count = sums[t]
             t += 1
