@@ -27,17 +27,20 @@ Cost per update: per iteration, only the variants whose first literal (a change)
 read are built (the new state's prefixes only once a first iteration changed, ``Walk``); the
 rule evaluator's work on the instances joining a change with the last iteration's new tuples
 (those per-iteration relations reduced by the change first, ``counting_semijoins``, so that no
-index of them is built again), k + 1 galloping searches of the t touched tuples (among the
-iteration's e count entries and the old runs of iterations 1..k: O(t log(e / t) + t) each)
-and, when D_k changes, the change merged into the counts (O(e), block copies: the state is
-immutable), all in one native pass when the keys pack (``counting_refresh``), never a sort
-of the whole state. A relation none of whose tuples changes its first iteration is kept as
-it was (no copy). The inputs' changes come from hash tables kept across updates
-(``RelationSets``), O(m) expected.
-State: the count entries (one per tuple and iteration in which it gains derivations), the
-per-iteration runs and the updated inputs' hash tables, about the size of the
-materialization or a few times it. The new state is built functionally and committed at the
-end, so a failure leaves the engine as it was.
+index of them is built again), galloping searches of the t touched tuples (among the
+iteration's e count entries and Δ_k, and the old runs of iterations 1..k for the few whose
+membership of X_{k-1} the rest does not tell: O(t log(e / t) + t) each) and, when D_k
+changes, the changed counts written in place and the keys new to D_k kept pending (O(t)
+plus the pending entries; O(e) when they outgrow their budget and merge: ``PackedCounts``),
+all in one native pass when the keys pack (``counting_refresh``), never a sort of the whole
+state. A relation none of whose tuples changes its first iteration is kept as it was (no
+copy). The inputs' changes come from hash tables kept across updates (``RelationSets``),
+O(m) expected.
+State: the count entries (one per tuple and iteration in which it gains derivations, plus
+the zeros not merged away yet), the per-iteration runs and the updated inputs' hash tables,
+about the size of the materialization or a few times it. The new state is built beside the
+old one (sharing what did not change) and committed at the end, where the counts changed in
+place are written, so a failure leaves the engine as it was.
 """
 
 from __future__ import annotations
@@ -149,13 +152,14 @@ class CountingEngine(StoredEngine):
         old = self._state
         new, added, removed = apply_updates(old, insert, delete, self._sets)
         traces = dict(self._traces)
+        patches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         try:
             for stratum in self._program.strata:
-                new = self._update_stratum(stratum, old, new, added, removed, traces)
+                new = self._update_stratum(stratum, old, new, added, removed, traces, patches)
         finally:
             self._selections.release(rewrites=False)
         changes = as_batch_changes(added, removed)
-        self._commit(self._program, new, traces, "counting")
+        self._commit(self._program, new, traces, "counting", patches)
         return changes
 
     def state_size(self) -> tuple[int, int]:
@@ -175,9 +179,14 @@ class CountingEngine(StoredEngine):
                 table.setdefault(row, {})[iteration] = count
         return table
 
-    def _commit(self, program: IncrementalProgram, state: Database,
-                traces: dict[str, Trace], strategy: str) -> None:
+    def _commit(self, program: IncrementalProgram, state: Database, traces: dict[str, Trace],
+                strategy: str, patches: Collection[tuple[np.ndarray, np.ndarray, np.ndarray]] = ()
+                ) -> None:
+        """Make ``state`` and ``traces`` the engine's, writing the ``patches`` of the count
+        arrays the new traces share with the old (``PackedCounts.patched``)."""
         database = visible(state)  # the last call that can fail; then plain assignments
+        for counts, positions, values in patches:
+            counts[positions] = values
         self._program, self._state, self._database, self._traces, self._strategy = (
             program, state, database, traces, strategy)
 
@@ -218,9 +227,10 @@ class CountingEngine(StoredEngine):
 
     def _update_stratum(self, stratum: Stratum, old: Database, new: Database,
                         added: dict[str, Relation], removed: dict[str, Relation],
-                        traces: dict[str, Trace]) -> Database:
+                        traces: dict[str, Trace], patches: list) -> Database:
         """``new`` with the stratum's relations updated; records their changes in ``added`` /
-        ``removed`` and their new traces in ``traces``."""
+        ``removed``, their new traces in ``traces`` and the writes into the old counts
+        those need in ``patches`` (done at the commit)."""
         lower = frozenset(name for name in self._reads(stratum) & (added.keys() | removed.keys())
                           if len(added[name]) or len(removed[name]))
         if not lower:
@@ -261,6 +271,7 @@ class CountingEngine(StoredEngine):
         for name in relations:
             added[name], removed[name] = walk.net_changes(name)
             traces[name] = walk.trace(name)
+        patches.extend(walk.patches)
         return new.with_relations({name: walk.relation(name) for name in relations})
 
     @staticmethod

@@ -8,6 +8,7 @@ it. See ``counting`` for the method and ``counting_walk`` for an update's pass o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,6 +18,8 @@ from herbrand.indexes.runs import RowCodec, SortedRun
 
 _COUNT_TYPES = tuple((t, int(np.iinfo(t).min), int(np.iinfo(t).max))
                      for t in (np.int8, np.int16, np.int32, np.int64))
+_WIDER = {np.int8: np.int16, np.int16: np.int32, np.int32: np.int64}
+_NO_KEYS = np.zeros(0, dtype=np.int64)
 
 
 def _narrowest(counts: np.ndarray) -> type:
@@ -34,11 +37,25 @@ class PackedCounts:
     their counts in a narrow signed integer type that holds them (the narrowest when built by
     ``of``; an update keeps the type, or widens it when a count needs it:
     ``counting_refresh``). About 9-12 bytes per entry of a binary relation instead of 24.
-    ``of`` / ``unpacked`` convert in O(arity n)."""
+    ``of`` / ``unpacked`` convert in O(arity n).
+
+    An update does not copy a large D_k to change a few of its counts (packed keys only,
+    ``counting_refresh``): D'_k shares D_k's base arrays, whose changed counts are written in
+    place once the update commits (``patched``: the old state stays as it was until then), an
+    entry whose count drops to 0 stays in the base as a zero (``zeros`` of them), and the
+    keys new to it are ``pending``: (ascending keys, counts), outside the base, rebuilt by
+    each update that changes them. Once zeros and pending entries would exceed ``budget``
+    (a ``PENDING_SHARE``-th of the base, plus ``PENDING_LEAST``), the update merges them into
+    a new base instead; ``consolidated`` does the same on demand."""
 
     data: np.ndarray
     packed: bool
     counts: np.ndarray
+    pending: tuple[np.ndarray, np.ndarray] | None = None
+    zeros: int = 0
+
+    PENDING_SHARE: ClassVar[int] = 16
+    PENDING_LEAST: ClassVar[int] = 64
 
     @classmethod
     def of(cls, codec: RowCodec, counts: weighted.Weighted) -> PackedCounts:
@@ -50,7 +67,43 @@ class PackedCounts:
 
     def unpacked(self, codec: RowCodec) -> weighted.Weighted:
         """The weighted batch (rows in lexicographic order, int64 counts)."""
-        return codec.decode(self.data, self.packed), self.counts.astype(np.int64)
+        whole = self.consolidated()
+        return codec.decode(whole.data, whole.packed), whole.counts.astype(np.int64)
+
+    def budget(self) -> int:
+        """How many zeros and pending entries D_k may carry."""
+        return len(self.counts) // self.PENDING_SHARE + self.PENDING_LEAST
+
+    def pending_entries(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pending keys and their counts (of the base's type; empty when none)."""
+        return self.pending if self.pending is not None else (_NO_KEYS, self.counts[:0])
+
+    def patched(self, keys: np.ndarray, counts: np.ndarray, zeros: int) -> PackedCounts:
+        """These counts' base, shared, with other pending entries (``keys``, ``counts``) and
+        ``zeros``: the caller writes the base's changed counts once nothing reads the old
+        ones. O(1)."""
+        return PackedCounts(self.data, True, self.counts, (keys, counts) if len(keys) else None,
+                            zeros)
+
+    def widened(self) -> PackedCounts:
+        """These counts in the next wider integer type (a copy). O(n)."""
+        wider = _WIDER[self.counts.dtype.type]
+        pending = (None if self.pending is None
+                   else (self.pending[0], self.pending[1].astype(wider)))
+        return PackedCounts(self.data, self.packed, self.counts.astype(wider), pending,
+                            self.zeros)
+
+    def consolidated(self) -> PackedCounts:
+        """These counts as one base without zeros or pending entries (themselves when they
+        have none). O(n)."""
+        if self.pending is None and not self.zeros:
+            return self
+        keys, counts = self.pending_entries()
+        merged, summed = merge_added(self.data[0], self.counts, keys, counts)
+        if self.zeros:  # a sparse merge copies the base's zeros that no pending key meets
+            kept = summed != 0
+            merged, summed = merged[kept], summed[kept]
+        return PackedCounts(merged[None, :], True, summed.astype(self.counts.dtype))
 
     def _keyed(self, codec: RowCodec, rows: np.ndarray) -> tuple[weighted.Weighted, np.ndarray]:
         """(these counts, ``rows``) in one encoding: packed keys when both pack (a search
@@ -64,13 +117,14 @@ class PackedCounts:
         """These counts plus a consolidated change: its rows as a ``run`` (of these counts'
         codec), their weights in the run's order. One merge of the sorted keys when both
         pack (``counting_merge``, O(n + m)), else a search and one copy (O(m log n + n))."""
-        if self.packed and run.packed:
-            merged, counts = merge_added(self.data[0], self.counts, run.data[0], weights)
+        whole = self.consolidated()
+        if whole.packed and run.packed:
+            merged, counts = merge_added(whole.data[0], whole.counts, run.data[0], weights)
             return PackedCounts.of_keyed((merged[None, :], counts))
         rows = run.rows()
-        counts, rows = self._keyed(run.codec, rows)
+        counts, rows = whole._keyed(run.codec, rows)
         summed = weighted.add_sorted(counts, (rows, weights))
-        if rows.shape[0] == 1 and self.packed:
+        if rows.shape[0] == 1 and whole.packed:
             return PackedCounts.of_keyed(summed)
         return PackedCounts.of(run.codec, summed)
 
@@ -78,10 +132,11 @@ class PackedCounts:
         """The count of each row of ``rows`` here, 0 when absent. O(m log(n / m) + m) by
         galloping when both pack and the rows are in lexicographic order, O(m log n)
         otherwise."""
+        whole = self.consolidated()
         keys, packed = codec.encode(rows)
-        if self.packed and packed:
-            return weights_at(self.data[0], self.counts, keys[0])
-        counts, keys = self._keyed(codec, rows)
+        if whole.packed and packed:
+            return weights_at(whole.data[0], whole.counts, keys[0])
+        counts, keys = whole._keyed(codec, rows)
         return weighted.weights_of(counts, keys)
 
     @classmethod
@@ -91,11 +146,14 @@ class PackedCounts:
         return cls(np.ascontiguousarray(keys), True, weights.astype(_narrowest(weights)))
 
     def __len__(self) -> int:
-        return len(self.counts)
+        """The entries of nonzero count."""
+        pending = 0 if self.pending is None else len(self.pending[0])
+        return len(self.counts) - self.zeros + pending
 
     @property
     def nbytes(self) -> int:
-        return self.data.nbytes + self.counts.nbytes
+        pending = 0 if self.pending is None else sum(a.nbytes for a in self.pending)
+        return self.data.nbytes + self.counts.nbytes + pending
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,9 @@ class Walk:
         self.plus_before = dict(self.empty)
         self.minus_before = dict(self.empty)
         self.counts = {name: [] for name in self.relations}
+        # (counts, positions, values): the writes into the old state's count arrays that
+        # D'_k needs where it shares them (``PackedCounts.patched``), for the commit
+        self.patches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.firsts = {name: [] for name in self.relations}
         # the first iteration whose Δ'_k is not the old Δ_k (the run itself), None while
         # there is none: X'_m is then the old X_m, a prefix of the old relation, not a copy
@@ -296,20 +299,21 @@ class Walk:
                         weights: np.ndarray | None,
                         keys: np.ndarray) -> tuple[PackedCounts, SortedRun]:
         """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
-        minus, gained and dropped. D_k itself when there is no change of it."""
+        minus, gained and dropped, and records the patch of D_k's base D'_k needs in
+        ``patches``. D_k itself when there is no change of it."""
         codec = self.codecs[name]
         empty = self.empty[name].data[0]
-        out = refreshed(counts.data[0], counts.counts, empty if run is None else run.data[0],
+        out = refreshed(counts, empty if run is None else run.data[0],
                         empty if run is None else weights, self.plus[name].data[0],
                         self.minus[name].data[0], keys, self.old_ends[name], self.k)
         for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
                            (self.gained, out.gained), (self.dropped, out.dropped)):
             runs[name] = SortedRun(codec, rows[None, :], True)
-        if run is not None:
-            counts = PackedCounts(out.keys[None, :], True, out.counts)
+        if out.patch is not None:
+            self.patches.append(out.patch)
         first = (SortedRun(codec, out.first[None, :], True) if out.changed
                  else self._old_first(name, self.k))
-        return counts, first
+        return out.counts, first
 
     def _refresh(self, name: str, counts: PackedCounts, run: SortedRun | None,
                  weights: np.ndarray | None,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental.counting_refresh import refreshed
+from herbrand.evaluators.incremental.counting_trace import PackedCounts
 
 
 def _keys(values) -> np.ndarray:
@@ -16,8 +19,10 @@ def _keys(values) -> np.ndarray:
 
 @st.composite
 def _iterations(draw):
-    """(old runs, k, D_k, the change of D_k, plus, minus): disjoint runs, counts that stay
-    at least 0."""
+    """(old runs, k, D_k, the change of D_k, plus, minus, D_k's layout): disjoint runs,
+    counts that stay at least 0, and the state's invariants: D_k counts tuples of X_k (the
+    runs 1..k), minus_{k-1} is in X_{k-1}, plus_{k-1} is not. The layout: the keys of D_k
+    kept pending (outside the base), and base keys of count 0 (zeros: any other keys)."""
     universe = draw(st.lists(st.integers(-30, 30), unique=True, max_size=40))
     runs = [set() for _ in range(draw(st.integers(0, 4)))]
     for value in universe:
@@ -25,15 +30,22 @@ def _iterations(draw):
         if at >= 0:
             runs[at].add(value)
     k = draw(st.integers(1, len(runs) + 2))
-    counts = draw(st.dictionaries(st.integers(-30, 30), st.integers(1, 120), max_size=20))
+    earlier = set().union(*runs[:k - 1])
+    counted = sorted(earlier | (runs[k - 1] if k <= len(runs) else set()))
+    counts = draw(st.dictionaries(st.sampled_from(counted), st.integers(1, 120), max_size=20)
+                  ) if counted else {}
     delta = {}
     for value in draw(st.sets(st.integers(-30, 30), max_size=20)):
         low = -counts.get(value, 0)
         weight = draw(st.integers(low, 10).filter(lambda w: w != 0))
         delta[value] = weight
-    plus = draw(st.sets(st.sampled_from(universe), max_size=8)) if universe else set()
-    minus = draw(st.sets(st.sampled_from(universe), max_size=8)) - plus if universe else set()
-    return runs, k, counts, delta, plus, minus
+    outside = sorted(set(universe) - earlier)
+    plus = draw(st.sets(st.sampled_from(outside), max_size=8)) if outside else set()
+    minus = draw(st.sets(st.sampled_from(sorted(earlier)), max_size=8)) if earlier else set()
+    pending = draw(st.sets(st.sampled_from(sorted(counts)), max_size=6)) if counts else set()
+    zeros = draw(st.sets(st.integers(-30, 30).filter(lambda key: key not in counts),
+                         max_size=6))
+    return runs, k, counts, delta, plus, minus, (pending, zeros)
 
 
 def _expected(runs, k, counts, delta, plus, minus):
@@ -56,26 +68,51 @@ def _expected(runs, k, counts, delta, plus, minus):
     return summed, (first - dropped) | gained, gained, dropped, new_plus, new_minus
 
 
-def _call(runs, k, counts, delta, plus, minus, dtype=np.int8):
-    ordered = sorted(counts)
-    return refreshed(_keys(ordered), np.array([counts[key] for key in ordered], dtype=dtype),
-                     _keys(delta), np.array([delta[key] for key in sorted(delta)],
-                                            dtype=np.int64),
+def _packed(counts, layout=(set(), set()), dtype=np.int8) -> PackedCounts:
+    """D_k of ``counts`` (key -> count) with the ``layout`` of ``_iterations``."""
+    pending, zeros = layout
+    base = sorted((counts.keys() - pending) | zeros)
+    return PackedCounts(_keys(base)[None, :], True,
+                        np.array([counts.get(key, 0) for key in base], dtype=dtype),
+                        (_keys(pending), np.array([counts[key] for key in sorted(pending)],
+                                                  dtype=dtype)) if pending else None,
+                        len(zeros))
+
+
+def _call(runs, k, counts, delta, plus, minus, layout=(set(), set()), dtype=np.int8,
+          packed=None):
+    """``refreshed`` of D_k = ``counts`` (``packed``, or packed with ``layout``)."""
+    return refreshed(_packed(counts, layout, dtype) if packed is None else packed, _keys(delta),
+                     np.array([delta[key] for key in sorted(delta)], dtype=np.int64),
                      _keys(plus), _keys(minus),
                      np.concatenate([_keys(run) for run in runs] or [_keys([])]),
                      np.cumsum([len(run) for run in runs], dtype=np.int64), k)
 
 
+def _committed(out) -> dict[int, int]:
+    """D'_k once its patch is written, as key -> count (entries of count 0 left out)."""
+    if out.patch is not None:
+        counts, positions, values = out.patch
+        counts[positions] = values
+    whole = out.counts.consolidated()
+    assert len(whole) == len(out.counts)
+    return dict(zip(whole.data[0].tolist(), whole.counts.tolist(), strict=True))
+
+
 @settings(max_examples=300, deadline=None)
-@given(_iterations())
-def test_refreshed_follows_the_formulas_over_sets(case):
-    summed, first, gained, dropped, plus, minus = _expected(*case)
-    out = _call(*case)
-    if case[3]:  # a change of D_k: D'_k written, else it is D_k (nothing copied)
-        assert dict(zip(out.keys.tolist(), out.counts.tolist(), strict=True)) == summed
-        assert out.keys.tolist() == sorted(summed)
-    else:
-        assert not len(out.keys) and not len(out.counts)
+@given(_iterations(), st.sampled_from([0, 64]))
+def test_refreshed_follows_the_formulas_over_sets(case, least):
+    """Whether D'_k is a new base (``least`` 0: a budget that little changes overflows) or
+    D_k's patched (the old base unchanged until the patch is written), the same sets."""
+    summed, first, gained, dropped, plus, minus = _expected(*case[:6])
+    old = _packed(case[2], case[6])
+    before = old.counts.copy()
+    with mock.patch.object(PackedCounts, "PENDING_LEAST", least):
+        out = _call(*case, packed=old)
+    assert (old.counts == before).all()
+    if not case[3]:  # no change of D_k: it is D_k (nothing copied)
+        assert out.patch is None and out.counts is old
+    assert _committed(out) == summed
     # Δ'_k written when a tuple joins or leaves Δ_k, else it is Δ_k (nothing copied)
     assert out.first.tolist() == (sorted(first) if gained or dropped else [])
     assert (out.gained.tolist(), out.dropped.tolist()) == (sorted(gained), sorted(dropped))
@@ -83,12 +120,26 @@ def test_refreshed_follows_the_formulas_over_sets(case):
     assert out.changed == bool(gained or dropped)
 
 
+def test_a_change_within_the_budget_patches_the_base_and_keeps_new_keys_pending():
+    # D_1 = {1: 2, 3: 1, 5: 1}; the change: 3 drops to 0 (a zero of the base), 4 is new
+    out = _call([{1, 3, 5}], 1, {1: 2, 3: 1, 5: 1}, {3: -1, 4: 2}, set(), set())
+    base, positions, values = out.patch
+    assert out.counts.counts is base and (positions.tolist(), values.tolist()) == ([1], [0])
+    assert out.counts.pending[0].tolist() == [4] and out.counts.zeros == 1
+    assert _committed(out) == {1: 2, 4: 2, 5: 1}
+    with mock.patch.object(PackedCounts, "PENDING_LEAST", 1):  # over the budget: merged
+        out = _call([{1, 3, 5}], 1, {1: 2, 3: 1, 5: 1}, {3: -1, 4: 2}, set(), set())
+    assert out.patch is None and out.counts.pending is None and not out.counts.zeros
+    assert out.counts.data[0].tolist() == [1, 4, 5]
+
+
 def test_counts_widen_when_a_sum_needs_it_and_keep_their_type_otherwise():
-    case = ([{1, 2}], 1, {1: 120, 2: 3}, {1: 10}, set(), set())
+    case = ([{1, 2}], 1, {1: 120, 2: 3}, {1: 10}, set(), set(), ({2}, set()))
     out = _call(*case)
-    assert out.counts.dtype == np.int16 and out.counts.tolist() == [130, 3]
+    assert out.counts.counts.dtype == out.counts.pending[1].dtype == np.int16
+    assert _committed(out) == {1: 130, 2: 3}
     out = _call([{1, 2}], 1, {1: 120, 2: 3}, {1: -100}, set(), set())
-    assert out.counts.dtype == np.int8 and out.counts.tolist() == [20, 3]
+    assert out.counts.counts.dtype == np.int8 and _committed(out) == {1: 20, 2: 3}
 
 
 def test_a_count_below_zero_is_a_caller_bug():
