@@ -308,7 +308,6 @@ class ElasticEngine(IncrementalEvaluator):
                 changes[r] = (added, removed)
         return {r: universes[r].state() for r in own}
 
-
     def _kept_selections(self, number: int, plan: _StratumPlan) -> GrowingSelections:
         """The constant selections of the universes of the stratum numbered ``number``, kept
         across its Updates since the last Bootstrap: a universe of a derived relation is its
