@@ -56,7 +56,12 @@ import numpy as np
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
-from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term, slice_name
+from herbrand.evaluators.incremental.dbsp.input_terms import (
+    InputTerms,
+    Term,
+    kept_slice,
+    slice_name,
+)
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -223,10 +228,16 @@ class StratumCircuit:
         # ones only if an R_{i-1} they read grew
         single = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         multiple = dict(single)
+        # the rows of the traces that the input-driven terms may join with these changes
+        kept = self.inputs.kept(traces, deltas)
+
+        def kept_of(relation: str, j: int) -> Relation:
+            return kept_slice(traces[relation], kept[relation], j)
+
         i = 0
         while True:
             delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, self.inputs.changes(i, slice_of, over_slices, self.rules))
+            _add(delta, self.inputs.changes(i, kept_of, over_slices, self.rules))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
@@ -252,8 +263,12 @@ class StratumCircuit:
                 _add(delta, rule_stream[i])
             for r in self.relations:
                 x[r] = x[r] + delta[r]
-                dr = incremental_distinct(reads[r].at(x[r], i), x[r])
-                moved[r], now[r] = dr - now[r], dr
+                if reads[r].holds(x[r], i):  # ΔX_i and X_i of its rows as at i - 1
+                    moved[r] = ZSet.empty(self.arities[r])
+                else:
+                    dr = incremental_distinct(reads[r].at(x[r], i), x[r])
+                    moved[r], now[r] = dr - now[r], dr
+                dr = now[r]
                 dx_stream[r].append(delta[r])
                 dr_stream[r].append(moved[r])
                 work += len(dr)

@@ -32,6 +32,8 @@ class CountReads:
         self._found = _EMPTY  # their counts
         self._until = _EMPTY  # the iteration their counts change at
         self._ends: list[np.ndarray] = []  # per level, the position where their scans stopped
+        self._rows: ZSet | None = None  # the Z-set read last (None: looked up in full)
+        self._settled = NEVER  # the first iteration at which a count read last changes
         # summed over the levels and calls: the rows searched for among the entries, and the
         # rows whose runs were scanned (for tests and statistics)
         self.work = np.zeros(2, dtype=np.int64)
@@ -45,6 +47,7 @@ class CountReads:
         data, packed = rows.encoded()
         levels = self.counts.levels(packed) if data.shape[0] == 1 else None
         if levels is None:
+            self._rows = None
             return self.counts.at(rows, i)
         keys, m = data[0], len(rows)
         found, until = np.zeros(m, dtype=np.int64), np.full(m, NEVER, dtype=np.int64)
@@ -55,4 +58,11 @@ class CountReads:
             counts_resumed(level, iterations, counts, keys, self._keys, self._found,
                            self._until, before, i, found, until, level_ends, self.work)
         self._keys, self._found, self._until, self._ends = keys, found, until, ends
+        self._rows, self._settled = rows, int(until.min()) if m else NEVER
         return found
+
+    def holds(self, rows: ZSet, i: int) -> bool:
+        """Whether ``at(rows, i)`` would return the counts of the last read: ``rows`` is the
+        Z-set read last and none of its rows' counts changes by iteration ``i``. Skipping
+        that read leaves the next one resuming from the last. O(1)."""
+        return rows is self._rows and i < self._settled

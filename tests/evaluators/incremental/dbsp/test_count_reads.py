@@ -55,6 +55,25 @@ def test_rows_read_again_resume_their_runs():
     assert work == [[100, 100], [100, 100], [100, 110], [100, 110]]
 
 
+def test_a_read_holds_until_a_count_of_its_rows_changes():
+    """Rows counted at 0 with ten of them changed at 2: the Z-set read at 0 holds at 1 but not
+    at 2; another Z-set of the same rows does not hold (the circuit skips a read only when
+    ΔX_i is the Z-set it read); a read skipped at 1 leaves the read at 3 right."""
+    rows = np.arange(100)[None, :]
+    counts = Counts.of(1, [ZSet.of_set(rows), ZSet.empty(1),
+                           ZSet.of(rows[:, :10], np.ones(10, dtype=np.int64))])
+    reads, probe = CountReads(counts), ZSet.of_set(rows)
+    assert not reads.holds(probe, 0)
+    reads.at(probe, 0)
+    assert reads.holds(probe, 1) and not reads.holds(probe, 2)
+    assert not reads.holds(ZSet.of_set(rows), 1)
+    assert reads.at(probe, 3).tolist() == [2] * 10 + [1] * 90
+    assert reads.holds(probe, 10**6)  # no count changes after 2
+    empty = ZSet.empty(1)
+    reads.at(empty, 5)
+    assert reads.holds(empty, 6) and not reads.holds(probe, 6)
+
+
 def test_only_rows_not_read_last_are_searched():
     """Reading rows 0..49 at iteration 0, then 0..99 at 1 and 2, then 50..149 at 3, of 100
     rows counted at 0 and 1, ten more at 0 (a pending level: a smaller change came after
