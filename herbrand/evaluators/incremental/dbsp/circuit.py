@@ -48,7 +48,7 @@ not taken again from each R_{i-1}.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 import numpy as np
@@ -315,8 +315,8 @@ class StratumCircuit:
         counts = trace.counts.plus(dx_stream)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
-        left, left_at = _by_iteration([m.negative() for m in moves])
-        joined, joined_at = _by_iteration([m.positive() for m in moves])
+        left, left_at = _by_iteration(moves, ZSet.negative)
+        joined, joined_at = _by_iteration(moves, ZSet.positive)
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
         return trace.moved(left, left_at, joined, joined_at, counts)
 
@@ -328,8 +328,12 @@ def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
         into[r] = into[r] + (value if less is None else value - less[r])
 
 
-def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of per-iteration ``blocks`` in one block, and the iteration of each (sorted
-    by iteration, then as each block is: Z-sets' rows come in the traces' order)."""
-    return (np.concatenate(blocks, axis=1),
-            np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))
+def _by_iteration(moves: Sequence[ZSet], part: Callable[[ZSet], np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``part`` takes of each iteration's Z-set of ``moves`` in one block, and the
+    iteration of each (sorted by iteration, then as each Z-set's rows are: in the traces'
+    order); iterations without moves are passed over."""
+    blocks = {j: part(m) for j, m in enumerate(moves) if len(m)}
+    return (np.concatenate(list(blocks.values()), axis=1),
+            np.repeat(np.fromiter(blocks, dtype=np.int64, count=len(blocks)),
+                      [b.shape[1] for b in blocks.values()]))
