@@ -211,7 +211,7 @@ class StratumCircuit:
         dr_stream = {r: [] for r in self.relations}  # ΔR_i - ΔR_{i-1}
 
         def slice_of(relation: str, j: int) -> Relation:
-            return Relation(rows_at(traces[relation], j), unique=True)
+            return kept_slice(traces[relation], None, j)
 
         def over_slices(slices: Mapping[str, Relation],
                         changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
@@ -268,10 +268,9 @@ class StratumCircuit:
                 else:
                     dr = incremental_distinct(reads[r].at(x[r], i), x[r])
                     moved[r], now[r] = dr - now[r], dr
-                dr = now[r]
                 dx_stream[r].append(delta[r])
                 dr_stream[r].append(moved[r])
-                work += len(dr)
+                work += len(now[r])
             if budget is not None and work > budget:
                 return None
             if i >= settled_from and not any(len(m) for m in moved.values()):
