@@ -155,18 +155,19 @@ class Counts:
                 found, nexts = found + more, np.minimum(nexts, later)
         return found, nexts
 
-    def levels(self, packed: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    def levels(self, packed: bool, recent: bool = True
+               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
         """The non-empty levels' entries as (keys, iterations, running counts), the entries
-        first, then each pending level, then the recent changes' (X_i of a row is the sum of
-        its counts in them), when every row is one key in the encoding ``packed``
-        (``ZSet.encoded``); else None. O(1) per level, but the recent changes' the first
-        time (``_recent_counts``)."""
+        first, then each pending level, then (with ``recent``) the recent changes' (X_i of a
+        row is the sum of its counts in them and, without ``recent``, in the recent stream),
+        when every row is one key in the encoding ``packed`` (``ZSet.encoded``); else None.
+        O(1) per level, but the recent changes' the first time (``_recent_counts``)."""
         own = []
         if len(self._counts):
             if not self.arity or self._data.shape[0] != 1 or self._packed != packed:
                 return None
             own.append((self._data[0], self._iterations, self._counts))
-        for level in (self._pending, self._recent_counts()):
+        for level in (self._pending, self._recent_counts() if recent else None):
             if level is not None:
                 more = level.levels(packed)
                 if more is None:
