@@ -55,7 +55,7 @@ class CountReads:
         time. Per level of the counts, O(m log(m' / m) + s log(N / s) + the entries scanned)
         for m rows, m' read last, s of them not read last, and N entries."""
         data, packed = rows.encoded()
-        levels = self.counts.levels(packed, recent=False) if data.shape[0] == 1 else None
+        levels = self.counts.levels(packed) if data.shape[0] == 1 else None
         if levels is None:
             self._rows = None
             return self.counts.at(rows, i)

@@ -100,7 +100,7 @@ def test_only_rows_not_read_last_are_searched():
     for i, p in enumerate(probes):
         got.append(reads.at(ZSet.of_set(p[None, :]), i).tolist())
         searched.append(int(reads.work[0]))
-    assert len(counts.levels(False)) == 3 and len(counts.recent) == 2
+    assert len(counts.levels(False)) == 2 and len(counts.recent) == 2
     assert got == [[2] * 10 + [1] * 40, [4] + [3] * 9 + [2] * 90, [4] + [3] * 9 + [2] * 90,
                    [2] * 50 + [0] * 50]
     assert searched == [100, 200, 200, 300]
