@@ -73,6 +73,22 @@ def _sorted_positions(haystack, needles):
     return out
 
 
+# the count types of the weighted runs that ``weights_at`` reads (narrow ones in the counting
+# engine's state)
+_COUNT_TYPES = ("i1", "i2", "i4", "i8")
+
+
+@exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1])" for t in _COUNT_TYPES))
+def _weights_at(keys, counts, needles):
+    out = np.zeros(needles.shape[0], dtype=np.int64)
+    n, lo = keys.shape[0], 0
+    for j in range(needles.shape[0]):
+        lo = gallop(keys, lo, needles[j])
+        if lo < n and keys[lo] == needles[j]:
+            out[j] = counts[lo]
+    return out
+
+
 @exported("UniTuple(i8[::1], 2)(i8[::1], i8[::1], i8[::1], i8[::1])")
 def _merge_added(keys, counts, delta_keys, delta_counts):
     n, m = keys.shape[0], delta_keys.shape[0]
@@ -306,9 +322,14 @@ def sorted_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     (``np.searchsorted(haystack, needles)``): O(m log(n / m) + m) by galloping when the
     needles ascend (checked, O(m)), O(m log n) otherwise."""
     needles = np.ascontiguousarray(needles, dtype=np.int64)
-    if len(needles) > 1 and (needles[1:] < needles[:-1]).any():
+    if not _ascending(needles):
         return np.searchsorted(haystack, needles).astype(np.int64)
     return _sorted_positions(np.ascontiguousarray(haystack, dtype=np.int64), needles)
+
+
+def _ascending(values: np.ndarray) -> bool:
+    """Whether ``values`` never descend. O(m)."""
+    return len(values) < 2 or not (values[1:] < values[:-1]).any()
 
 
 def found_in(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
@@ -344,8 +365,13 @@ def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def weights_at(keys: np.ndarray, counts: np.ndarray, needles: np.ndarray) -> np.ndarray:
     """The int64 count of each of ``needles`` in a weighted run of strictly ascending
-    ``keys`` (0 when absent), ``sorted_positions``' cost."""
+    ``keys`` (0 when absent), ``sorted_positions``' cost: for ascending needles one galloping
+    pass that reads the counts as it finds them (``_weights_at``)."""
+    needles = np.ascontiguousarray(needles, dtype=np.int64)
     if not len(keys):
         return np.zeros(len(needles), dtype=np.int64)
-    at = np.minimum(sorted_positions(keys, needles), len(keys) - 1)
+    if _ascending(needles) and counts.dtype.str[1:] in _COUNT_TYPES:
+        return _weights_at(np.ascontiguousarray(keys, dtype=np.int64),
+                           np.ascontiguousarray(counts), needles)
+    at = np.minimum(np.searchsorted(keys, needles), len(keys) - 1)
     return np.where(keys[at] == needles, counts[at], 0).astype(np.int64)

@@ -165,9 +165,9 @@ class Semijoins:
         if self.ordered and shared[0][0] == 0 and rows.shape[1]:
             at = _ranges(rows[0], seed[shared[0][1]])
         if at is not None:
-            rows, shared = rows[:, at], shared[1:]
+            rows, shared = np.take(rows, at, axis=1), shared[1:]
         for column, seed_column in shared:
-            rows = rows[:, matching(rows[column], seed[seed_column])]
+            rows = np.take(rows, matching(rows[column], seed[seed_column]), axis=1)
         return rows
 
     def _reading(self, rule: Rule, seed: str, filters: list[Filter]) -> Rule:

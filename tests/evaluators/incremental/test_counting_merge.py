@@ -33,6 +33,20 @@ def test_sorted_positions_is_searchsorted_for_sorted_and_unsorted_needles(hay, n
         3 * p + 1000 if p in set(hay) else 0 for p in probe.tolist()]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.integers(-30, 30), st.integers(-100, 100), max_size=30), _values,
+       st.sampled_from([np.int8, np.int16, np.int32, np.int64]), st.booleans())
+def test_weights_at_reads_counts_of_every_width(entries, needles, dtype, order):
+    """Narrow counts (the counting engine's) come back as int64, for sorted and unsorted
+    needles, absent ones 0."""
+    keys = np.array(sorted(entries), dtype=np.int64)
+    counts = np.array([entries[k] for k in sorted(entries)], dtype=dtype)
+    probe = np.array(sorted(needles) if order else needles, dtype=np.int64)
+    found = weights_at(keys, counts, probe)
+    assert found.dtype == np.int64
+    assert found.tolist() == [entries.get(p, 0) for p in probe.tolist()]
+
+
 def test_sorted_positions_gallops_past_a_long_haystack():
     haystack = np.arange(0, 2_000_000, 2, dtype=np.int64)
     probe = np.array([-1, 0, 3, 1_999_998, 5_000_000], dtype=np.int64)

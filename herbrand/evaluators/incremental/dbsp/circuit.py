@@ -48,7 +48,7 @@ not taken again from each R_{i-1}.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 import numpy as np
@@ -56,7 +56,12 @@ import numpy as np
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
-from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, Term, slice_name
+from herbrand.evaluators.incremental.dbsp.input_terms import (
+    InputTerms,
+    Term,
+    kept_slice,
+    slice_name,
+)
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
@@ -206,7 +211,7 @@ class StratumCircuit:
         dr_stream = {r: [] for r in self.relations}  # ΔR_i - ΔR_{i-1}
 
         def slice_of(relation: str, j: int) -> Relation:
-            return Relation(rows_at(traces[relation], j), unique=True)
+            return kept_slice(traces[relation], None, j)
 
         def over_slices(slices: Mapping[str, Relation],
                         changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
@@ -223,10 +228,16 @@ class StratumCircuit:
         # ones only if an R_{i-1} they read grew
         single = {r: ZSet.empty(self.arities[r]) for r in self.relations}
         multiple = dict(single)
+        # the rows of the traces that the input-driven terms may join with these changes
+        kept = self.inputs.kept(traces, deltas)
+
+        def kept_of(relation: str, j: int) -> Relation:
+            return kept_slice(traces[relation], kept[relation], j)
+
         i = 0
         while True:
             delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, self.inputs.changes(i, slice_of, over_slices, self.rules))
+            _add(delta, self.inputs.changes(i, kept_of, over_slices, self.rules))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
@@ -252,11 +263,14 @@ class StratumCircuit:
                 _add(delta, rule_stream[i])
             for r in self.relations:
                 x[r] = x[r] + delta[r]
-                dr = incremental_distinct(reads[r].at(x[r], i), x[r])
-                moved[r], now[r] = dr - now[r], dr
+                if reads[r].holds(x[r], i):  # ΔX_i and X_i of its rows as at i - 1
+                    moved[r] = ZSet.empty(self.arities[r])
+                else:
+                    dr = incremental_distinct(reads[r].at(x[r], i), x[r])
+                    moved[r], now[r] = dr - now[r], dr
                 dx_stream[r].append(delta[r])
                 dr_stream[r].append(moved[r])
-                work += len(dr)
+                work += len(now[r])
             if budget is not None and work > budget:
                 return None
             if i >= settled_from and not any(len(m) for m in moved.values()):
@@ -300,8 +314,8 @@ class StratumCircuit:
         counts = trace.counts.plus(dx_stream)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
-        left, left_at = _by_iteration([m.negative() for m in moves])
-        joined, joined_at = _by_iteration([m.positive() for m in moves])
+        left, left_at = _by_iteration(moves, ZSet.negative)
+        joined, joined_at = _by_iteration(moves, ZSet.positive)
         # a row that joins an iteration and existed has left its old one: ``left`` holds it
         return trace.moved(left, left_at, joined, joined_at, counts)
 
@@ -313,8 +327,12 @@ def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
         into[r] = into[r] + (value if less is None else value - less[r])
 
 
-def _by_iteration(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of per-iteration ``blocks`` in one block, and the iteration of each (sorted
-    by iteration, then as each block is: Z-sets' rows come in the traces' order)."""
-    return (np.concatenate(blocks, axis=1),
-            np.repeat(np.arange(len(blocks)), [b.shape[1] for b in blocks]))
+def _by_iteration(moves: Sequence[ZSet], part: Callable[[ZSet], np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``part`` takes of each iteration's Z-set of ``moves`` in one block, and the
+    iteration of each (sorted by iteration, then as each Z-set's rows are: in the traces'
+    order); iterations without moves are passed over."""
+    blocks = {j: part(m) for j, m in enumerate(moves) if len(m)}
+    return (np.concatenate(list(blocks.values()), axis=1),
+            np.repeat(np.fromiter(blocks, dtype=np.int64, count=len(blocks)),
+                      [b.shape[1] for b in blocks.values()]))

@@ -10,6 +10,12 @@ counts, where the row's scan stopped: a row read again whose count holds is not 
 one whose count changed since scans on from there, and only the rows not read at the last
 iteration are searched for among the entries (by galloping: O(s log(N / s)), scattered over
 N entries); one kernel pass per level (``counts_resumed``).
+
+The recent changes of the counts (``Counts.recent``: dX not yet in the levels, one Z-set per
+iteration) are not sorted into a level of their own (TC over graph10000: the 89k entries of a
+1% insert, sorted when the delete that follows first reads them, then searched for every row
+besides the entries): their sum up to i is kept, grown by one Z-set per iteration (a merge),
+and each read looks its rows up in it by one galloping pass.
 """
 
 from __future__ import annotations
@@ -32,6 +38,12 @@ class CountReads:
         self._found = _EMPTY  # their counts
         self._until = _EMPTY  # the iteration their counts change at
         self._ends: list[np.ndarray] = []  # per level, the position where their scans stopped
+        self._rows: ZSet | None = None  # the Z-set read last (None: looked up in full)
+        self._settled = NEVER  # the first iteration at which a count read last changes
+        self._read_at = -1  # the iteration of the last read
+        self._recent = counts.recent
+        self._recent_sum = ZSet.empty(counts.arity)  # Σ recent[j] for j <= _summed_to
+        self._summed_to = -1
         # summed over the levels and calls: the rows searched for among the entries, and the
         # rows whose runs were scanned (for tests and statistics)
         self.work = np.zeros(2, dtype=np.int64)
@@ -45,6 +57,7 @@ class CountReads:
         data, packed = rows.encoded()
         levels = self.counts.levels(packed) if data.shape[0] == 1 else None
         if levels is None:
+            self._rows = None
             return self.counts.at(rows, i)
         keys, m = data[0], len(rows)
         found, until = np.zeros(m, dtype=np.int64), np.full(m, NEVER, dtype=np.int64)
@@ -55,4 +68,22 @@ class CountReads:
             counts_resumed(level, iterations, counts, keys, self._keys, self._found,
                            self._until, before, i, found, until, level_ends, self.work)
         self._keys, self._found, self._until, self._ends = keys, found, until, ends
-        return found
+        self._rows, self._settled, self._read_at = rows, int(until.min()) if m else NEVER, i
+        recent = self._recent_until(i)
+        return found + recent.weights_at(rows) if len(recent) else found
+
+    def _recent_until(self, i: int) -> ZSet:
+        """The recent changes summed up to iteration ``i`` (at least the last call's): the
+        last sum plus the iterations since. O(r) per iteration added."""
+        while self._summed_to < min(i, len(self._recent) - 1):
+            self._summed_to += 1
+            self._recent_sum = self._recent_sum + self._recent[self._summed_to]
+        return self._recent_sum
+
+    def holds(self, rows: ZSet, i: int) -> bool:
+        """Whether ``at(rows, i)`` would return the counts of the last read: ``rows`` is the
+        Z-set read last and none of its rows' counts changes by iteration ``i`` (in the
+        levels, nor in the recent changes since the last read). Skipping that read leaves
+        the next one resuming from the last. O(i - the last read's iteration)."""
+        return (rows is self._rows and i < self._settled
+                and not any(len(z) for z in self._recent[self._read_at + 1:i + 1]))

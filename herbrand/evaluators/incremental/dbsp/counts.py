@@ -23,8 +23,9 @@ Above the levels, the most recent changes wait as they come, the dX stream itsel
 per iteration, ``recent``): an update adds its changes to them iteration by iteration (O(r +
 c), no sort), so that changes that cancel (an insert and its delete) vanish there, and an
 update that reads no counts before the next one (the last stratum's changes, a stratum that
-an update does not reach) never sorts them. They are sorted into a level when first read
-(and kept with these counts), go down into the levels when a change at least
+an update does not reach) never sorts them. An update's reads sum them as they are
+(``count_reads``); a lookup here (``at``) sorts them into a level when first made (kept with
+these counts). They go down into the levels when a change at least
 ``PENDING_SHARE`` times smaller comes (which so never copies more than that multiple of
 itself), and with the levels into the entries when they pass 1/``PENDING_SHARE`` of them.
 
@@ -157,21 +158,19 @@ class Counts:
 
     def levels(self, packed: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
         """The non-empty levels' entries as (keys, iterations, running counts), the entries
-        first, then each pending level, then the recent changes' (X_i of a row is the sum of
-        its counts in them), when every row is one key in the encoding ``packed``
-        (``ZSet.encoded``); else None. O(1) per level, but the recent changes' the first
-        time (``_recent_counts``)."""
+        first, then each pending level (X_i of a row is the sum of its counts in them and in
+        the recent stream, ``recent``), when every row is one key in the encoding ``packed``
+        (``ZSet.encoded``); else None. O(1) per level."""
         own = []
         if len(self._counts):
             if not self.arity or self._data.shape[0] != 1 or self._packed != packed:
                 return None
             own.append((self._data[0], self._iterations, self._counts))
-        for level in (self._pending, self._recent_counts()):
-            if level is not None:
-                more = level.levels(packed)
-                if more is None:
-                    return None
-                own += more
+        if self._pending is not None:
+            more = self._pending.levels(packed)
+            if more is None:
+                return None
+            own += more
         return own
 
     def plus(self, changes: Sequence[ZSet]) -> Counts:

@@ -108,7 +108,8 @@ class ZSet:
         if not self._packed:
             return self._data
         if self._rows is None:
-            self._rows = identity_codec(self.arity).unpack(self._data)
+            self._rows = (identity_codec(self.arity).unpack(self._data) if len(self.weights)
+                          else np.zeros((self.arity, 0), dtype=np.int64))
             self._rows.flags.writeable = False
         return self._rows
 

@@ -3,8 +3,12 @@ and the slice each reads."""
 
 from __future__ import annotations
 
-from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, slice_name
-from herbrand.evaluators.incremental.dbsp.operators import LiftedRule, old_name
+import numpy as np
+
+from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, kept_slice, slice_name
+from herbrand.evaluators.incremental.dbsp.operators import LiftedRule, delta_name, old_name
+from herbrand.evaluators.incremental.dbsp.trace import Trace
+from herbrand.evaluators.incremental.dbsp.zset import ZSet
 from herbrand.framework.parser import parse
 from herbrand.framework.syntax import Literal
 
@@ -54,3 +58,36 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
                for _, (_, rule) in terms.sliced[0])
     assert {chosen for chosen, _ in terms.multiple[0]} == {(2,)}
     assert terms.multiple_read == {"m"}
+
+
+def test_kept_rows_are_those_joining_the_changes():
+    """``tc(x, y), Δe(y, z)`` keeps the rows of tc's trace whose y occurs in Δe; a slice
+    keeps its kept rows (none: no evaluation), and an unchanged Δe keeps no row."""
+    rules = [LiftedRule.of(rule) for rule in TC]
+    terms = InputTerms(rules, ["tc"])
+    rows = np.array([[1, 1, 2, 3, 1, 4], [2, 5, 3, 5, 3, 2]])
+    iteration = np.array([0, 0, 1, 1, 2, 2])
+    trace = Trace.of(rows, iteration, [ZSet.of_set(rows[:, :2])])
+    delta = ZSet.of_set(np.array([[3, 9], [7, 8]]))  # Δe: (3, 7), (9, 8)
+    kept = terms.kept({"tc": trace}, {delta_name("e"): delta})
+    columns = trace.relation.columns
+    assert sorted(map(tuple, columns[:, kept["tc"]].T.tolist())) == [(1, 3), (2, 3)]
+    assert kept_slice(trace, kept["tc"], 0).to_set() == frozenset()
+    assert kept_slice(trace, kept["tc"], 1).to_set() == {(2, 3)}
+    assert kept_slice(trace, kept["tc"], 2).to_set() == {(1, 3)}
+    assert kept_slice(trace, None, 1).to_set() == {(2, 3), (3, 5)}
+    assert not len(terms.kept({"tc": trace}, {})["tc"])
+
+
+def test_a_term_sharing_no_variable_with_its_change_keeps_every_row():
+    rules = [LiftedRule.of(rule) for rule in parse("""
+    .decl e(x: number)
+    .decl p(x: number)
+    p(x) :- e(x).
+    p(x) :- p(x), e(_).
+    """).rules]
+    terms = InputTerms(rules, ["p"])
+    rows = np.array([[1, 2]])
+    trace = Trace.of(rows, np.array([0, 1]), [ZSet.of_set(rows)])
+    assert terms.kept({"p": trace}, {delta_name("e"): ZSet.of_set(np.array([[7]]))}) == {
+        "p": None}

@@ -114,3 +114,12 @@ def test_sorted_order_is_a_stable_sort(keys):
     ordered, order = zset.sorted_order(keys)
     assert order.tolist() == np.argsort(keys, kind="stable").tolist()
     assert ordered.tolist() == sorted(keys.tolist())
+
+
+def test_rows_of_an_empty_z_set_are_an_empty_block_of_its_arity():
+    """Packed or not, a Z-set without rows gives an (arity, 0) int64 block (not unpacked)."""
+    for arity in range(4):
+        z = ZSet.of(np.arange(3 * arity).reshape(arity, 3), np.ones(3, dtype=np.int64))
+        for empty in (ZSet.empty(arity), z.where(np.zeros(len(z), dtype=bool)), z - z):
+            assert empty.rows.shape == (arity, 0) and empty.rows.dtype == np.int64
+            assert not empty.positive().shape[1] and not empty.negative().shape[1]
