@@ -305,44 +305,63 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _field_keys(block, order, lowest, widths):
     """One int64 per column of a (c, n) block, read in place: the value of row ``order[r]``
     less ``lowest[r]`` in a bit field of ``widths[r]`` bits, ``order[0]``'s highest (their
-    sum at most 63: keys compare as the columns of ``block[order]`` do, lexicographically)."""
-    keys = np.empty(block.shape[1], dtype=np.int64)
-    for i in range(block.shape[1]):
-        key = np.int64(0)
-        for r in range(len(order)):
-            key = (key << widths[r]) | (block[order[r], i] - lowest[r])
-        keys[i] = key
+    sum at most 63: keys compare as the columns of ``block[order]`` do, lexicographically).
+    A pass per row: 2.5 times as fast on a strided block as a pass per column reading every
+    row (0.15 against 0.37 ms for 4 x 126,000 values)."""
+    keys = np.zeros(block.shape[1], dtype=np.int64)
+    for r in range(len(order)):
+        row, lowest_value, width = block[order[r]], lowest[r], widths[r]
+        for i in range(block.shape[1]):
+            keys[i] = (keys[i] << width) | (row[i] - lowest_value)
     return keys
 
 
 @exported("i8[:, ::1](i8[::1], i8[::1], i8[::1])")
 def _distinct_fields(keys, lowest, widths):
     """The distinct values of sorted ``keys`` (``_field_keys``'), unpacked into a (c, k)
-    block."""
-    distinct = 0
-    for i in range(len(keys)):
-        if i == 0 or keys[i] != keys[i - 1]:
-            distinct += 1
+    block: a count of the repeats, a compaction only if there are any, then a pass per row
+    of the block (3 times as fast as a pass writing every row: 0.075 against 0.24 ms for
+    126,000 keys of 4 fields)."""
+    n = len(keys)
+    distinct = n
+    for i in range(1, n):
+        if keys[i] == keys[i - 1]:
+            distinct -= 1
+    if distinct < n:
+        kept = np.empty(distinct, dtype=np.int64)
+        j = 0
+        for i in range(n):
+            if i == 0 or keys[i] != keys[i - 1]:
+                kept[j] = keys[i]
+                j += 1
+        keys = kept
     out = np.empty((len(widths), distinct), dtype=np.int64)
-    j = 0
-    for i in range(len(keys)):
-        if i and keys[i] == keys[i - 1]:
-            continue
-        key = keys[i]
-        for r in range(len(widths) - 1, -1, -1):
-            out[r, j] = (key & ((np.int64(1) << widths[r]) - 1)) + lowest[r]
-            key >>= widths[r]
-        j += 1
+    shift = 0
+    for r in range(len(widths) - 1, -1, -1):
+        mask, lowest_value, row = (np.int64(1) << widths[r]) - 1, lowest[r], out[r]
+        for i in range(distinct):
+            row[i] = ((keys[i] >> shift) & mask) + lowest_value
+        shift += widths[r]
     return out
 
 
-def sort_unique(block: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+def row_bounds(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the greatest value of each row of a (c, n > 0) block. O(c n): numpy's
+    vectorised passes (a numba pass that takes both at once reads a strided block in 0.35 ms
+    per 4 x 126,000 values against 0.2 ms)."""
+    return block.min(axis=1), block.max(axis=1)
+
+
+def sort_unique(block: np.ndarray, order: np.ndarray | None = None,
+                bounds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The distinct columns of ``block[order]`` (a (c, n) block's rows in ``order``, all in
-    turn by default) in lexicographic order, as a new C-contiguous block: one sort of one key
-    per column, its values' offsets packed in bit fields straight from the block's rows (no
-    permuted copy) and unpacked in one pass each (numba) when they fit 63 bits, else
-    ``packed_keys.sorted_distinct`` of the permuted rows; of the values themselves for one row
-    of packed rows. O(n log n). Bit fields rather than ``sorted_distinct``'s mixed radix,
+    turn by default) in lexicographic order, as a new C-contiguous block; ``bounds``: the
+    block's ``row_bounds``, if the caller has them. O(n log n).
+
+    One sort of one key per column: the values' offsets packed in bit fields straight from
+    the block's rows (no permuted copy) and unpacked a row at a time (numba) when they fit 63
+    bits, else ``packed_keys.sorted_distinct`` of the permuted rows; of the values themselves
+    for one row of packed rows. Bit fields rather than ``sorted_distinct``'s mixed radix,
     which numpy packs and unpacks in a pass per column each: four columns of 126,000 rows (an
     elastic universe's join index) sorted in 1.8-2.3 -> 1.1-1.4 ms (least of 20)."""
     order = _row_order(block, order)
@@ -353,7 +372,7 @@ def sort_unique(block: np.ndarray, order: np.ndarray | None = None) -> np.ndarra
         fresh = ordered[1:] != ordered[:-1]
         kept = ordered if fresh.all() else ordered[np.concatenate(([True], fresh))]
         return kept[None, :]
-    lowest, highest = block.min(axis=1)[order], block.max(axis=1)[order]
+    lowest, highest = (bound[order] for bound in bounds or row_bounds(block))
     widths = [max(int(h) - int(lo), 1).bit_length() for lo, h in zip(lowest, highest, strict=True)]
     if sum(widths) > 63:
         return sorted_distinct(block[order])

@@ -24,6 +24,7 @@ from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, V
 from herbrand.indexes.kernels import (
     is_strictly_sorted,
     merge_unique,
+    row_bounds,
     run_join,
     searchsorted,
     sort_unique,
@@ -65,11 +66,16 @@ class RowCodec:
             packed |= field
         return packed
 
-    def packs(self, batch: np.ndarray) -> bool:
+    def packs(self, batch: np.ndarray,
+              bounds: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
         """Whether an (arity, n) batch's rows are encoded packed: whether every value fits a
-        field (its least and greatest values decide). O(arity n)."""
-        return bool(self.width) and (not batch.size or (batch.min() >= -self.offset
-                                                         and batch.max() < self.offset))
+        field (its least and greatest values decide; ``bounds``: its ``row_bounds``, if the
+        caller has them). O(arity n), O(arity) with ``bounds``."""
+        if not self.width or not batch.size:
+            return bool(self.width)
+        lowest, highest = (batch.min(), batch.max()) if bounds is None else (bounds[0].min(),
+                                                                             bounds[1].max())
+        return bool(lowest >= -self.offset and highest < self.offset)
 
     def packed(self, batch: np.ndarray) -> np.ndarray:
         """The packed (1, n) run data of a batch that ``packs``, in the batch's row order,
@@ -148,12 +154,13 @@ class SortedRun:
         the codec's order already (checked first: O(1) for most other batches, which break
         the order early). Unpacked rows are read in the codec's order in place: the sort
         writes the run's one new block, with no permuted copy of the batch before it."""
-        if codec.packs(batch):
+        bounds = row_bounds(batch) if codec.width and batch.size else None
+        if codec.packs(batch, bounds):
             data = codec.packed(batch)
             return cls(codec, data if is_strictly_sorted(data) else sort_unique(data), True)
         if is_strictly_sorted(batch, codec.order_array):
             return cls(codec, batch[list(codec.order)], False)
-        return cls(codec, sort_unique(batch, codec.order_array), False)
+        return cls(codec, sort_unique(batch, codec.order_array, bounds), False)
 
     def __len__(self) -> int:
         return self.data.shape[1]

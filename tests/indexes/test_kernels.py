@@ -15,6 +15,7 @@ from herbrand.indexes.kernels import (
     is_strictly_sorted,
     join_by_groups,
     merge_unique,
+    row_bounds,
     searchsorted,
     sort_unique,
 )
@@ -206,6 +207,19 @@ def test_sort_unique_in_bit_fields_or_not_is_pythons_sorted_set(c, bits, data):
     reordered = rows if order is None else [tuple(row[r] for r in order) for row in rows]
     assert as_rows(got) == sorted(set(reordered)) and got.flags.c_contiguous
     assert as_rows(block) == rows and not np.may_share_memory(got, block)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda c: st.tuples(st.just(c), blocks(c, INT64).filter(len))),
+       st.booleans())
+def test_row_bounds_are_each_rows_least_and_greatest_value(case, strided):
+    c, rows = case
+    block = as_block(rows, c)
+    if strided:  # a prefix view of a wider buffer, as a growing relation's columns are
+        block = np.concatenate([block, np.full((c, 2), 2**63 - 1)], axis=1)[:, : len(rows)]
+    lowest, highest = row_bounds(block)
+    assert lowest.tolist() == [min(column) for column in zip(*rows, strict=True)]
+    assert highest.tolist() == [max(column) for column in zip(*rows, strict=True)]
 
 
 @settings(max_examples=150, deadline=None)
