@@ -45,14 +45,17 @@ def _integer_block(rows: np.ndarray, expected: str) -> np.ndarray:
     return block
 
 
-def as_batch(rows: np.ndarray, arity: int) -> np.ndarray:
-    """``rows`` as a C-contiguous (arity, n) int64 array. O(n) when a copy is needed.
+def as_batch(rows: np.ndarray, arity: int, *, contiguous: bool = True) -> np.ndarray:
+    """``rows`` as a C-contiguous (arity, n) int64 array, or with ``contiguous=False`` an
+    int64 array in any layout (``rows`` itself if it is one). O(n) when a copy is needed.
 
     Raises ArityError for a wrong shape and TypeError for non-integer values.
     """
     batch = _integer_block(rows, f"({arity}, n)")
     if batch.shape[0] != arity:
         raise ArityError(f"expected an ({arity}, n) batch of rows, got shape {batch.shape}")
+    if not contiguous:
+        return batch.astype(np.int64, copy=False)
     return np.ascontiguousarray(batch, dtype=np.int64)
 
 
@@ -270,12 +273,18 @@ def _merge_unique(a, b):
     return out[:, :k].copy()
 
 
-@exported("b1(i8[:, ::1])")
-def _strictly_sorted(block):
-    i = 1
-    while i < block.shape[1] and _compare(block, i - 1, block, i) < 0:
-        i += 1
-    return i >= block.shape[1]
+@exported("b1(i8[:, :], i8[::1])")
+def _strictly_sorted(block, order):
+    """Whether the columns of ``block[order]`` increase strictly, read in place."""
+    for i in range(1, block.shape[1]):
+        below = False
+        for r in order:
+            if block[r, i - 1] != block[r, i]:
+                below = block[r, i - 1] < block[r, i]
+                break
+        if not below:
+            return False
+    return True
 
 
 def searchsorted(haystack: np.ndarray, needles: np.ndarray, side: str) -> np.ndarray:
@@ -292,68 +301,95 @@ def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _merge_unique(np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
-@exported("i8[::1](i8[:, :], i8[::1], i8[::1])")
-def _field_keys(block, lowest, widths):
-    """One int64 per column of a (c, n) block: row r's value less ``lowest[r]`` in a bit
-    field of ``widths[r]`` bits, row 0's highest (their sum at most 63: keys compare as the
-    columns do, lexicographically)."""
-    keys = np.empty(block.shape[1], dtype=np.int64)
-    for i in range(block.shape[1]):
-        key = np.int64(0)
-        for r in range(block.shape[0]):
-            key = (key << widths[r]) | (block[r, i] - lowest[r])
-        keys[i] = key
+@exported("i8[::1](i8[:, :], i8[::1], i8[::1], i8[::1])")
+def _field_keys(block, order, lowest, widths):
+    """One int64 per column of a (c, n) block, read in place: the value of row ``order[r]``
+    less ``lowest[r]`` in a bit field of ``widths[r]`` bits, ``order[0]``'s highest (their
+    sum at most 63: keys compare as the columns of ``block[order]`` do, lexicographically).
+    A pass per row: 2.5 times as fast on a strided block as a pass per column reading every
+    row (0.15 against 0.37 ms for 4 x 126,000 values)."""
+    keys = np.zeros(block.shape[1], dtype=np.int64)
+    for r in range(len(order)):
+        row, lowest_value, width = block[order[r]], lowest[r], widths[r]
+        for i in range(block.shape[1]):
+            keys[i] = (keys[i] << width) | (row[i] - lowest_value)
     return keys
 
 
 @exported("i8[:, ::1](i8[::1], i8[::1], i8[::1])")
 def _distinct_fields(keys, lowest, widths):
     """The distinct values of sorted ``keys`` (``_field_keys``'), unpacked into a (c, k)
-    block."""
-    distinct = 0
-    for i in range(len(keys)):
-        if i == 0 or keys[i] != keys[i - 1]:
-            distinct += 1
+    block: a count of the repeats, a compaction only if there are any, then a pass per row
+    of the block (3 times as fast as a pass writing every row: 0.075 against 0.24 ms for
+    126,000 keys of 4 fields)."""
+    n = len(keys)
+    distinct = n
+    for i in range(1, n):
+        if keys[i] == keys[i - 1]:
+            distinct -= 1
+    if distinct < n:
+        kept = np.empty(distinct, dtype=np.int64)
+        j = 0
+        for i in range(n):
+            if i == 0 or keys[i] != keys[i - 1]:
+                kept[j] = keys[i]
+                j += 1
+        keys = kept
     out = np.empty((len(widths), distinct), dtype=np.int64)
-    j = 0
-    for i in range(len(keys)):
-        if i and keys[i] == keys[i - 1]:
-            continue
-        key = keys[i]
-        for r in range(len(widths) - 1, -1, -1):
-            out[r, j] = (key & ((np.int64(1) << widths[r]) - 1)) + lowest[r]
-            key >>= widths[r]
-        j += 1
+    shift = 0
+    for r in range(len(widths) - 1, -1, -1):
+        mask, lowest_value, row = (np.int64(1) << widths[r]) - 1, lowest[r], out[r]
+        for i in range(distinct):
+            row[i] = ((keys[i] >> shift) & mask) + lowest_value
+        shift += widths[r]
     return out
 
 
-def sort_unique(block: np.ndarray) -> np.ndarray:
-    """The distinct columns of a (c, n) block in lexicographic order: one sort of one key per
-    column, its values' offsets packed in bit fields and unpacked in one pass each (numba)
-    when they fit 63 bits, else ``packed_keys.sorted_distinct``; of the values themselves for
-    one row of packed rows. O(n log n). Bit fields rather than ``sorted_distinct``'s mixed
-    radix, which numpy packs and unpacks in a pass per column each: four columns of 126,000
-    rows (an elastic universe's join index) sorted in 1.8-2.3 -> 1.1-1.4 ms (least of 20)."""
-    if block.shape[0] == 0 or block.shape[1] <= 1:
-        return block[:, : min(block.shape[1], 1)].copy()
-    if block.shape[0] == 1:  # packed rows: one sort, and a compaction only for duplicates
-        ordered = np.sort(block[0])
+def row_bounds(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the greatest value of each row of a (c, n > 0) block. O(c n): numpy's
+    vectorised passes (a numba pass that takes both at once reads a strided block in 0.35 ms
+    per 4 x 126,000 values against 0.2 ms)."""
+    return block.min(axis=1), block.max(axis=1)
+
+
+def sort_unique(block: np.ndarray, order: np.ndarray | None = None,
+                bounds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The distinct columns of ``block[order]`` (a (c, n) block's rows in ``order``, all in
+    turn by default) in lexicographic order, as a new C-contiguous block; ``bounds``: the
+    block's ``row_bounds``, if the caller has them. O(n log n).
+
+    One sort of one key per column: the values' offsets packed in bit fields straight from
+    the block's rows (no permuted copy) and unpacked a row at a time (numba) when they fit 63
+    bits, else ``packed_keys.sorted_distinct`` of the permuted rows; of the values themselves
+    for one row of packed rows. Bit fields rather than ``sorted_distinct``'s mixed radix,
+    which numpy packs and unpacks in a pass per column each: four columns of 126,000 rows (an
+    elastic universe's join index) sorted in 1.8-2.3 -> 1.1-1.4 ms (least of 20)."""
+    order = _row_order(block, order)
+    if len(order) == 0 or block.shape[1] <= 1:
+        return block[order, : min(block.shape[1], 1)]
+    if len(order) == 1:  # packed rows: one sort, and a compaction only for duplicates
+        ordered = np.sort(block[order[0]])
         fresh = ordered[1:] != ordered[:-1]
         kept = ordered if fresh.all() else ordered[np.concatenate(([True], fresh))]
         return kept[None, :]
-    lowest, highest = block.min(axis=1), block.max(axis=1)
+    lowest, highest = (bound[order] for bound in bounds or row_bounds(block))
     widths = [max(int(h) - int(lo), 1).bit_length() for lo, h in zip(lowest, highest, strict=True)]
     if sum(widths) > 63:
-        return sorted_distinct(block)
+        return sorted_distinct(block[order])
     widths = np.array(widths, dtype=np.int64)
-    keys = _field_keys(block, lowest, widths)
+    keys = _field_keys(block, order, lowest, widths)
     keys.sort()
     return _distinct_fields(keys, lowest, widths)
 
 
-def is_strictly_sorted(block: np.ndarray) -> bool:
-    """Whether the columns of a (c, n) block increase strictly. O(n c)."""
-    return bool(_strictly_sorted(np.ascontiguousarray(block)))
+def is_strictly_sorted(block: np.ndarray, order: np.ndarray | None = None) -> bool:
+    """Whether the columns of ``block[order]`` (all its rows in turn by default) increase
+    strictly, read in place. O(n c)."""
+    return bool(_strictly_sorted(block, _row_order(block, order)))
+
+
+def _row_order(block: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    return np.arange(block.shape[0], dtype=np.int64) if order is None else order
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, V
 from herbrand.indexes.kernels import (
     is_strictly_sorted,
     merge_unique,
+    row_bounds,
     run_join,
     searchsorted,
     sort_unique,
@@ -65,15 +66,29 @@ class RowCodec:
             packed |= field
         return packed
 
+    def packs(self, batch: np.ndarray,
+              bounds: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+        """Whether an (arity, n) batch's rows are encoded packed: whether every value fits a
+        field (its least and greatest values decide; ``bounds``: its ``row_bounds``, if the
+        caller has them). O(arity n), O(arity) with ``bounds``."""
+        if not self.width or not batch.size:
+            return bool(self.width)
+        lowest, highest = (batch.min(), batch.max()) if bounds is None else (bounds[0].min(),
+                                                                             bounds[1].max())
+        return bool(lowest >= -self.offset and highest < self.offset)
+
+    def packed(self, batch: np.ndarray) -> np.ndarray:
+        """The packed (1, n) run data of a batch that ``packs``, in the batch's row order,
+        reading its rows in place. O(arity n)."""
+        packed = self.pack(batch, self.order if self.permutes else None)
+        packed ^= _SIGN
+        return packed.view(np.int64)[None, :]
+
     def encode(self, batch: np.ndarray) -> tuple[np.ndarray, bool]:
-        """An (arity, n) batch as run data and whether it is packed. O(arity n): packing
-        reads the batch's rows in place (its least and greatest values decide whether every
-        value fits a field)."""
-        if self.width and (not batch.size or (batch.min() >= -self.offset
-                                              and batch.max() < self.offset)):
-            packed = self.pack(batch, self.order if self.permutes else None)
-            packed ^= _SIGN
-            return packed.view(np.int64)[None, :], True
+        """An (arity, n) batch as run data (a new array, in the batch's row order) and whether
+        it is packed. O(arity n)."""
+        if self.packs(batch):
+            return self.packed(batch), True
         return batch[list(self.order)], False
 
     def unpack(self, data: np.ndarray) -> np.ndarray:
@@ -134,13 +149,18 @@ class SortedRun:
 
     @classmethod
     def from_batch(cls, codec: RowCodec, batch: np.ndarray) -> SortedRun:
-        """Sort and deduplicate an (arity, n) batch: O(n log n), or O(n) when its rows come
-        strictly increasing in the codec's order already (checked first: O(1) for most other
-        batches, which break the order early)."""
-        data, packed = codec.encode(batch)
-        if is_strictly_sorted(data):
-            return cls(codec, data, packed)
-        return cls(codec, sort_unique(data), packed)
+        """Sort and deduplicate an (arity, n) batch into a run of new arrays (the run keeps
+        no view of the batch): O(n log n), or O(n) when its rows come strictly increasing in
+        the codec's order already (checked first: O(1) for most other batches, which break
+        the order early). Unpacked rows are read in the codec's order in place: the sort
+        writes the run's one new block, with no permuted copy of the batch before it."""
+        bounds = row_bounds(batch) if codec.width and batch.size else None
+        if codec.packs(batch, bounds):
+            data = codec.packed(batch)
+            return cls(codec, data if is_strictly_sorted(data) else sort_unique(data), True)
+        if is_strictly_sorted(batch, codec.order_array):
+            return cls(codec, batch[list(codec.order)], False)
+        return cls(codec, sort_unique(batch, codec.order_array, bounds), False)
 
     def __len__(self) -> int:
         return self.data.shape[1]

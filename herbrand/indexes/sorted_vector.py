@@ -10,7 +10,7 @@ the lexicographic numba search (see ``herbrand.indexes.runs``). No Python loop r
 
 Costs, for n stored rows, a batch of m rows, m probe rows and k result pairs:
 
-- ``insert``: O(m) (a copy appended to the tail).
+- ``insert``: O(m) (a copy appended to the tail), O(1) for a read-only batch.
 - merge of a pending tail of t rows: O(t log t + n), paid by the next read.
 - ``join``: O(m log n + k) after the merge.
 - ``range``: O(log n) Python steps + O(k) after the merge.
@@ -53,11 +53,15 @@ class SortedVectorIndex(IndexBacking):
         return sum(batch.shape[1] for batch in self._tail)
 
     def insert(self, rows: np.ndarray) -> None:
-        """Append a copy of the batch to the tail (one copy: a batch that ``as_batch`` made
-        contiguous is its own). O(m)."""
-        batch = as_batch(rows, self.arity)
+        """Append the batch to the tail until the next read sorts it into the run (which
+        keeps no view of it). A read-only int64 batch (``flags.writeable`` unset, as
+        ``Relation.columns``) is taken to be immutable and is kept as it is, in any layout
+        (the sort reads it in place); a writeable one is copied (once: a batch that
+        ``as_batch`` converted is its own). O(1) read-only, else O(m)."""
+        batch = as_batch(rows, self.arity, contiguous=False)
         if batch.shape[1]:
-            self._tail.append(batch.copy() if np.may_share_memory(batch, rows) else batch)
+            shared = batch.flags.writeable and np.may_share_memory(batch, rows)
+            self._tail.append(batch.copy() if shared else batch)
 
     def flush(self) -> None:
         """Merge the tail into the sorted run now. O(t log t + n) for t pending rows."""

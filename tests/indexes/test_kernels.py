@@ -15,6 +15,7 @@ from herbrand.indexes.kernels import (
     is_strictly_sorted,
     join_by_groups,
     merge_unique,
+    row_bounds,
     searchsorted,
     sort_unique,
 )
@@ -194,13 +195,43 @@ def test_join_by_groups_fetches_each_distinct_key_once():
 @given(st.integers(2, 4), st.integers(1, 64), st.data())
 def test_sort_unique_in_bit_fields_or_not_is_pythons_sorted_set(c, bits, data):
     """Values spanning ``bits`` bits per column: the columns' fields fit 63 bits (packed in
-    bit fields) or do not (``sorted_distinct``), negative values and repeats included."""
+    bit fields) or do not (``sorted_distinct``), negative values and repeats included; the
+    rows read in place in a drawn order, or all in turn. The block is left as it was."""
     low = data.draw(st.integers(-(2**63), 2**63 - 2**(bits - 1)))
     values = st.integers(low, min(low + 2**bits - 1, 2**63 - 1))
     rows = data.draw(blocks(c, values, max_size=40).filter(len))
     rows = rows + rows[: len(rows) // 3]  # repeats
-    got = sort_unique(as_block(rows, c))
-    assert as_rows(got) == sorted(set(rows)) and got.flags.c_contiguous
+    order = data.draw(st.none() | st.permutations(range(c)))
+    block = as_block(rows, c)
+    got = sort_unique(block, None if order is None else np.array(order, dtype=np.int64))
+    reordered = rows if order is None else [tuple(row[r] for r in order) for row in rows]
+    assert as_rows(got) == sorted(set(reordered)) and got.flags.c_contiguous
+    assert as_rows(block) == rows and not np.may_share_memory(got, block)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda c: st.tuples(st.just(c), blocks(c, INT64).filter(len))),
+       st.booleans())
+def test_row_bounds_are_each_rows_least_and_greatest_value(case, strided):
+    c, rows = case
+    block = as_block(rows, c)
+    if strided:  # a prefix view of a wider buffer, as a growing relation's columns are
+        block = np.concatenate([block, np.full((c, 2), 2**63 - 1)], axis=1)[:, : len(rows)]
+    lowest, highest = row_bounds(block)
+    assert lowest.tolist() == [min(column) for column in zip(*rows, strict=True)]
+    assert highest.tolist() == [max(column) for column in zip(*rows, strict=True)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 3).flatmap(lambda c: st.tuples(
+    blocks(c, st.integers(-2, 2), max_size=6), st.permutations(range(c)))))
+def test_is_strictly_sorted_in_an_order_reads_the_rows_in_that_order(case):
+    rows, order = case
+    c = len(order)
+    reordered = [tuple(row[r] for r in order) for row in rows]
+    expected = all(a < b for a, b in zip(reordered, reordered[1:], strict=False))
+    block = as_block(rows, c)
+    assert is_strictly_sorted(block, np.array(order, dtype=np.int64)) == expected
 
 
 @pytest.mark.parametrize("arity", [0, 1, 3])

@@ -82,7 +82,7 @@ def test_rows_inserted_in_order_are_not_sorted_again(monkeypatch):
 
     sorts = []
     sort_unique = runs.sort_unique
-    monkeypatch.setattr(runs, "sort_unique", lambda data: sorts.append(1) or sort_unique(data))
+    monkeypatch.setattr(runs, "sort_unique", lambda *args: sorts.append(1) or sort_unique(*args))
     index = SortedVectorIndex(2, (0,))
     index.insert(np.array([[1, 1, 2, 5], [3, 4, 0, 0]], dtype=np.int64))  # in (key, rest) order
     assert index.rows().tolist() == [[1, 1, 2, 5], [3, 4, 0, 0]] and not sorts
@@ -100,3 +100,20 @@ def test_an_inserted_batch_changed_afterwards_changes_nothing(strided):
     batch[:] = 7
     buffer[:] = 7
     assert index.rows().tolist() == [[1, 2, 3], [10, 20, 30]]
+
+
+@pytest.mark.parametrize("strided", [False, True])
+@pytest.mark.parametrize("scale", [1, 2**40])  # packed rows, columns
+def test_a_read_only_batch_waits_in_the_tail_uncopied_and_the_run_is_new(scale, strided):
+    """A read-only batch (a Relation's columns, a prefix view of a growing buffer) is kept as
+    it is until the next read; the run then holds new arrays, not a view of it, sorted on
+    (key, rest)."""
+    buffer = np.array([[3, 1, 2, 1, 0], [30, 10, 20, 10, 0], [5, 6, 7, 6, 0]]) * scale
+    batch = buffer[:, :4] if strided else buffer[:, :4].copy()
+    batch.setflags(write=False)
+    index = SortedVectorIndex(3, (1, 2))
+    index.insert(batch)
+    assert index._tail[0] is batch
+    assert (index.rows() // scale).tolist() == [[1, 2, 3], [10, 20, 30], [6, 7, 5]]
+    assert index._main.packed == (scale == 1)
+    assert not index._tail and not np.may_share_memory(index._main.data, buffer)
