@@ -38,7 +38,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from herbrand.evaluators.incremental.member_kernels import matching
+from herbrand.evaluators.incremental.member_kernels import matching_rows
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
@@ -160,15 +160,14 @@ class Semijoins:
         """The ``rows`` whose values in the shared columns occur in the ``seed``'s: the
         rows of the first column's values found by search when the rows are ordered and it
         is shared (``_ranges``), the other columns checked on those, one native pass each
-        (``member_kernels.matching``)."""
+        (``member_kernels.matching_rows``), and one gather of the rows kept."""
         at = None
         if self.ordered and shared[0][0] == 0 and rows.shape[1]:
             at = _ranges(rows[0], seed[shared[0][1]])
         if at is not None:
-            rows, shared = np.take(rows, at, axis=1), shared[1:]
-        for column, seed_column in shared:
-            rows = np.take(rows, matching(rows[column], seed[seed_column]), axis=1)
-        return rows
+            shared = shared[1:]
+        positions = matching_rows(rows, seed, shared, at)
+        return rows if positions is None else np.take(rows, positions, axis=1)
 
     def _reading(self, rule: Rule, seed: str, filters: list[Filter]) -> Rule:
         """``rule`` with its literals over the filtered relations reading their reductions by

@@ -6,6 +6,7 @@ masked table lookup and a compress: several passes and temporaries over the n va
 seed of a few rows. ``matching`` reads the values once: a lookup in a table of the seed's
 value range when it spans at most 4n values (O(n + range)), else a binary search of each
 value among the seed's distinct values (O(n log m)); it returns the positions found.
+``matching_rows`` does so for the rows of a block over several shared columns.
 
     >>> import numpy as np
     >>> matching(np.array([5, 1, 9, 5, 3]), np.array([5, 3, 3])).tolist()
@@ -53,3 +54,22 @@ def matching(values: np.ndarray, seed: np.ndarray) -> np.ndarray:
     distinct = np.unique(seed)
     narrow = bool(len(distinct)) and int(distinct[-1]) - int(distinct[0]) <= 4 * len(values)
     return _matching(np.ascontiguousarray(values, dtype=np.int64), distinct, narrow)
+
+
+def matching_rows(columns: np.ndarray, seed: np.ndarray,
+                  pairs: tuple[tuple[int, int], ...],
+                  positions: np.ndarray | None = None) -> np.ndarray | None:
+    """The ascending positions of the rows of the (arity, n) ``columns`` (among the ascending
+    ``positions`` when given) whose value in each (column, seed column) pair of ``pairs``
+    occurs in that column of the (arity', m) ``seed``; ``positions`` itself (None: every row)
+    when ``pairs`` is empty. One ``matching`` pass per pair, over the rows kept so far.
+
+    >>> matching_rows(np.array([[1, 2, 3], [7, 8, 9]]), np.array([[2, 3], [9, 9]]),
+    ...               ((0, 0), (1, 1))).tolist()
+    [2]
+    """
+    for column, seed_column in pairs:
+        values = columns[column] if positions is None else columns[column, positions]
+        found = matching(values, seed[seed_column])
+        positions = found if positions is None else positions[found]
+    return positions

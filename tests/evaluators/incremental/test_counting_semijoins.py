@@ -117,11 +117,11 @@ def test_ordered_reductions_search_the_first_column_and_reduce_alike(t_rows, d_r
 
 
 def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
-    import herbrand.evaluators.incremental.counting_semijoins as semijoins
+    import herbrand.evaluators.incremental.member_kernels as member_kernels
 
     scanned = []
-    matching = semijoins.matching
-    monkeypatch.setattr(semijoins, "matching",
+    matching = member_kernels.matching
+    monkeypatch.setattr(member_kernels, "matching",
                         lambda values, seed: scanned.append(len(values)) or matching(values, seed))
     instance = Database({"t": _ordered([(i, i + 1) for i in range(64)]),
                          "d": _ordered([(5, 6)]), "s": _ordered([(7, 0), (8, 0)])})

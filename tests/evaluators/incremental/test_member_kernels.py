@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.member_kernels import matching
+from herbrand.evaluators.incremental.member_kernels import matching, matching_rows
 
 
 @settings(max_examples=200, deadline=None)
@@ -23,3 +23,11 @@ def test_matching_by_table_or_search_is_isin(values, seed, spread):
 def test_matching_reads_a_row_of_a_block_in_place():
     block = np.arange(12, dtype=np.int64).reshape(3, 4)[:, 1:3]  # rows of a column slice
     assert matching(block[1], np.array([5, 6, 100])).tolist() == [0, 1]  # block[1]: 5, 6
+
+
+def test_matching_rows_keeps_the_rows_whose_shared_columns_occur_in_the_seed():
+    columns = np.array([[1, 2, 3, 2], [7, 8, 9, 9]])
+    seed = np.array([[2, 3], [9, 9]])
+    assert matching_rows(columns, seed, ((0, 0), (1, 1))).tolist() == [2, 3]
+    assert matching_rows(columns, seed, ((1, 1),), np.array([0, 3])).tolist() == [3]
+    assert matching_rows(columns, seed, ()) is None

@@ -46,7 +46,7 @@ from herbrand.evaluators.incremental.counting_merge import union
 from herbrand.evaluators.incremental.dbsp.operators import LiftedEvaluation, LiftedRule, old_name
 from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
-from herbrand.evaluators.incremental.member_kernels import matching
+from herbrand.evaluators.incremental.member_kernels import matching_rows
 from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.storage import Relation
 from herbrand.framework.syntax import Literal, Rule, Var
@@ -193,16 +193,13 @@ def _joining(columns: np.ndarray, shared: tuple[tuple[str, tuple[tuple[int, int]
     """The ascending positions of the (arity, n) ``columns`` whose values in each delta
     literal's shared columns occur in that delta's (``InputTerm.shared``): none when a delta
     is unchanged, None (all) when no column is shared. One ``matching`` pass per pair, over
-    the rows kept so far."""
+    the rows kept so far (``matching_rows``)."""
     positions = None
     for name, pairs in shared:
         delta = deltas.get(name)
         if delta is None or not len(delta):
             return _NONE
-        for column, delta_column in pairs:
-            values = columns[column] if positions is None else columns[column, positions]
-            found = matching(values, delta.rows[delta_column])
-            positions = found if positions is None else positions[found]
+        positions = matching_rows(columns, delta.rows, pairs, positions)
     return positions
 
 
