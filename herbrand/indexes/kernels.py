@@ -227,20 +227,6 @@ def _lex_end(haystack, needles, j, start):
     return lo
 
 
-@helper
-def _packed_end(values, start, bound):
-    """The first index from ``start`` of the sorted ``values`` holding one above ``bound``,
-    galloping as ``_lex_end``."""
-    n = len(values)
-    if start == n or values[start] > bound:
-        return start
-    step = 1
-    while start + step < n and values[start + step] <= bound:
-        start += step
-        step *= 2
-    return start + 1 + np.searchsorted(values[start + 1:min(start + step, n)], bound, "right")
-
-
 @exported("i8[::1](i8[:, ::1], i8[:, ::1], b1)")
 def _lex_searchsorted(haystack, needles, right):
     out = np.empty(needles.shape[1], dtype=np.int64)
@@ -397,6 +383,7 @@ def _row_order(block: np.ndarray, order: np.ndarray | None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 _INT64_MIN = np.int64(-(1 << 63))
+_INT64_MAX = np.int64((1 << 63) - 1)
 _SIGN_BIT = np.uint64(1 << 63)
 _ALL_BITS = np.uint64((1 << 64) - 1)
 # A packed run of at least this many rows (256 KiB) is probed by at least this many keys in
@@ -406,17 +393,38 @@ SORTED_PROBES_MIN_KEYS = 32
 
 
 @helper
-def _packed_start(values, start, bound):
-    """The first index from ``start`` of the sorted ``values`` holding ``bound`` or more (all
-    before ``start`` hold less), galloping from ``start``: O(log d) for a distance d."""
-    n = len(values)
-    if start == n or values[start] >= bound:
-        return start
-    step = 1
-    while start + step < n and values[start + step] < bound:
-        start += step
+def gallop_within(haystack, lo, hi, x):
+    """The left insertion position of ``x`` in the ascending ``haystack[:hi]``, everything
+    before ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for
+    the distance d from ``lo``."""
+    top, step = lo, 1
+    while top < hi and haystack[top] < x:
+        lo = top + 1
+        top += step
         step *= 2
-    return start + 1 + np.searchsorted(values[start + 1:min(start + step, n)], bound, "left")
+    top = min(top, hi)
+    while lo < top:
+        mid = (lo + top) >> 1
+        if haystack[mid] < x:
+            lo = mid + 1
+        else:
+            top = mid
+    return lo
+
+
+@helper
+def gallop(haystack, lo, x):
+    """``gallop_within`` the whole ``haystack``."""
+    return gallop_within(haystack, lo, haystack.shape[0], x)
+
+
+@helper
+def gallop_past(haystack, lo, x):
+    """The first position from ``lo`` of the ascending ``haystack`` holding more than ``x``
+    (everything before ``lo`` holding at most ``x``), as ``gallop``."""
+    if x == _INT64_MAX:
+        return haystack.shape[0]
+    return gallop(haystack, lo, x + 1)
 
 
 @exported("Tuple((i8[::1], i8[:, ::1]))(i8[:, ::1], b1, i8[:, ::1], i8, i8[::1], i8[::1])")
@@ -455,13 +463,13 @@ def _run_join(data, packed, keys, width, shifts, order):
             at = 0
             for j in np.argsort(starts):
                 if fitting[j]:
-                    at = lo[j] = _packed_start(values, at, starts[j])
-                    hi[j] = _packed_end(values, at, ends[j])
+                    at = lo[j] = gallop(values, at, starts[j])
+                    hi[j] = gallop_past(values, at, ends[j])
         else:
             for j in range(m):
                 if fitting[j]:
                     lo[j] = np.searchsorted(values, starts[j], "left")
-                    hi[j] = _packed_end(values, lo[j], ends[j])
+                    hi[j] = gallop_past(values, lo[j], ends[j])
     total = 0
     for j in range(m):
         total += hi[j] - lo[j]

@@ -11,6 +11,8 @@ from herbrand.indexes.kernels import (
     SORTED_PROBES_MIN_KEYS,
     SORTED_PROBES_MIN_ROWS,
     expand_ranges,
+    gallop,
+    gallop_past,
     group_rows,
     is_strictly_sorted,
     join_by_groups,
@@ -238,3 +240,19 @@ def test_is_strictly_sorted_in_an_order_reads_the_rows_in_that_order(case):
 def test_sort_unique_of_tiny_blocks(arity):
     assert sort_unique(np.zeros((arity, 0), dtype=np.int64)).shape == (arity, 0)
     assert sort_unique(np.zeros((arity, 3), dtype=np.int64)).shape == (arity, 1)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([-(1 << 63), -3, 0, 2, 5, _INT64_MAX]), max_size=12),
+       st.sampled_from([-(1 << 63), -3, -1, 0, 2, 4, 5, _INT64_MAX]), st.data())
+def test_galloping_finds_numpys_insertion_points(values, x, data):
+    """``gallop`` and ``gallop_past`` (the plain Python of the helpers) are ``searchsorted``
+    left and right from any start before the answer, the greatest int64 included."""
+    haystack = np.array(sorted(values), dtype=np.int64)
+    left = int(np.searchsorted(haystack, x, "left"))
+    right = int(np.searchsorted(haystack, x, "right"))
+    assert gallop(haystack, data.draw(st.integers(0, left)), np.int64(x)) == left
+    assert gallop_past(haystack, data.draw(st.integers(0, right)), np.int64(x)) == right

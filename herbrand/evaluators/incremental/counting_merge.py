@@ -35,32 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.evaluators.native.exported import exported, helper
-
-
-@helper
-def gallop_within(haystack, lo, hi, x):
-    """The left insertion position of ``x`` in the ascending ``haystack[:hi]``, everything
-    before ``lo`` being below it: galloping from ``lo``, then a binary search. O(log d) for
-    the distance d from ``lo``."""
-    top, step = lo, 1
-    while top < hi and haystack[top] < x:
-        lo = top + 1
-        top += step
-        step *= 2
-    top = min(top, hi)
-    while lo < top:
-        mid = (lo + top) >> 1
-        if haystack[mid] < x:
-            lo = mid + 1
-        else:
-            top = mid
-    return lo
-
-
-@helper
-def gallop(haystack, lo, x):
-    """``gallop_within`` the whole ``haystack``."""
-    return gallop_within(haystack, lo, haystack.shape[0], x)
+from herbrand.indexes.kernels import gallop
 
 
 @exported("i8[::1](i8[::1], i8[::1])")

@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import gallop_within
 from herbrand.evaluators.incremental.counting_trace import PackedCounts
 from herbrand.evaluators.native.exported import exported, helper
+from herbrand.indexes.kernels import gallop_within
 
 # flags of a touched key: from the change of D_k, from plus_{k-1}, from minus_{k-1}
 _DELTA, _PLUS, _MINUS = 1, 2, 4

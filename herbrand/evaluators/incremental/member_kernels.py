@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import gallop_within
 from herbrand.evaluators.native.exported import exported
+from herbrand.indexes.kernels import gallop_within
 
 
 @exported("i8[::1](i8[::1], i8[::1], b1)")

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import gallop
 from herbrand.evaluators.native.exported import exported, helper
+from herbrand.indexes.kernels import gallop
 
 # the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
 ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
