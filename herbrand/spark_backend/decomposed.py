@@ -5,8 +5,9 @@ without a pivot, inside one partition.
 Given the stratum's seeds (its relations after the first pass: given facts and exit rules),
 ``run_decomposed``
 
-1. collects the lower relations the recursive rules read on the driver and broadcasts them
-   (Arrow tables; the caller checks they are small enough);
+1. collects the lower relations the recursive rules read on the driver (those the driver
+   does not hold already) and broadcasts them (Arrow tables; the caller checks they are small
+   enough);
 2. unites the seeds of every relation of the stratum into one wide frame (a relation number,
    then each relation's columns, null outside its own rows) and partitions it on the pivot
    column's value, so that every seed of one pivot value lands in one partition: by ranges of
@@ -332,16 +333,18 @@ class Decomposition:
 
 def run_decomposed(session: SparkSession, stratum: Stratum, pivot: Pivot | None,
                    frames: dict[str, DataFrame], types: dict[str, tuple[str, ...]],
-                   partitions: int) -> Decomposition:
+                   partitions: int, held: dict[str, pa.Table]) -> Decomposition:
     """The job computing the stratum's fixpoint from its seeds (``frames`` of its relations)
     in ``partitions`` parts split by ``pivot`` (None: one part, whatever ``partitions``
     says), planned: nothing of it runs here but the collection of the lower relations to
-    broadcast. When ``ordered_by_pivot``, the parts are ranges of pivot values (Spark
+    broadcast that are not in ``held`` (name -> the table of a lower relation the driver
+    holds, ``driver_table``: broadcast as it is, with no job). When ``ordered_by_pivot``, the parts are ranges of pivot values (Spark
     samples the seeds when the job runs: a job more) and hold their rows sorted; else they
     are split by the pivot value's hash."""
     ordered = ordered_by_pivot(stratum, pivot, types)
     task = partition_task(session, stratum, types, {
-        name: frame_table(frames[name]) for name in lower_relations(stratum)}, ordered)
+        name: held[name] if name in held else frame_table(frames[name])
+        for name in lower_relations(stratum)}, ordered)
     own, schema = task.types, _wide_schema(task.types)
     parts = []
     for k, name in enumerate(stratum.relations):

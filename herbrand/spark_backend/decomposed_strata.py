@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from threading import Thread
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from herbrand.evaluators.fixpoint import delta_name
@@ -115,9 +116,11 @@ class DecomposedStrata:
             or find_pivot(stratum) is not None)
 
     def run(self, stratum: Stratum, frames: dict[str, DataFrame], counts: dict[str, int],
-            most: int, position: int, iteration: int) -> dict[str, int] | None:
+            most: int, position: int, iteration: int,
+            held: dict[str, pa.Table]) -> dict[str, int] | None:
         """Plan the job bringing ``stratum`` to fixpoint from its seeds (``frames`` after the
-        first pass) in ``parts(pivot, most)`` partitions, and make its
+        first pass) in ``parts(pivot, most)`` partitions, broadcasting the lower relations
+        in ``held`` as they are (``run_decomposed``), and make its
         result the frames of the stratum's relations, with empty deltas (in ``frames`` and
         ``counts``). A job left to a write (see the module doc) is ``deferred`` (with the
         stratum's stats' ``position`` and its pass, ``iteration``): None; else it is stored
@@ -127,7 +130,7 @@ class DecomposedStrata:
         self._warm(parts)
         names = (*lower_relations(stratum), *stratum.relations)
         types = {name: frame_types(frames[name]) for name in names}
-        job = run_decomposed(self.spark.get(), stratum, pivot, frames, types, parts)
+        job = run_decomposed(self.spark.get(), stratum, pivot, frames, types, parts, held)
         return self._adopt(stratum, pivot, job, types, frames, counts, position, iteration)
 
     def run_seeded(self, stratum: Stratum, seeds: Database, frames: dict[str, DataFrame],

@@ -37,6 +37,7 @@ import re
 import stat
 import time
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from herbrand.framework import io
@@ -47,7 +48,7 @@ from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import Declaration, Literal, Program, Rule
 from herbrand.spark_backend.decomposed import lower_relations
-from herbrand.spark_backend.frames import frame_relation, relation_frame
+from herbrand.spark_backend.frames import driver_table, frame_relation, relation_frame
 from herbrand.spark_backend.session import RunSession
 
 DRIVER_ROWS = 100_000
@@ -93,6 +94,12 @@ class Driver:
         """The frame of the driver's rows of ``name`` (``createDataFrame`` from Arrow)."""
         return relation_frame(self.spark.get(), self.relations[name],
                               self.declarations[name].types, self.symbols)
+
+    def tables(self, names: tuple[str, ...]) -> dict[str, pa.Table]:
+        """The relations of ``names`` held here, as Arrow tables (``driver_table``: what
+        ``frame_table`` collects from a frame of them): name -> table. O(their rows)."""
+        return {name: driver_table(self.relations[name], self.declarations[name].types,
+                                   self.symbols) for name in names if name in self.relations}
 
     def take(self, names: tuple[str, ...], frames: dict[str, DataFrame],
              counts: dict[str, int]) -> None:

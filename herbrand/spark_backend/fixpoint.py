@@ -210,7 +210,8 @@ class SparkFixpoint:
             for name in stratum.relations:
                 self._parts.pop(name, None)
             counts = self.decomposed.run(stratum, self.frames, self.counts, most,
-                                         len(self.stats), passes)
+                                         len(self.stats), passes,
+                                         self.driver.tables(lower_relations(stratum)))
             if counts is not None:
                 self._counted(stratum, counts, passes)
         elif stratum.recursive:

@@ -19,7 +19,7 @@ from herbrand.framework.analysis import analyse
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.symbols import ENCODING, SymbolTable
-from herbrand.spark_backend import decomposed_strata
+from herbrand.spark_backend import decomposed, decomposed_strata
 from herbrand.spark_backend.backend import SparkBackend
 from herbrand.spark_backend.driver_seeds import part_numbers, sort_keys
 from herbrand.translators.pivots import find_pivot
@@ -225,6 +225,28 @@ def test_over_the_budget_spark_makes_the_seeds(spark, seeded, program, budget):
                                                       derived_budget=budget))
     local, _ = _run(program, facts, "local")
     assert result == local and seeded == ["frames"]
+
+
+@pytest.mark.parametrize("program, budget, collected", [
+    (SPARK_DERIVED_TC, 39, 1),  # e over the budget: not held, collected for the job
+    (WIDE_SEEDS_TC, 100, 0),  # e held (collected for the seeds): broadcast as it is
+], ids=["not held", "held"])
+def test_the_job_collects_only_the_lower_relations_the_driver_does_not_hold(
+        spark, seeded, monkeypatch, program, budget, collected):
+    program = parse(program)
+    facts = ({"a": [(i, i + 1) for i in range(40)]} if "a" in program.declaration_of
+             else {"e": [(i, i + 1) for i in range(60)]})
+    collecting, frames = decomposed.frame_table, []
+
+    def recorded(frame):
+        frames.append(frame)
+        return collecting(frame)
+
+    monkeypatch.setattr(decomposed, "frame_table", recorded)
+    result, _ = _run(program, facts, SparkBackend(session=spark, driver_rows=0,
+                                                  derived_budget=budget))
+    local, _ = _run(program, facts, "local")
+    assert result == local and seeded == ["frames"] and len(frames) == collected
 
 
 def test_a_budget_of_zero_makes_no_seeds_on_the_driver(spark, seeded):
