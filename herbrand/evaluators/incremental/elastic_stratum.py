@@ -24,7 +24,8 @@ atoms are body elements there, so negation needs no separate terms; comparisons 
 are filters of the rules).
 
 Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
-again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads, plus
+again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads (each
+head joined once per run, its derivations kept: ``elastic_kept.KeptProofs``), plus
 vectorised bookkeeping over the positions that moved (``Universe.moved``), and O(n) once per
 run (copies, the count of tuples per old iteration); nothing loops per tuple.
 ``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
@@ -47,7 +48,7 @@ from herbrand.evaluators.incremental.elastic_derivations import (
     StratumDerivations,
     latest,
 )
-from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
+from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
@@ -72,6 +73,8 @@ class StratumRun:
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
         self.derivations = StratumDerivations(universes, negated, evaluator, symbols,
                                               aggregate_inputs, self.budget, selections)
+        # the provenance queries' derivations of the heads queried so far (an Update's)
+        self.proofs = KeptProofs()
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
@@ -157,7 +160,8 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head])
+        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head],
+                                                        self.proofs)
         keep = (latest(old) <= h) & (latest(new) == h)
         return heads[:, keep]
 
@@ -224,7 +228,7 @@ class StratumRun:
         proved = []
         for probe in self.probes:
             if probe.head == head:
-                at, most_old = self.derivations.head_proofs(probe, heads)
+                at, most_old = self.derivations.head_proofs(probe, heads, self.proofs)
                 proved.append(at[most_old < k])
         counts = np.bincount(np.concatenate(proved), minlength=len(universe))
         universe.record_old_counts(positions, counts[positions])
