@@ -51,7 +51,7 @@ from herbrand.evaluators.incremental.elastic_derivations import (
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
-from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
+from herbrand.evaluators.incremental.row_index import ABSENT, position_sums, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
@@ -172,8 +172,9 @@ class StratumRun:
         of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
         its previous epoch's proof count when it had iteration k then (computed first where
         it is UNKNOWN and the weights would lower it). A head of old iteration k without
-        weights keeps it (``Universe``): the work is O(found heads). Returns whether some
-        tuple has iteration k."""
+        weights keeps it (``Universe``): the work is a search per found head (the universe's
+        row index) and a sum of their weights by position (``position_sums``), plus a sort
+        of the heads it does not hold yet. Returns whether some tuple has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -182,12 +183,14 @@ class StratumRun:
                     else np.zeros((universe.rows.shape[0], 0), dtype=np.int64))
             w = (np.concatenate(weights[head]) if weights is not None and weights[head]
                  else np.ones(rows.shape[1], dtype=np.int64))
-            rows, w = weighted_groups(rows, w)
+            # the found rows the universe holds summed by position, the others by row
             positions = self._find(universe, rows)
             present = positions != ABSENT
-            undecided = present.copy()
-            undecided[present] = universe.new_iteration[positions[present]] >= k
-            at, total = positions[undecided], w[undecided]
+            at, total = position_sums(positions[present], w[present], len(universe))
+            fresh, fresh_w = (weighted_groups(rows[:, ~present], w[~present])
+                              if not present.all() else (rows[:, :0], w[:0]))
+            undecided = universe.new_iteration[at] >= k
+            at, total = at[undecided], total[undecided]
             was_k = universe.old_iteration[at] == k
             unknown = np.zeros(len(at), dtype=bool)
             if weights is not None:
@@ -199,9 +202,9 @@ class StratumRun:
             changed = gets_k | was_k
             universe.settle(at[changed], np.where(gets_k, k, NEVER)[changed],
                             np.where(unknown, UNKNOWN, total)[changed])
-            new_rows = ~present & (w > 0)
+            new_rows = fresh_w > 0
             if new_rows.any():
-                universe.append(rows[:, new_rows], k, w[new_rows])
+                universe.append(fresh[:, new_rows], k, fresh_w[new_rows])
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed
