@@ -32,7 +32,7 @@ from herbrand.evaluators.incremental.counting_selections import (
     holding,
 )
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
-from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
+from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
@@ -128,23 +128,30 @@ class StratumDerivations:
         old and new iterations of their body elements."""
         return self._described(probe, self._derivations(rule, seeds))
 
-    def rediscovered(self, probe: ProbeRule, heads: Relation):
+    def rediscovered(self, probe: ProbeRule, heads: Relation, kept: KeptProofs | None = None):
         """``derive`` of ``probe``'s ``head_seeded`` variant seeded by ``heads`` (rows of its
-        head's universe with their positions): the re-discovery term's provenance query."""
-        return self._described(probe, self._head_seeded(probe, heads))
+        head's universe with their positions): the re-discovery term's provenance query.
+        ``kept``: the derivations of heads queried before in the run (``elastic_kept``)."""
+        return self._described(probe, self._head_seeded(probe, heads, kept))
 
-    def _head_seeded(self, probe: ProbeRule, heads: Relation) -> np.ndarray | None:
+    def _head_seeded(self, probe: ProbeRule, heads: Relation,
+                     kept: KeptProofs | None = None) -> np.ndarray | None:
         """The derivations of ``probe``'s ``head_seeded`` variant seeded by those of ``heads``
-        that hold its head's constants (none joined when none does)."""
+        that hold its head's constants (none joined when none does); with ``kept``, only the
+        heads it has not queried before are joined."""
+        if kept is not None:
+            return kept.batch(id(probe), heads, lambda fresh: self._head_seeded(probe, fresh))
         heads = holding_constants(heads, probe.head_constants)
         return (None if heads is None
                 else self._derivations(probe.head_seeded, {head_seed_name(probe.head): heads}))
 
-    def head_proofs(self, probe: ProbeRule, heads: Relation) -> tuple[np.ndarray, np.ndarray]:
+    def head_proofs(self, probe: ProbeRule, heads: Relation, kept: KeptProofs | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
         """(head position, latest old iteration of the body) of each derivation of ``probe``'s
         ``head_seeded`` variant, seeded by ``heads`` (rows of its head's universe with their
-        positions): the proof counts' provenance query. Reads no new iteration."""
-        batch = self._head_seeded(probe, heads)
+        positions): the proof counts' provenance query. Reads no new iteration. ``kept`` as
+        for ``rediscovered``."""
+        batch = self._head_seeded(probe, heads, kept)
         if batch is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         _, old, _ = self._described(probe, batch, new=False)

@@ -24,7 +24,8 @@ atoms are body elements there, so negation needs no separate terms; comparisons 
 are filters of the rules).
 
 Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
-again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads, plus
+again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads (each
+head joined once per run, its derivations kept: ``elastic_kept.KeptProofs``), plus
 vectorised bookkeeping over the positions that moved (``Universe.moved``), and O(n) once per
 run (copies, the count of tuples per old iteration); nothing loops per tuple.
 ``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
@@ -47,10 +48,10 @@ from herbrand.evaluators.incremental.elastic_derivations import (
     StratumDerivations,
     latest,
 )
-from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
+from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
-from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
+from herbrand.evaluators.incremental.row_index import ABSENT, position_sums, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
@@ -72,6 +73,8 @@ class StratumRun:
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
         self.derivations = StratumDerivations(universes, negated, evaluator, symbols,
                                               aggregate_inputs, self.budget, selections)
+        # the provenance queries' derivations of the heads queried so far (an Update's)
+        self.proofs = KeptProofs()
 
     # -- Bootstrap ---------------------------------------------------------------------------
 
@@ -157,7 +160,8 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head])
+        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head],
+                                                        self.proofs)
         keep = (latest(old) <= h) & (latest(new) == h)
         return heads[:, keep]
 
@@ -168,8 +172,9 @@ class StratumRun:
         of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
         its previous epoch's proof count when it had iteration k then (computed first where
         it is UNKNOWN and the weights would lower it). A head of old iteration k without
-        weights keeps it (``Universe``): the work is O(found heads). Returns whether some
-        tuple has iteration k."""
+        weights keeps it (``Universe``): the work is a search per found head (the universe's
+        row index) and a sum of their weights by position (``position_sums``), plus a sort
+        of the heads it does not hold yet. Returns whether some tuple has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -178,12 +183,14 @@ class StratumRun:
                     else np.zeros((universe.rows.shape[0], 0), dtype=np.int64))
             w = (np.concatenate(weights[head]) if weights is not None and weights[head]
                  else np.ones(rows.shape[1], dtype=np.int64))
-            rows, w = weighted_groups(rows, w)
+            # the found rows the universe holds summed by position, the others by row
             positions = self._find(universe, rows)
             present = positions != ABSENT
-            undecided = present.copy()
-            undecided[present] = universe.new_iteration[positions[present]] >= k
-            at, total = positions[undecided], w[undecided]
+            at, total = position_sums(positions[present], w[present], len(universe))
+            fresh, fresh_w = (weighted_groups(rows[:, ~present], w[~present])
+                              if not present.all() else (rows[:, :0], w[:0]))
+            undecided = universe.new_iteration[at] >= k
+            at, total = at[undecided], total[undecided]
             was_k = universe.old_iteration[at] == k
             unknown = np.zeros(len(at), dtype=bool)
             if weights is not None:
@@ -195,9 +202,9 @@ class StratumRun:
             changed = gets_k | was_k
             universe.settle(at[changed], np.where(gets_k, k, NEVER)[changed],
                             np.where(unknown, UNKNOWN, total)[changed])
-            new_rows = ~present & (w > 0)
+            new_rows = fresh_w > 0
             if new_rows.any():
-                universe.append(rows[:, new_rows], k, w[new_rows])
+                universe.append(fresh[:, new_rows], k, fresh_w[new_rows])
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed
@@ -224,7 +231,7 @@ class StratumRun:
         proved = []
         for probe in self.probes:
             if probe.head == head:
-                at, most_old = self.derivations.head_proofs(probe, heads)
+                at, most_old = self.derivations.head_proofs(probe, heads, self.proofs)
                 proved.append(at[most_old < k])
         counts = np.bincount(np.concatenate(proved), minlength=len(universe))
         universe.record_old_counts(positions, counts[positions])

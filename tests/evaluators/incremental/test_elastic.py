@@ -616,3 +616,28 @@ p(x, 0, z) :- p(x, 0, y), e(y, z).""")
         [(i, i + 1) for i in range(22)])}))
     assert engine.database["p"] == recomputed.database["p"]
     assert engine.state_size()[1] > recomputed.state_size()[1]  # the selections count
+
+
+@pytest.mark.parametrize("program", [TC, SQUARING_TC])
+def test_a_deleted_head_is_joined_by_its_provenance_queries_once(monkeypatch, program):
+    """Deleting the first edge of a chain deletes tc(0, k) in iteration k - 1 for every k:
+    the re-discovery term asks for every head deleted so far in each later iteration, and
+    (squaring) the proof counts for the heads they lower. Each rule's head-seeded join runs
+    once per head in the Update, the later queries reading the derivations kept."""
+    chain = [(i, i + 1) for i in range(12)] + [(0, 5)]
+    session = IncrementalSession(_engine(), program, {"e": chain})
+    queried = []
+    derivations = elastic_derivations.StratumDerivations._derivations
+
+    def recording(self, rule, seeds):
+        queried.extend((str(rule), tuple(row)) for name, seed in seeds.items()
+                       if name.startswith("@delta:head:") for row in seed.columns.T.tolist())
+        return derivations(self, rule, seeds)
+
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_derivations", recording)
+    session.update(delete={"e": [(0, 1)]})
+    assert queried and len(set(queried)) == len(queried)
+    _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "deleted")
+    session.update(insert={"e": [(0, 1)]})
+    session.update(delete={"e": [(0, 1), (5, 6)]})
+    _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "again")
