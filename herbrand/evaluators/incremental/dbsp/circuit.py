@@ -53,7 +53,10 @@ from functools import partial
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import (
+    GrowingSelections,
+    selected_constants,
+)
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
 from herbrand.evaluators.incremental.dbsp.input_terms import (
@@ -108,6 +111,12 @@ class StratumCircuit:
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
         self.inputs = InputTerms(rules, self.relations)
+        # per stratum relation, the constant selections its old value is read through
+        # (``Trace.selected``), made by the bootstrap for the first update
+        self.selected = {r: tuple(dict.fromkeys(
+            constants for rule in rules for lit, _ in rule_literals(rule.rule)
+            if lit.atom.relation == r and (constants := selected_constants(lit))))
+            for r in self.relations}
         self.reads: dict = {}  # the terms' RuleReads by rule identity (LiftedEvaluation's)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
@@ -135,11 +144,15 @@ class StratumCircuit:
 
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
-        relation the stratum reads). Returns the traces."""
+        relation the stratum reads). Returns the traces, with the constant selections that
+        updates read of them (``selected``) made."""
         try:
-            return self._bootstrapped(inputs, symbols)
+            traces = self._bootstrapped(inputs, symbols)
         finally:
             self.selections.release(rewrites=False)
+        for r, trace in traces.items():
+            trace.selections.take(trace.relation.columns, self.selected[r])
+        return traces
 
     def _bootstrapped(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
