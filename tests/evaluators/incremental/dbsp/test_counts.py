@@ -6,10 +6,12 @@ from __future__ import annotations
 import doctest
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental.dbsp import counts, counts_kernels
+from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
 from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.operators import accumulated
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -129,3 +131,19 @@ def test_recent_changes_go_down_before_a_much_smaller_change():
     assert len(after.levels(False)) == 2  # the entries and the pending level
     assert after.differences() == _sums(counts._summed(1, counts._summed(
         1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))], many), one), 1)
+
+
+@pytest.mark.parametrize(("weight", "width"), [(50, "i1"), (100, "i2"), (40_000, "i4"),
+                                               (2**33, "i8")])
+def test_counts_are_stored_in_the_narrowest_type_that_holds_them(weight, width):
+    """The running counts (here -weight to 2 * weight) are stored in the narrowest signed type
+    holding them, and read as they were, by lookups and by an update's resumed reads."""
+    stream = [ZSet.of(np.array([[1, 2, 3]]), np.array([weight, -weight, 1])),
+              ZSet.of(np.array([[1, 2]]), np.array([weight, weight]))]
+    stored = Counts.of(1, stream)
+    assert stored.levels(False)[0][2].dtype == np.dtype(width)
+    assert stored.differences() == _sums(stream, 1)
+    probe, reads = ZSet.of_set(np.array([[1, 2, 3]])), CountReads(stored)
+    for i, expected in enumerate([[weight, -weight, 1], [2 * weight, 0, 1]]):
+        assert stored.at(probe, i).tolist() == expected
+        assert reads.at(probe, i).tolist() == expected
