@@ -221,6 +221,7 @@ class StratumCircuit:
         x = dict(now)  # ΔX_{i-1}
         moved = dict(now)  # ΔR_{i-1} - ΔR_{i-2}
         dx_stream = {r: [] for r in self.relations}  # δ_i = ΔX_i - ΔX_{i-1}
+        x_stream = {r: [] for r in self.relations}  # ΔX_i
         dr_stream = {r: [] for r in self.relations}  # ΔR_i - ΔR_{i-1}
 
         def slice_of(relation: str, j: int) -> Relation:
@@ -282,6 +283,7 @@ class StratumCircuit:
                     dr = incremental_distinct(reads[r].at(x[r], i), x[r])
                     moved[r], now[r] = dr - now[r], dr
                 dx_stream[r].append(delta[r])
+                x_stream[r].append(x[r])
                 dr_stream[r].append(moved[r])
                 work += len(now[r])
             if budget is not None and work > budget:
@@ -289,7 +291,7 @@ class StratumCircuit:
             if i >= settled_from and not any(len(m) for m in moved.values()):
                 break
             i += 1
-        result = {r: self._retraced(traces[r], dx_stream[r], dr_stream[r])
+        result = {r: self._retraced(traces[r], dx_stream[r], x_stream[r], dr_stream[r])
                   for r in self.relations}
         return result, now
 
@@ -321,10 +323,12 @@ class StratumCircuit:
             stream.append(out)
         return stream, work
 
-    def _retraced(self, trace: Trace, dx_stream: list[ZSet], moves: list[ZSet]) -> Trace:
+    def _retraced(self, trace: Trace, dx_stream: list[ZSet], x_stream: list[ZSet],
+                  moves: list[ZSet]) -> Trace:
         """The trace after an epoch whose changes, differentiated along the iterations, were
-        ``dx_stream`` (ΔX_i - ΔX_{i-1}) and ``moves`` (ΔR_i - ΔR_{i-1})."""
-        counts = trace.counts.plus(dx_stream)
+        ``dx_stream`` (ΔX_i - ΔX_{i-1}, whose running sums are ``x_stream``) and ``moves``
+        (ΔR_i - ΔR_{i-1})."""
+        counts = trace.counts.plus(dx_stream, x_stream)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
         left, left_at = _by_iteration(moves, ZSet.negative)

@@ -147,3 +147,31 @@ def test_counts_are_stored_in_the_narrowest_type_that_holds_them(weight, width):
     for i, expected in enumerate([[weight, -weight, 1], [2 * weight, 0, 1]]):
         assert stored.at(probe, i).tolist() == expected
         assert reads.at(probe, i).tolist() == expected
+
+
+def _running(stream: list[ZSet], arity: int) -> list[ZSet]:
+    out, total = [], ZSet.empty(arity)
+    for z in stream:
+        total = total + z
+        out.append(total)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda a: st.tuples(st.just(a), streams(a), streams(a))))
+def test_recent_sums_are_the_running_sums_of_the_recent_changes(case):
+    """Given to ``plus`` onto no recent changes, the running sums are kept (the same Z-sets);
+    onto recent changes, they are summed from the summed stream; either way ``recent_sum(i)``
+    is Σ recent[j] for j <= i, also past the stream's end. (The entries are many, so that
+    the changes wait as recent ones.)"""
+    arity, first, second = case
+    counts = Counts.of(arity, [ZSet.of_set(np.arange(10, 10 + 120 * arity).reshape(arity, -1))])
+    sums = _running(first, arity)
+    once = counts.plus(first, sums)
+    assert all(once.recent_sum(i) is sums[i] for i in range(len(once.recent)))
+    twice = once.plus(second, _running(second, arity))
+    for after in (once, twice):
+        expected = _running(list(after.recent), arity)
+        for i in range(len(expected) + 2):
+            want = expected[min(i, len(expected) - 1)] if expected else ZSet.empty(arity)
+            assert after.recent_sum(i) == want
