@@ -44,16 +44,22 @@ SELECTED_PREFIX = "@selected:"
 Constants = tuple[tuple[int, int], ...]
 
 
+def selected_constants(literal: Literal) -> Constants:
+    """The (column, value) constants of the selection that ``GrowingSelections`` reads
+    ``literal`` through: none when the literal keeps its relation (negated, no integer
+    constant, or nothing else)."""
+    constants = () if literal.negated else integer_constants(literal.atom)
+    return constants if len(constants) < literal.atom.arity else ()
+
+
 def _selected_literal(literal: Literal) -> tuple[str, Constants, Literal] | None:
     """(selection name, its (column, value) constants, the rewritten literal), or None when
-    the literal keeps its relation (negated, no integer constant, or nothing else)."""
-    if literal.negated:
+    the literal keeps its relation (``selected_constants``)."""
+    constants = selected_constants(literal)
+    if not constants:
         return None
-    constants = integer_constants(literal.atom)
     others = tuple(literal.atom.terms[column]
                    for column in other_columns(literal.atom.arity, constants))
-    if not constants or not others:
-        return None
     name = SELECTED_PREFIX + literal.atom.relation + ":" + ",".join(
         f"{column}={value}" for column, value in constants)
     return name, constants, Literal(Atom(name, others, literal.atom.location))

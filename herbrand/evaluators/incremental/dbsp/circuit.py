@@ -53,7 +53,10 @@ from functools import partial
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import (
+    GrowingSelections,
+    selected_constants,
+)
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
 from herbrand.evaluators.incremental.dbsp.input_terms import (
@@ -108,6 +111,12 @@ class StratumCircuit:
         self.reducible = frozenset(old_name(r) for r in self.relations
                                    if readers[old_name(r)] == 1)
         self.inputs = InputTerms(rules, self.relations)
+        # per stratum relation, the constant selections its old value is read through
+        # (``Trace.selected``), made by the bootstrap for the first update
+        self.selected = {r: tuple(dict.fromkeys(
+            constants for rule in rules for lit, _ in rule_literals(rule.rule)
+            if lit.atom.relation == r and (constants := selected_constants(lit))))
+            for r in self.relations}
         self.reads: dict = {}  # the terms' RuleReads by rule identity (LiftedEvaluation's)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
@@ -135,11 +144,15 @@ class StratumCircuit:
 
     def bootstrap(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         """Run the circuit along iterations from empty relations over ``inputs`` (every
-        relation the stratum reads). Returns the traces."""
+        relation the stratum reads). Returns the traces, with the constant selections that
+        updates read of them (``selected``) made."""
         try:
-            return self._bootstrapped(inputs, symbols)
+            traces = self._bootstrapped(inputs, symbols)
         finally:
             self.selections.release(rewrites=False)
+        for r, trace in traces.items():
+            trace.selections.take(trace.relation.columns, self.selected[r])
+        return traces
 
     def _bootstrapped(self, inputs: Mapping[str, Relation], symbols) -> dict[str, Trace]:
         empty = {r: Relation.empty(self.arities[r]) for r in self.relations}
@@ -208,6 +221,7 @@ class StratumCircuit:
         x = dict(now)  # ΔX_{i-1}
         moved = dict(now)  # ΔR_{i-1} - ΔR_{i-2}
         dx_stream = {r: [] for r in self.relations}  # δ_i = ΔX_i - ΔX_{i-1}
+        x_stream = {r: [] for r in self.relations}  # ΔX_i
         dr_stream = {r: [] for r in self.relations}  # ΔR_i - ΔR_{i-1}
 
         def slice_of(relation: str, j: int) -> Relation:
@@ -269,6 +283,7 @@ class StratumCircuit:
                     dr = incremental_distinct(reads[r].at(x[r], i), x[r])
                     moved[r], now[r] = dr - now[r], dr
                 dx_stream[r].append(delta[r])
+                x_stream[r].append(x[r])
                 dr_stream[r].append(moved[r])
                 work += len(now[r])
             if budget is not None and work > budget:
@@ -276,7 +291,7 @@ class StratumCircuit:
             if i >= settled_from and not any(len(m) for m in moved.values()):
                 break
             i += 1
-        result = {r: self._retraced(traces[r], dx_stream[r], dr_stream[r])
+        result = {r: self._retraced(traces[r], dx_stream[r], x_stream[r], dr_stream[r])
                   for r in self.relations}
         return result, now
 
@@ -308,10 +323,12 @@ class StratumCircuit:
             stream.append(out)
         return stream, work
 
-    def _retraced(self, trace: Trace, dx_stream: list[ZSet], moves: list[ZSet]) -> Trace:
+    def _retraced(self, trace: Trace, dx_stream: list[ZSet], x_stream: list[ZSet],
+                  moves: list[ZSet]) -> Trace:
         """The trace after an epoch whose changes, differentiated along the iterations, were
-        ``dx_stream`` (ΔX_i - ΔX_{i-1}) and ``moves`` (ΔR_i - ΔR_{i-1})."""
-        counts = trace.counts.plus(dx_stream)
+        ``dx_stream`` (ΔX_i - ΔX_{i-1}, whose running sums are ``x_stream``) and ``moves``
+        (ΔR_i - ΔR_{i-1})."""
+        counts = trace.counts.plus(dx_stream, x_stream)
         if not any(len(m) for m in moves):
             return trace.with_counts(counts)
         left, left_at = _by_iteration(moves, ZSet.negative)

@@ -14,8 +14,9 @@ N entries); one kernel pass per level (``counts_resumed``).
 The recent changes of the counts (``Counts.recent``: dX not yet in the levels, one Z-set per
 iteration) are not sorted into a level of their own (TC over graph10000: the 89k entries of a
 1% insert, sorted when the delete that follows first reads them, then searched for every row
-besides the entries): their sum up to i is kept, grown by one Z-set per iteration (a merge),
-and each read looks its rows up in it by one galloping pass.
+besides the entries): each read looks its rows up in their sum up to i by one galloping pass
+(``Counts.recent_sum``: the running sums of the update that made them, ΔX_i, kept with them;
+or grown by one merge per iteration when they sum several updates' changes).
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ class CountReads:
         self._settled = NEVER  # the first iteration at which a count read last changes
         self._read_at = -1  # the iteration of the last read
         self._recent = counts.recent
-        self._recent_sum = ZSet.empty(counts.arity)  # Σ recent[j] for j <= _summed_to
-        self._summed_to = -1
         # summed over the levels and calls: the rows searched for among the entries, and the
         # rows whose runs were scanned (for tests and statistics)
         self.work = np.zeros(2, dtype=np.int64)
@@ -69,16 +68,8 @@ class CountReads:
                            self._until, before, i, found, until, level_ends, self.work)
         self._keys, self._found, self._until, self._ends = keys, found, until, ends
         self._rows, self._settled, self._read_at = rows, int(until.min()) if m else NEVER, i
-        recent = self._recent_until(i)
+        recent = self.counts.recent_sum(i)
         return found + recent.weights_at(rows) if len(recent) else found
-
-    def _recent_until(self, i: int) -> ZSet:
-        """The recent changes summed up to iteration ``i`` (at least the last call's): the
-        last sum plus the iterations since. O(r) per iteration added."""
-        while self._summed_to < min(i, len(self._recent) - 1):
-            self._summed_to += 1
-            self._recent_sum = self._recent_sum + self._recent[self._summed_to]
-        return self._recent_sum
 
     def holds(self, rows: ZSet, i: int) -> bool:
         """Whether ``at(rows, i)`` would return the counts of the last read: ``rows`` is the

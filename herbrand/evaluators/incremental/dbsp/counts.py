@@ -7,8 +7,11 @@ same entries as the non-zero dX, one per (row, iteration j) with dX[j](row) != 0
 row and then iteration, but each holds the running sum X_j(row): X_i(row) is the entry of
 the row's run with the last iteration <= i: the sorted rows of a change find their runs by
 one galloping pass, then scan them (``counts_kernels``). Bytes per entry: the encoded row (8
-when packed), the count (8) and the iteration in the smallest unsigned type that holds the
-depth (1 for fewer than 256 iterations): 17 where the dX Z-sets took 16.
+when packed), the count in the smallest signed type that holds the counts (1 under 128: TC
+over graph10000's are at most 74) and the iteration in the smallest unsigned type that holds
+the depth (1 for fewer than 256 iterations): 10 where the dX Z-sets took 16. A read scans
+fewer bytes too: on TC over graph10000, a 1% update's reads find 60k rows among 676k
+entries, about every 11th, so they stream most of the entries' memory.
 
 Adding an update's changes to the entries copies every entry once (O(N), block copies
 between the changed rows), which on a shallow stratum with a tiny change, or on TC over
@@ -23,11 +26,13 @@ Above the levels, the most recent changes wait as they come, the dX stream itsel
 per iteration, ``recent``): an update adds its changes to them iteration by iteration (O(r +
 c), no sort), so that changes that cancel (an insert and its delete) vanish there, and an
 update that reads no counts before the next one (the last stratum's changes, a stratum that
-an update does not reach) never sorts them. An update's reads sum them as they are
-(``count_reads``); a lookup here (``at``) sorts them into a level when first made (kept with
-these counts). They go down into the levels when a change at least
-``PENDING_SHARE`` times smaller comes (which so never copies more than that multiple of
-itself), and with the levels into the entries when they pass 1/``PENDING_SHARE`` of them.
+an update does not reach) never sorts them. An update's reads look them up in their running
+sums (``recent_sum``: when they are one update's changes, the running sums that update
+computed anyway, ΔX_i, given to ``plus``; else summed once, on the first read); a lookup here
+(``at``) sorts them into a level when first made (kept with these counts). They go down into
+the levels when a change at least ``PENDING_SHARE`` times smaller comes (which so never copies
+more than that multiple of itself), and with the levels into the entries when they pass
+1/``PENDING_SHARE`` of them.
 
 Rows are held in ``identity_codec``'s encoding, whose packed order is the rows'
 lexicographic order (so packed and unpacked runs sort alike).
@@ -60,7 +65,7 @@ class Counts:
     changes cancel entries)."""
 
     __slots__ = ("arity", "depth", "_data", "_packed", "_iterations", "_counts", "_pending",
-                 "_recent", "_recent_level", "_entries_depth")
+                 "_recent", "_recent_sums", "_recent_level", "_entries_depth")
 
     # a level of pending changes is merged into the entries above it once it holds more than
     # 1/PENDING_SHARE of their number; the recent changes go down into the levels when a
@@ -78,14 +83,16 @@ class Counts:
         self._counts = counts
         self._pending: Counts | None = None
         self._recent: tuple[ZSet, ...] = ()
+        self._recent_sums: list[ZSet] = []  # Σ recent[j] for j <= k, for k in a prefix
         self._recent_level: Counts | None = None
         self._entries_depth = int(iterations.max()) + 1 if len(iterations) else 0
         self.depth = self._entries_depth
 
-    def _with(self, pending: Counts | None, recent: Sequence[ZSet] = ()) -> Counts:
+    def _with(self, pending: Counts | None, recent: Sequence[ZSet] = (),
+              sums: Sequence[ZSet] = ()) -> Counts:
         """These entries with ``pending`` as the pending levels (none when it is None or
-        empty) and ``recent`` as the recent stream (its trailing empty Z-sets dropped).
-        O(iterations)."""
+        empty) and ``recent`` as the recent stream (its trailing empty Z-sets dropped), with
+        ``sums`` a prefix of its running sums (``recent_sum``). O(iterations)."""
         recent = list(recent)
         while recent and not len(recent[-1]):
             recent.pop()
@@ -94,6 +101,7 @@ class Counts:
         out._iterations, out._counts = self._iterations, self._counts
         out._pending = pending if pending is not None and len(pending) else None
         out._recent, out._recent_level = tuple(recent), None
+        out._recent_sums = list(sums[:len(recent)])
         out._entries_depth = self._entries_depth
         out.depth = max(self._entries_depth, out._pending.depth if out._pending else 0,
                         len(out._recent))
@@ -120,12 +128,21 @@ class Counts:
         own = self._data.nbytes + self._iterations.nbytes + self._counts.nbytes
         return (own + sum(level.nbytes for level in (self._pending, self._recent_level)
                           if level is not None)
-                + sum(z.nbytes for z in self._recent))
+                + sum(z.nbytes for z in (*self._recent, *self._recent_sums)))
 
     @property
     def recent(self) -> tuple[ZSet, ...]:
         """The recent changes: dX not in the levels yet, one Z-set per iteration."""
         return self._recent
+
+    def recent_sum(self, i: int) -> ZSet:
+        """Σ ``recent[j]`` for j <= ``i``: the recent changes' share of X_i. The running sums
+        are kept as given to ``plus``, or summed on first request (one merge per iteration,
+        once per these counts)."""
+        sums, last = self._recent_sums, min(i, len(self._recent) - 1)
+        while len(sums) <= last:
+            sums.append(sums[-1] + self._recent[len(sums)] if sums else self._recent[0])
+        return sums[last] if last >= 0 else ZSet.empty(self.arity)
 
     def _recent_counts(self) -> Counts | None:
         """The recent changes as a level (sorted on the first read of these counts, then
@@ -173,9 +190,11 @@ class Counts:
             own += more
         return own
 
-    def plus(self, changes: Sequence[ZSet]) -> Counts:
+    def plus(self, changes: Sequence[ZSet], sums: Sequence[ZSet] = ()) -> Counts:
         """The counts after dX[j] += ``changes[j]`` for every j: added to the recent stream
-        (O(r + c) for r recent and c changed entries, no sort), once it has gone down into
+        (O(r + c) for r recent and c changed entries, no sort; ``sums``: running sums of
+        ``changes`` (Σ changes[j] for j <= k, per k) that the caller has, kept as the recent
+        stream's when it was empty, so that the next update's reads do not sum them again), once it has gone down into
         the levels if it is over ``PENDING_SHARE`` times the changes (``_pushed``); and the
         whole merged into the entries once it and the levels pass 1/``PENDING_SHARE`` of
         them. Amortised as the levels: O(c log c + c log(N / c)) per update on packed rows,
@@ -185,13 +204,13 @@ class Counts:
             return self
         recent = sum(len(z) for z in self._recent)
         if recent > self.PENDING_SHARE * size:
-            return self._pushed().plus(changes)
+            return self._pushed().plus(changes, sums)
         stream = _summed(self.arity, self._recent, changes) if recent else list(changes)
         pending = len(self._pending) if self._pending is not None else 0
         if (sum(len(z) for z in stream) + pending) * self.PENDING_SHARE > len(self._counts):
             return self._merged(stream if self._pending is None
                                 else _summed(self.arity, self._pending._stream(), stream))
-        return self._with(self._pending, stream)
+        return self._with(self._pending, stream, () if recent else sums)
 
     def _pushed(self) -> Counts:
         """These counts with the recent changes in the levels (sorted once)."""
@@ -229,7 +248,8 @@ class Counts:
     def _differences(self) -> np.ndarray:
         """dX of each entry: its running count less the one before it in its row's run."""
         first = np.r_[True, np.any(self._data[:, 1:] != self._data[:, :-1], axis=0)]
-        return self._counts - np.where(first, 0, np.r_[0, self._counts[:-1]])
+        counts = self._counts.astype(np.int64)
+        return counts - np.where(first, 0, np.r_[0, counts[:-1]])
 
     def _merged(self, changes: Sequence[ZSet]) -> Counts:
         """The entries (not the pending or recent changes) after dX[j] += ``changes[j]`` for

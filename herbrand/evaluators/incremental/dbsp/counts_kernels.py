@@ -50,6 +50,26 @@ from herbrand.indexes.kernels import gallop
 
 # the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
 ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
+# the running counts' widths (``counts_plus`` returns the narrowest that holds its counts)
+COUNT_TYPES = ("i1", "i2", "i4", "i8")
+
+
+def _signatures(template: str) -> tuple[str, ...]:
+    """``template`` with {t} an iteration type and {c} a count type, for each pair."""
+    return tuple(template.format(t=t, c=c) for t in ITERATION_TYPES for c in COUNT_TYPES)
+
+
+def count_type(low: int, high: int) -> np.dtype:
+    """The narrowest of ``COUNT_TYPES`` that holds every count in [low, high].
+
+    >>> count_type(0, 74), count_type(-129, 5), count_type(0, 2**40)
+    (dtype('int8'), dtype('int16'), dtype('int64'))
+    """
+    for name in COUNT_TYPES[:-1]:
+        info = np.iinfo(name)
+        if info.min <= low and high <= info.max:
+            return np.dtype(name)
+    return np.dtype(np.int64)
 # the next iteration of a row whose count never changes again
 NEVER = np.iinfo(np.int64).max
 
@@ -69,8 +89,8 @@ def _scan(keys, iterations, counts, at, key, i):
     return found, NEVER, at
 
 
-@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8, i8[::1], i8[::1])"
-            for t in ITERATION_TYPES), writes=("out", "nexts"))
+@exported(*_signatures("i8(i8[::1], {t}[::1], {c}[::1], i8[::1], i8[::1], i8, i8[::1], i8[::1])"),
+          writes=("out", "nexts"))
 def _counts_at(keys, iterations, counts, probe, starts, i, out, nexts):
     for j in range(probe.shape[0]):
         out[j], nexts[j], _ = _scan(keys, iterations, counts, starts[j], probe[j], i)
@@ -86,8 +106,8 @@ def counts_at(keys: np.ndarray, iterations: np.ndarray, counts: np.ndarray, prob
     return out, nexts
 
 
-@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], "
-            f"i8, i8[::1], i8[::1], i8[::1], i8[::1])" for t in ITERATION_TYPES),
+@exported(*_signatures("i8(i8[::1], {t}[::1], {c}[::1], i8[::1], i8[::1], i8[::1], i8[::1], "
+                       "i8[::1], i8, i8[::1], i8[::1], i8[::1], i8[::1])"),
           writes=("found", "until", "ends", "work"))
 def counts_resumed(keys, iterations, counts, probe, last, last_found, last_until, last_ends, i,
                    found, until, ends, work):
@@ -113,8 +133,8 @@ def counts_resumed(keys, iterations, counts, probe, last, last_found, last_until
     return probe.shape[0]
 
 
-@exported(*(f"i8(i8[::1], {t}[::1], i8[::1], i8[::1], {t}[::1], i8[::1], i8[::1], i8[::1], "
-            f"{t}[::1], i8[::1])" for t in ITERATION_TYPES),
+@exported(*_signatures("i8(i8[::1], {t}[::1], {c}[::1], i8[::1], {t}[::1], i8[::1], i8[::1], "
+                       "i8[::1], {t}[::1], i8[::1])"),
           writes=("out_keys", "out_at", "out_counts"))
 def _counts_plus(keys, iterations, counts, change, change_at, weights, starts, out_keys,
                  out_at, out_counts):
@@ -158,10 +178,16 @@ def _counts_plus(keys, iterations, counts, change, change_at, weights, starts, o
 def counts_plus(keys: np.ndarray, iterations: np.ndarray, counts: np.ndarray,
                 change: np.ndarray, change_at: np.ndarray, weights: np.ndarray,
                 starts: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """See the module docstring; ``dtype``: the type of the output's iterations."""
+    """See the module docstring; ``dtype``: the type of the output's iterations. The output's
+    counts are of the narrowest of ``COUNT_TYPES`` that holds them (``count_type``: one more
+    pass over them)."""
     size = keys.shape[0] + change.shape[0]
     out_keys, out_at = np.empty(size, dtype=np.int64), np.empty(size, dtype=dtype)
     out_counts = np.empty(size, dtype=np.int64)
     k = _counts_plus(keys, iterations.astype(dtype, copy=False), counts, change,
                      change_at.astype(dtype), weights, starts, out_keys, out_at, out_counts)
-    return out_keys[:k], out_at[:k], out_counts[:k]
+    out_counts = out_counts[:k]
+    if k:
+        out_counts = out_counts.astype(count_type(int(out_counts.min()),
+                                                  int(out_counts.max())), copy=False)
+    return out_keys[:k], out_at[:k], out_counts

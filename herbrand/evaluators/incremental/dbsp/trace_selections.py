@@ -22,6 +22,8 @@ large one that a large update read is not carried through the small updates afte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_selections import (
@@ -66,16 +68,24 @@ class TraceSelections:
         """The rows among the first ``stop`` of (arity, n) ``columns`` (the trace's rows)
         that hold ``constants``, without their columns. O(n) the first time for these
         constants, then O(log s + k) for k rows selected."""
-        entry = self._entries.get(constants)
-        if entry is None:
-            entry = self._entries[constants] = _Selection(
-                np.flatnonzero(holding(columns, constants)))
+        self.take(columns, (constants,))
+        entry = self._entries[constants]
         if entry.rows is None:
             entry.rows = _gathered(columns, entry.positions, constants)
         k = int(np.searchsorted(entry.positions, stop))
         if entry.last is None or entry.last[0] != k:
             entry.last = k, Relation(entry.rows[:, :k], unique=True)
         return entry.last[1]
+
+    def take(self, columns: np.ndarray, wanted: Iterable[Constants]) -> None:
+        """Find the positions of the trace's rows (``columns``) that hold each of ``wanted``
+        now (a bootstrap's, so that the first update's reads gather their rows only, as the
+        reads of later updates do; one that the update does not read is not carried).
+        O(n) each."""
+        for constants in wanted:
+            if constants not in self._entries:
+                self._entries[constants] = _Selection(
+                    np.flatnonzero(holding(columns, constants)))
 
     def moved(self, columns: np.ndarray, left: np.ndarray, joined: np.ndarray,
               at: np.ndarray) -> TraceSelections:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import doctest
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental.dbsp import counts, counts_kernels
+from herbrand.evaluators.incremental.dbsp.count_reads import CountReads
 from herbrand.evaluators.incremental.dbsp.counts import Counts
 from herbrand.evaluators.incremental.dbsp.operators import accumulated
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -129,3 +131,47 @@ def test_recent_changes_go_down_before_a_much_smaller_change():
     assert len(after.levels(False)) == 2  # the entries and the pending level
     assert after.differences() == _sums(counts._summed(1, counts._summed(
         1, [ZSet.of(rows, np.ones(1000, dtype=np.int64))], many), one), 1)
+
+
+@pytest.mark.parametrize(("weight", "width"), [(50, "i1"), (100, "i2"), (40_000, "i4"),
+                                               (2**33, "i8")])
+def test_counts_are_stored_in_the_narrowest_type_that_holds_them(weight, width):
+    """The running counts (here -weight to 2 * weight) are stored in the narrowest signed type
+    holding them, and read as they were, by lookups and by an update's resumed reads."""
+    stream = [ZSet.of(np.array([[1, 2, 3]]), np.array([weight, -weight, 1])),
+              ZSet.of(np.array([[1, 2]]), np.array([weight, weight]))]
+    stored = Counts.of(1, stream)
+    assert stored.levels(False)[0][2].dtype == np.dtype(width)
+    assert stored.differences() == _sums(stream, 1)
+    probe, reads = ZSet.of_set(np.array([[1, 2, 3]])), CountReads(stored)
+    for i, expected in enumerate([[weight, -weight, 1], [2 * weight, 0, 1]]):
+        assert stored.at(probe, i).tolist() == expected
+        assert reads.at(probe, i).tolist() == expected
+
+
+def _running(stream: list[ZSet], arity: int) -> list[ZSet]:
+    out, total = [], ZSet.empty(arity)
+    for z in stream:
+        total = total + z
+        out.append(total)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda a: st.tuples(st.just(a), streams(a), streams(a))))
+def test_recent_sums_are_the_running_sums_of_the_recent_changes(case):
+    """Given to ``plus`` onto no recent changes, the running sums are kept (the same Z-sets);
+    onto recent changes, they are summed from the summed stream; either way ``recent_sum(i)``
+    is Σ recent[j] for j <= i, also past the stream's end. (The entries are many, so that
+    the changes wait as recent ones.)"""
+    arity, first, second = case
+    counts = Counts.of(arity, [ZSet.of_set(np.arange(10, 10 + 120 * arity).reshape(arity, -1))])
+    sums = _running(first, arity)
+    once = counts.plus(first, sums)
+    assert all(once.recent_sum(i) is sums[i] for i in range(len(once.recent)))
+    twice = once.plus(second, _running(second, arity))
+    for after in (once, twice):
+        expected = _running(list(after.recent), arity)
+        for i in range(len(expected) + 2):
+            want = expected[min(i, len(expected) - 1)] if expected else ZSet.empty(arity)
+            assert after.recent_sum(i) == want
