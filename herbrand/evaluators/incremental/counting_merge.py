@@ -49,11 +49,27 @@ def _sorted_positions(haystack, needles):
 
 
 # the count types of the weighted runs that ``weights_at`` reads (narrow ones in the counting
-# engine's state)
-_COUNT_TYPES = ("i1", "i2", "i4", "i8")
+# engines' states: ``narrowest_count_type``)
+COUNT_TYPES = ("i1", "i2", "i4", "i8")
 
 
-@exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1])" for t in _COUNT_TYPES))
+def narrowest_count_type(counts: np.ndarray, types: tuple[str, ...] = COUNT_TYPES) -> np.dtype:
+    """The narrowest of the signed integer ``types`` (ascending widths, the last one ``i8``)
+    that holds every value of ``counts`` (the first for none). O(n), no temporary.
+
+    >>> [narrowest_count_type(np.array(c)).name for c in ([0, 74], [-129, 5], [2**40])]
+    ['int8', 'int16', 'int64']
+    >>> narrowest_count_type(np.array([-129, 5]), ("i1", "i8")).name
+    'int64'
+    """
+    if not len(counts):
+        return np.dtype(types[0])
+    low, high = int(counts.min()), int(counts.max())
+    return next(np.dtype(t) for t in types
+                if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
+
+
+@exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1])" for t in COUNT_TYPES))
 def _weights_at(keys, counts, needles):
     out = np.zeros(needles.shape[0], dtype=np.int64)
     n, lo = keys.shape[0], 0
@@ -345,7 +361,7 @@ def weights_at(keys: np.ndarray, counts: np.ndarray, needles: np.ndarray) -> np.
     needles = np.ascontiguousarray(needles, dtype=np.int64)
     if not len(keys):
         return np.zeros(len(needles), dtype=np.int64)
-    if _ascending(needles) and counts.dtype.str[1:] in _COUNT_TYPES:
+    if _ascending(needles) and counts.dtype.str[1:] in COUNT_TYPES:
         return _weights_at(np.ascontiguousarray(keys, dtype=np.int64),
                            np.ascontiguousarray(counts), needles)
     at = np.minimum(np.searchsorted(keys, needles), len(keys) - 1)

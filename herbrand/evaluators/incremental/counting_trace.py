@@ -13,21 +13,15 @@ from typing import ClassVar
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
-from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
+from herbrand.evaluators.incremental.counting_merge import (
+    merge_added,
+    narrowest_count_type,
+    weights_at,
+)
 from herbrand.indexes.runs import RowCodec, SortedRun
 
-_COUNT_TYPES = tuple((t, int(np.iinfo(t).min), int(np.iinfo(t).max))
-                     for t in (np.int8, np.int16, np.int32, np.int64))
 _WIDER = {np.int8: np.int16, np.int16: np.int32, np.int32: np.int64}
 _NO_KEYS = np.zeros(0, dtype=np.int64)
-
-
-def _narrowest(counts: np.ndarray) -> type:
-    """The narrowest signed integer type holding every count. O(n), no temporary."""
-    if not len(counts):
-        return np.int8
-    low, high = int(counts.min()), int(counts.max())
-    return next(t for t, least, most in _COUNT_TYPES if least <= low and high <= most)
 
 
 @dataclass(frozen=True)
@@ -63,7 +57,7 @@ class PackedCounts:
         data, packed = codec.encode(rows)
         if packed:
             return cls.of_keyed((data, weights))
-        return cls(np.ascontiguousarray(data), False, weights.astype(_narrowest(weights)))
+        return cls(np.ascontiguousarray(data), False, weights.astype(narrowest_count_type(weights)))
 
     def unpacked(self, codec: RowCodec) -> weighted.Weighted:
         """The weighted batch (rows in lexicographic order, int64 counts)."""
@@ -143,7 +137,7 @@ class PackedCounts:
     def of_keyed(cls, counts: weighted.Weighted) -> PackedCounts:
         """Counts whose rows are already packed keys."""
         keys, weights = counts
-        return cls(np.ascontiguousarray(keys), True, weights.astype(_narrowest(weights)))
+        return cls(np.ascontiguousarray(keys), True, weights.astype(narrowest_count_type(weights)))
 
     def __len__(self) -> int:
         """The entries of nonzero count."""

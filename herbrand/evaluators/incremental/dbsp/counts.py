@@ -7,10 +7,10 @@ same entries as the non-zero dX, one per (row, iteration j) with dX[j](row) != 0
 row and then iteration, but each holds the running sum X_j(row): X_i(row) is the entry of
 the row's run with the last iteration <= i: the sorted rows of a change find their runs by
 one galloping pass, then scan them (``counts_kernels``). Bytes per entry: the encoded row (8
-when packed), the count in the smallest signed type that holds the counts (1 under 128: TC
-over graph10000's are at most 74) and the iteration in the smallest unsigned type that holds
-the depth (1 for fewer than 256 iterations): 10 where the dX Z-sets took 16. A read scans
-fewer bytes too: on TC over graph10000, a 1% update's reads find 60k rows among 676k
+when packed), the count in the narrowest of ``COUNT_TYPES`` that holds the counts (1 under 128:
+TC over graph10000's are at most 74; else 8) and the iteration in the smallest unsigned type
+that holds the depth (1 for fewer than 256 iterations): 10 where the dX Z-sets took 16. A read
+scans fewer bytes too: on TC over graph10000, a 1% update's reads find 60k rows among 676k
 entries, about every 11th, so they stream most of the entries' memory.
 
 Adding an update's changes to the entries copies every entry once (O(N), block copies
@@ -192,13 +192,14 @@ class Counts:
 
     def plus(self, changes: Sequence[ZSet], sums: Sequence[ZSet] = ()) -> Counts:
         """The counts after dX[j] += ``changes[j]`` for every j: added to the recent stream
-        (O(r + c) for r recent and c changed entries, no sort; ``sums``: running sums of
-        ``changes`` (Σ changes[j] for j <= k, per k) that the caller has, kept as the recent
-        stream's when it was empty, so that the next update's reads do not sum them again), once it has gone down into
-        the levels if it is over ``PENDING_SHARE`` times the changes (``_pushed``); and the
-        whole merged into the entries once it and the levels pass 1/``PENDING_SHARE`` of
-        them. Amortised as the levels: O(c log c + c log(N / c)) per update on packed rows,
-        where merging every update into the entries cost O(N)."""
+        (O(r + c) for r recent and c changed entries, no sort), once it has gone down into the
+        levels if it is over ``PENDING_SHARE`` times the changes (``_pushed``); and the whole
+        merged into the entries once it and the levels pass 1/``PENDING_SHARE`` of them.
+        Amortised as the levels: O(c log c + c log(N / c)) per update on packed rows, where
+        merging every update into the entries cost O(N). ``sums``: the running sums of
+        ``changes`` (Σ changes[j] for j <= k, per k) when the caller has them, kept as the
+        recent stream's when it was empty, so that the next update's reads do not sum them
+        again."""
         size = sum(len(z) for z in changes)
         if not size:
             return self

@@ -45,13 +45,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_merge import narrowest_count_type
 from herbrand.evaluators.native.exported import exported, helper
 from herbrand.indexes.kernels import gallop
 
 # the iteration arrays' widths (``Counts`` stores the narrowest that holds its iterations)
 ITERATION_TYPES = ("u1", "u2", "u4", "u8", "i8")
-# the running counts' widths (``counts_plus`` returns the narrowest that holds its counts)
-COUNT_TYPES = ("i1", "i2", "i4", "i8")
+# the running counts' widths (``counts_plus`` returns the narrowest that holds its counts):
+# one byte for the small counts of most programs (TC over graph10000's are at most 74), else
+# eight; each width more would compile every count kernel once more per iteration width
+COUNT_TYPES = ("i1", "i8")
 
 
 def _signatures(template: str) -> tuple[str, ...]:
@@ -59,17 +62,6 @@ def _signatures(template: str) -> tuple[str, ...]:
     return tuple(template.format(t=t, c=c) for t in ITERATION_TYPES for c in COUNT_TYPES)
 
 
-def count_type(low: int, high: int) -> np.dtype:
-    """The narrowest of ``COUNT_TYPES`` that holds every count in [low, high].
-
-    >>> count_type(0, 74), count_type(-129, 5), count_type(0, 2**40)
-    (dtype('int8'), dtype('int16'), dtype('int64'))
-    """
-    for name in COUNT_TYPES[:-1]:
-        info = np.iinfo(name)
-        if info.min <= low and high <= info.max:
-            return np.dtype(name)
-    return np.dtype(np.int64)
 # the next iteration of a row whose count never changes again
 NEVER = np.iinfo(np.int64).max
 
@@ -179,15 +171,13 @@ def counts_plus(keys: np.ndarray, iterations: np.ndarray, counts: np.ndarray,
                 change: np.ndarray, change_at: np.ndarray, weights: np.ndarray,
                 starts: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """See the module docstring; ``dtype``: the type of the output's iterations. The output's
-    counts are of the narrowest of ``COUNT_TYPES`` that holds them (``count_type``: one more
-    pass over them)."""
+    counts are of the narrowest of ``COUNT_TYPES`` that holds them (``narrowest_count_type``:
+    one more pass over them)."""
     size = keys.shape[0] + change.shape[0]
     out_keys, out_at = np.empty(size, dtype=np.int64), np.empty(size, dtype=dtype)
     out_counts = np.empty(size, dtype=np.int64)
     k = _counts_plus(keys, iterations.astype(dtype, copy=False), counts, change,
                      change_at.astype(dtype), weights, starts, out_keys, out_at, out_counts)
     out_counts = out_counts[:k]
-    if k:
-        out_counts = out_counts.astype(count_type(int(out_counts.min()),
-                                                  int(out_counts.max())), copy=False)
-    return out_keys[:k], out_at[:k], out_counts
+    return (out_keys[:k], out_at[:k],
+            out_counts.astype(narrowest_count_type(out_counts, COUNT_TYPES), copy=False))
