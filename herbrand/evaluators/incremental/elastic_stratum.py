@@ -44,10 +44,11 @@ from herbrand.evaluators.incremental.counting_selections import GrowingSelection
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_derivations import (
     NegatedInput,
+    Step,
     StratumDerivations,
-    latest,
 )
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations
+from herbrand.evaluators.incremental.elastic_kernels import CHANGE, GROWTH
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
@@ -79,23 +80,18 @@ class StratumRun:
         """Algorithm 2: grow the universes' new iterations and counts to the fixpoint."""
         found = {head: [] for head in self.heads}
         for probe in self.probes:
-            heads, _, _ = self.derivations.derive(probe, probe.full, {})
-            found[probe.head].append(heads)
+            found[probe.head].append(self.derivations.derive(probe, probe.full, {}))
         k = 1
         while self._settle(k, found):
             if not recursive:
                 return
             h, k = k, k + 1
-            found, seeds = {head: [] for head in self.heads}, {}
-
-            def grown(o, n, h=h):
-                return n == h
-
+            found, seeds, step = {head: [] for head in self.heads}, {}, Step(GROWTH, h)
             for probe in self.probes:
                 if not any(r in self.heads for r in probe.positives):
                     continue
-                for heads, _, new in self.derivations.seeded(probe, grown, seeds, h):
-                    found[probe.head].append(heads[:, latest(new) == h])
+                for heads, _ in self.derivations.seeded(probe, step, seeds):
+                    found[probe.head].append(heads)
 
     # -- Update ------------------------------------------------------------------------------
 
@@ -105,16 +101,13 @@ class StratumRun:
         k, kept = 1, KeptDerivations()
         while True:
             h = k - 1
-
-            def changed(o, n, h=h):
-                return ((o <= h) & (n > h)) | ((n <= h) & (o > h))
-
+            step = Step(CHANGE, h)
             found = {head: [] for head in self.heads}
             weights = {head: [] for head in self.heads}
             seeds, deleted_heads = {}, {}
             for probe in self.probes:
-                for heads, old, new in self.derivations.seeded(probe, changed, seeds, h, kept):
-                    rows, signs = self._deleted_and_inserted(probe.head, heads, old, new, h)
+                for heads, signs in self.derivations.seeded(probe, step, seeds, kept):
+                    rows, signs = self._deleted_and_inserted(probe.head, heads, signs, h)
                     found[probe.head].append(rows)
                     weights[probe.head].append(signs)
                 rediscovered = self._rediscovered(probe, h, deleted_heads)
@@ -127,23 +120,25 @@ class StratumRun:
             self.budget.check()
             k += 1
 
-    def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
-                              new: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+    def _deleted_and_inserted(self, head: str, heads: np.ndarray, signs: np.ndarray, h: int
+                              ) -> tuple[np.ndarray, np.ndarray]:
         """The deletion term (-1: Mo = h < Mn, for heads not in I^o_h) and the insertion term
-        (+1: Mn = h < Mo) of derivations seeded by changed elements: (head rows, signs)."""
-        most_old, most_new = latest(old), latest(new)
-        deleted = heads[:, (most_old == h) & (most_new > h)]
-        inserted = heads[:, (most_new == h) & (most_old > h)]
-        if deleted.shape[1]:
-            universe = self.universes[head]
-            positions = self._find(universe, deleted)
-            existed = positions != ABSENT
-            before = np.zeros(len(positions), dtype=bool)
-            before[existed] = universe.old_iteration[positions[existed]] <= h
-            deleted = deleted[:, ~before]
-        return (np.concatenate([deleted, inserted], axis=1),
-                np.concatenate([np.full(deleted.shape[1], -1, dtype=np.int64),
-                                np.ones(inserted.shape[1], dtype=np.int64)]))
+        (+1: Mn = h < Mo) of derivations seeded by changed elements, given as head rows and
+        signs (``StratumDerivations.seeded``): those of the deletion term whose head is in
+        I^o_h dropped."""
+        deleted = np.flatnonzero(signs < 0)
+        if not len(deleted):
+            return heads, signs
+        universe = self.universes[head]
+        positions = self._find(universe, heads[:, deleted])
+        existed = positions != ABSENT
+        before = np.zeros(len(positions), dtype=bool)
+        before[existed] = universe.old_iteration[positions[existed]] <= h
+        if not before.any():
+            return heads, signs
+        keep = np.ones(len(signs), dtype=bool)
+        keep[deleted[before]] = False
+        return heads[:, keep], signs[keep]
 
     def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict) -> np.ndarray:
         """Heads of ``probe`` deleted before iteration h + 1 in this epoch, once per derivation
@@ -157,9 +152,7 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head])
-        keep = (latest(old) <= h) & (latest(new) == h)
-        return heads[:, keep]
+        return self.derivations.rediscovered(probe, deleted_heads[probe.head], h)
 
     # -- shared ------------------------------------------------------------------------------
 
