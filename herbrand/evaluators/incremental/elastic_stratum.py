@@ -1,11 +1,12 @@
 """Bootstrap (Algorithm 2) and Update (Algorithm 3) of the elastic paper for one stratum.
 
 Both iterate k = 1, 2, ... over ``Universe``s (one per relation the stratum reads or derives)
-and evaluate the stratum's ``ProbeRule`` variants with a RelationalEvaluator; every derivation
-comes back with the first iteration of each body element in the previous epoch (``old``) and in
-this one (``new``; NEVER when not derived yet), so each term of the paper is a vectorised
-filter over those two (elements, m) arrays. With h = k - 1, and Mo, Mn the largest old and new
-iteration of a derivation's body:
+and evaluate the stratum's ``ProbeRule`` variants with a RelationalEvaluator; each term of the
+paper is a filter of the derivations by the first iteration of their body elements in the
+previous epoch (``old``) and in this one (``new``; NEVER when not derived yet), which
+``elastic_derivations`` applies in native passes (``elastic_kernels``) and hands back as head
+rows with signs. With h = k - 1, and Mo, Mn the largest old and new iteration of a
+derivation's body:
 
 - Bootstrap: N_k = heads not in I_h of the derivations with Mn = h, seeded by N_h (each
   derivation counted once: seeded at its first body element in N_h).
@@ -19,9 +20,8 @@ iteration of a derivation's body:
   Sparsification (line 10) is the restriction to heads not in I_h: a tuple keeps only its
   earliest iteration. I^-_h and I^+_h (lines 11, 12) are read off the two iteration arrays.
 
-The derivations and their two iteration arrays come from ``elastic_derivations`` (negated
-atoms are body elements there, so negation needs no separate terms; comparisons and arithmetic
-are filters of the rules).
+The derivations come from ``elastic_derivations`` (negated atoms are body elements there, so
+negation needs no separate terms; comparisons and arithmetic are filters of the rules).
 
 Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
 again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads, plus
