@@ -169,10 +169,12 @@ class StratumRun:
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
-            batches = found[head]
-            rows = (np.concatenate(batches, axis=1) if batches
-                    else np.zeros((universe.rows.shape[0], 0), dtype=np.int64))
-            w = (np.concatenate(weights[head]) if weights is not None and weights[head]
+            batches = [batch for batch in found[head] if batch.shape[1]]
+            if not batches:  # nothing found: only the tuples kept at k can progress
+                progressed |= weights is not None and universe.kept_at(k) > 0
+                continue
+            rows = np.concatenate(batches, axis=1)
+            w = (np.concatenate(weights[head]) if weights is not None
                  else np.ones(rows.shape[1], dtype=np.int64))
             rows, w = weighted_groups(rows, w)
             positions = self._find(universe, rows)
