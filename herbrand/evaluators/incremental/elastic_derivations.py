@@ -137,22 +137,13 @@ class StratumDerivations:
         return (np.zeros((probe.head_arity, 0), dtype=np.int64) if batch is None
                 else batch[:probe.head_arity])
 
-    def rediscovered(self, probe: ProbeRule, heads: Relation, h: int,
-                     kept: KeptDerivations | None = None) -> np.ndarray:
+    def rediscovered(self, probe: ProbeRule, heads: Relation, h: int) -> np.ndarray:
         """The head rows of the derivations of ``probe``'s ``head_seeded`` variant seeded by
         ``heads`` (rows of its head's universe with their positions) whose body has Mo <= h
-        and Mn = h, once per derivation: the re-discovery term's provenance query. ``kept``:
-        the batches of earlier iterations' queries, reused for the same heads
-        (``elastic_kept``)."""
-        variant, selection = (id(probe), "heads"), heads.columns[-1]
-        sizes = tuple(len(self.universes[r]) for r in probe.positives)
-        batch = None if kept is None else kept.batch(variant, selection, sizes)
+        and Mn = h, once per derivation: the re-discovery term's provenance query."""
+        batch = self._head_seeded(probe, heads)
         if batch is None:
-            batch = self._head_seeded(probe, heads)
-            if batch is None:
-                batch = np.zeros((probe.head_seeded.head.arity, 0), dtype=np.int64)
-            if kept is not None:
-                kept.keep(variant, selection, sizes, batch)
+            return np.zeros((probe.head_arity, 0), dtype=np.int64)
         most_old, most_new, earlier = self._maxima(probe, batch, Step(REDISCOVERY, h))
         wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
         return batch[:probe.head_arity, wanted]

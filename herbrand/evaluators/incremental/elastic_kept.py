@@ -17,13 +17,7 @@ that earlier element, dropped from this one's by the first-element rule of
 ``StratumDerivations.seeded``. That holds for the Update's seed sets only, so a Bootstrap keeps
 nothing. Universes joined after the seed element are compared by size.
 
-The re-discovery term's provenance query (``StratumDerivations.rediscovered``) is kept the same
-way, by the positions of the deleted heads that seed it: a one-fact delete on TC over
-graph10000 asks it again for the same deleted head in each of its iterations. Its derivations
-depend on its heads and on the rows of every universe it joins, which only grow, so it is
-reused while all of them have the same sizes.
-
-The kept batch of a seeded variant also sheds the derivations no later iteration wants (the floor of
+The kept batch also sheds the derivations no later iteration wants (the floor of
 ``StratumDerivations.seeded``: both their latest old and new body iterations below h, which no
 longer change).
 

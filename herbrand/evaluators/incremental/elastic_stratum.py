@@ -24,8 +24,7 @@ The derivations come from ``elastic_derivations`` (negated atoms are body elemen
 negation needs no separate terms; comparisons and arithmetic are filters of the rules).
 
 Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
-again by the same rows reuses its last batch, and so does a provenance query of the same
-deleted heads: ``elastic_kept``) and by the deleted heads, plus
+again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads, plus
 vectorised bookkeeping over the positions that moved (``Universe.moved``), and O(n) once per
 run (copies, the count of tuples per old iteration); nothing loops per tuple.
 ``budget`` (checked after every join and every iteration, ``elastic_budget``) lets the caller
@@ -111,7 +110,7 @@ class StratumRun:
                     rows, signs = self._deleted_and_inserted(probe.head, heads, signs, h)
                     found[probe.head].append(rows)
                     weights[probe.head].append(signs)
-                rediscovered = self._rediscovered(probe, h, deleted_heads, kept)
+                rediscovered = self._rediscovered(probe, h, deleted_heads)
                 found[probe.head].append(rediscovered)
                 weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
             if not self._settle(k, found, weights):
@@ -141,12 +140,10 @@ class StratumRun:
         keep[deleted[before]] = False
         return heads[:, keep], signs[keep]
 
-    def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict,
-                      kept: KeptDerivations) -> np.ndarray:
+    def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict) -> np.ndarray:
         """Heads of ``probe`` deleted before iteration h + 1 in this epoch, once per derivation
         of theirs with Mo <= h and Mn = h (the re-discovery term). ``deleted_heads`` caches
-        the seed relations of one iteration by head relation (None: empty); ``kept``: the
-        run's kept derivation batches."""
+        the seed relations of one iteration by head relation (None: empty)."""
         if probe.head not in deleted_heads:
             universe = self.universes[probe.head]
             moved = universe.moved()
@@ -155,7 +152,7 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        return self.derivations.rediscovered(probe, deleted_heads[probe.head], h, kept)
+        return self.derivations.rediscovered(probe, deleted_heads[probe.head], h)
 
     # -- shared ------------------------------------------------------------------------------
 

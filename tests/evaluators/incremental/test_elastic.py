@@ -544,18 +544,6 @@ def test_a_seed_repeated_by_later_iterations_is_joined_once(monkeypatch):
     _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
 
 
-def test_a_provenance_query_of_the_same_deleted_heads_is_joined_once(monkeypatch):
-    """Deleting a self-loop on a fresh node beside a 12-edge chain deletes one head, tc(99, 99),
-    and the Update runs on through the chain's 12 iterations: the re-discovery term asks for
-    that head's derivations in each, joined once per rule and kept."""
-    session = IncrementalSession(_engine(), TC, {"e": [(i, i + 1) for i in range(12)]})
-    session.update(insert={"e": [(99, 99)]})
-    joined = _seeded_joins(monkeypatch)
-    session.update(delete={"e": [(99, 99)]})
-    assert joined.count("@delta:head:tc") == 2  # the base rule's variant and the recursive one
-    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
-
-
 def test_a_seed_holding_none_of_its_atoms_constants_is_not_joined(monkeypatch):
     """A triple of predicate 2 changes m, whose rule reads m only with predicates 0 and 1: no
     seeded or head-seeded join of that rule runs, and the results stay exact."""
