@@ -7,20 +7,22 @@ reads, for every derivation, its body elements' iterations: a positive atom's fr
 universe by the row position the variant reports, a negated atom's from its ``NegatedInput``
 (an element of iteration 0 when its instance is absent from the negated relation in that epoch,
 NEVER otherwise). ``seeded`` yields the derivations with a body element in a seed set, each
-once; a large seed is joined in two parts under a limited budget (``_derivations``).
+once, that the step's terms want, with their signs; a large seed is joined in two parts under a
+limited budget (``_derivations``). The iterations are read and compared by the numba passes of
+``elastic_kernels``, one pass per body element and one per batch.
 
 A positive atom with integer constants over a universe, such as ``@U:m(x, 0, y, @pos0)``,
 reads a selection of the universe (``counting_selections.GrowingSelections``: the rows holding
 those values, taken once per run and extended by the rows the run appends), not a scan of the
 whole universe filtered per join: RDFS's rules have a constant in almost every atom.
 
-Cost: the evaluator's joins, plus O(elements x derivations) to read the iterations; nothing
-loops per tuple.
+Cost: the evaluator's joins, plus O(elements x derivations) to read the iterations, in native
+passes; nothing loops per tuple in Python.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +35,12 @@ from herbrand.evaluators.incremental.counting_selections import (
 )
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
+from herbrand.evaluators.incremental.elastic_kernels import (
+    REDISCOVERY,
+    fold,
+    members,
+    terms,
+)
 from herbrand.evaluators.incremental.elastic_rules import (
     NegatedSlot,
     ProbeRule,
@@ -82,13 +90,13 @@ class NegatedInput:
         return old, new
 
 
-def latest(iterations: np.ndarray) -> np.ndarray:
-    """The largest iteration of each derivation's body (0 for an empty body): an (elements, m)
-    array reduced row by row, faster than a reduction along axis 0."""
-    most = np.zeros(iterations.shape[1], dtype=np.int64)
-    for row in iterations:
-        np.maximum(most, row, out=most)
-    return most
+@dataclass(frozen=True)
+class Step:
+    """One iteration h of a run: its seed set and its terms (``kind``: ``elastic_kernels``'s
+    GROWTH for a Bootstrap, CHANGE for an Update)."""
+
+    kind: int
+    h: int
 
 
 MORSEL_ROWS = 1024  # a large join's first part, in seed rows (``StratumDerivations._derivations``)
@@ -123,16 +131,24 @@ class StratumDerivations:
         relations.update(seeds)
         return Database(relations, self.symbols)
 
-    def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]):
-        """(heads, old, new) of the derivations of one variant: head rows and the (elements, m)
-        old and new iterations of their body elements."""
-        return self._described(probe, self._derivations(rule, seeds))
+    def derive(self, probe: ProbeRule, rule, seeds: Mapping[str, Relation]) -> np.ndarray:
+        """The head rows of the derivations of one variant of ``probe``."""
+        batch = self._derivations(rule, seeds)
+        return (np.zeros((probe.head_arity, 0), dtype=np.int64) if batch is None
+                else batch[:probe.head_arity])
 
-    def rediscovered(self, probe: ProbeRule, heads: Relation, kept: KeptProofs | None = None):
-        """``derive`` of ``probe``'s ``head_seeded`` variant seeded by ``heads`` (rows of its
-        head's universe with their positions): the re-discovery term's provenance query.
-        ``kept``: the derivations of heads queried before in the run (``elastic_kept``)."""
-        return self._described(probe, self._head_seeded(probe, heads, kept))
+    def rediscovered(self, probe: ProbeRule, heads: Relation, h: int,
+                     kept: KeptProofs | None = None) -> np.ndarray:
+        """The head rows of the derivations of ``probe``'s ``head_seeded`` variant seeded by
+        ``heads`` (rows of its head's universe with their positions) whose body has Mo <= h
+        and Mn = h, once per derivation: the re-discovery term's provenance query. ``kept``: the
+        derivations of heads queried before in the run (``elastic_kept``)."""
+        batch = self._head_seeded(probe, heads, kept)
+        if batch is None:
+            return np.zeros((probe.head_arity, 0), dtype=np.int64)
+        most_old, most_new, earlier = self._maxima(probe, batch, Step(REDISCOVERY, h))
+        wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
+        return batch[:probe.head_arity, wanted]
 
     def _head_seeded(self, probe: ProbeRule, heads: Relation,
                      kept: KeptProofs | None = None) -> np.ndarray | None:
@@ -154,31 +170,32 @@ class StratumDerivations:
         batch = self._head_seeded(probe, heads, kept)
         if batch is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        _, old, _ = self._described(probe, batch, new=False)
-        return batch[-1], latest(old)
+        most_old, _, _ = self._maxima(probe, batch, Step(REDISCOVERY, 0))
+        return batch[-1], most_old
 
-    def _described(self, probe: ProbeRule, batch: np.ndarray | None, new: bool = True):
-        """(heads, old, new) of a derivation batch of ``probe`` (None: none), the iterations
-        read from the universes as they are now (``new`` False: None for the new ones)."""
-        m = 0 if batch is None else batch.shape[1]
-        olds = np.zeros((probe.elements, m), dtype=np.int64)
-        news = np.zeros((probe.elements, m), dtype=np.int64) if new else None
-        if not m:
-            return np.zeros((probe.head_arity, 0), dtype=np.int64), olds, news
+    def _maxima(self, probe: ProbeRule, batch: np.ndarray, step: Step, seed: int = 0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Mo, Mn, earlier) of each derivation of a batch of ``probe``: the largest old and
+        new iteration of its body (0 for an empty body), read from the universes as they are
+        now, and whether one of its body elements before element ``seed`` is in ``step``'s
+        seed set. One ``elastic_kernels.fold`` pass per body element."""
+        m = batch.shape[1]
+        most_old = np.zeros(m, dtype=np.int64)
+        most_new = np.zeros(m, dtype=np.int64)
+        earlier = np.zeros(m, dtype=np.bool_)
         column = probe.head_arity
         for j, relation in enumerate(probe.positives):
-            universe, positions = self.universes[relation], batch[column]
-            olds[j] = universe.old_iteration[positions]
-            if new:
-                news[j] = universe.new_iteration[positions]
+            universe = self.universes[relation]
+            fold(batch[column], universe.old_iteration, universe.new_iteration,
+                 most_old, most_new, earlier, step.h, step.kind, j < seed)
             column += 1
         for j, slot in enumerate(probe.negatives, start=len(probe.positives)):
             width = len(slot.columns)
-            olds[j], negated_new = self.negated[slot].iterations(batch[column:column + width])
-            if new:
-                news[j] = negated_new
+            old, new = self.negated[slot].iterations(batch[column:column + width])
+            fold(np.arange(m), old, new, most_old, most_new, earlier, step.h, step.kind,
+                 j < seed)
             column += width
-        return batch[:probe.head_arity], olds, news
+        return most_old, most_new, earlier
 
     def _derivations(self, rule, seeds: Mapping[str, Relation]) -> np.ndarray | None:
         """The evaluator's derivations of ``rule`` (None: none), the budget checked after it.
@@ -208,19 +225,17 @@ class StratumDerivations:
         self.budget.check()
         return np.concatenate(batches, axis=1)
 
-    def seeded(self, probe: ProbeRule, member: Callable[[np.ndarray, np.ndarray], np.ndarray],
-               seeds: dict, floor: int, kept: KeptDerivations | None = None):
-        """Yield (heads, old, new) of the derivations with a body element in a seed set (given
-        by ``member(old, new) -> mask`` over a universe's or negated input's iterations), each
-        derivation once: from the variant seeding its first element in the set, and only
-        those whose body's latest old and latest new iterations are at least ``floor`` and one
-        of them equal to it (the only ones Bootstrap and Update want at h = ``floor``: the
-        smaller of the two is h in each of their terms). ``seeds``
-        caches the seeds of one iteration by name ([positions, relation or None until built];
-        None: empty). ``kept``: the batches of earlier iterations' seeds, reused for the same
-        seed (``elastic_kept``: an Update's seed sets only)."""
+    def seeded(self, probe: ProbeRule, step: Step, seeds: dict,
+               kept: KeptDerivations | None = None):
+        """Yield (head rows, signs) of the derivations with a body element in ``step``'s seed
+        set that its terms want (``elastic_kernels``), each derivation once: from the variant
+        seeding its first element in the set. ``seeds`` caches the seeds of one iteration by
+        name ([positions, relation or None until built]; None: empty). ``kept``: the batches
+        of earlier iterations' seeds, reused for the same seed (``elastic_kept``: an Update's
+        seed sets only); a batch is kept without the derivations no later iteration wants
+        (both their latest old and new iterations below h)."""
         for element, rule in enumerate(probe.seeded):
-            name = self._seed(probe, element, member, seeds)
+            name = self._seed(probe, element, step, seeds)
             if seeds[name] is None:
                 continue
             selection = seeds[name][0]
@@ -235,34 +250,31 @@ class StratumDerivations:
                 if kept is not None:
                     kept.keep((id(probe), element), selection, sizes, batch)
                 continue
-            heads, old, new = self._described(probe, batch)
-            # the smaller latest iteration: fixed for the old one, final for a new one below h
-            least = np.minimum(latest(old), latest(new))
+            most_old, most_new, earlier = self._maxima(probe, batch, step, element)
+            wanted, signs, later = terms(most_old, most_new, earlier, step.h, step.kind)
             if kept is not None:
-                later = least >= floor  # wanted now or by a later iteration
                 kept.keep((id(probe), element), selection, sizes,
-                          batch if later.all() else batch[:, later])
-            wanted = (least == floor) & ~member(old[:element], new[:element]).any(axis=0)
-            yield heads[:, wanted], old[:, wanted], new[:, wanted]
+                          batch if len(later) == batch.shape[1] else batch[:, later])
+            if len(wanted):
+                yield batch[:probe.head_arity, wanted], signs
 
-    def _seed(self, probe: ProbeRule, element: int,
-              member: Callable[[np.ndarray, np.ndarray], np.ndarray], seeds: dict) -> str:
+    def _seed(self, probe: ProbeRule, element: int, step: Step, seeds: dict) -> str:
         """The seed name of ``probe``'s body ``element``, its seed in ``seeds`` (the positions
-        of its universe's rows, or of its negated input's changed instances, in the set)."""
+        of its universe's rows, or of its negated input's changed instances, in ``step``'s
+        seed set)."""
         if element < len(probe.positives):
             name = seed_name(probe.positives[element])
             if name not in seeds:
                 universe = self.universes[probe.positives[element]]
-                moved = universe.moved()
-                selection = moved[member(universe.old_iteration[moved],
-                                         universe.new_iteration[moved])]
+                selection = members(universe.moved(), universe.old_iteration,
+                                    universe.new_iteration, step.h, step.kind)
                 seeds[name] = [selection, None] if len(selection) else None
         else:
             slot = probe.negatives[element - len(probe.positives)]
             name = slot.seed_name
             if name not in seeds:
-                negated = self.negated[slot]
-                selection = np.flatnonzero(member(*negated.iterations(negated.changed.columns)))
+                old, new = self.negated[slot].iterations(self.negated[slot].changed.columns)
+                selection = members(np.arange(len(old)), old, new, step.h, step.kind)
                 seeds[name] = [selection, None] if len(selection) else None
         return name
 

@@ -143,7 +143,3 @@ class ProbeRule:
             seed_constants=tuple(constants) + ((),) * len(negatives),
             head_constants=integer_constants(rule.head),
         )
-
-    @property
-    def elements(self) -> int:
-        return len(self.positives) + len(self.negatives)

@@ -1,11 +1,12 @@
 """Bootstrap (Algorithm 2) and Update (Algorithm 3) of the elastic paper for one stratum.
 
 Both iterate k = 1, 2, ... over ``Universe``s (one per relation the stratum reads or derives)
-and evaluate the stratum's ``ProbeRule`` variants with a RelationalEvaluator; every derivation
-comes back with the first iteration of each body element in the previous epoch (``old``) and in
-this one (``new``; NEVER when not derived yet), so each term of the paper is a vectorised
-filter over those two (elements, m) arrays. With h = k - 1, and Mo, Mn the largest old and new
-iteration of a derivation's body:
+and evaluate the stratum's ``ProbeRule`` variants with a RelationalEvaluator; each term of the
+paper is a filter of the derivations by the first iteration of their body elements in the
+previous epoch (``old``) and in this one (``new``; NEVER when not derived yet), which
+``elastic_derivations`` applies in native passes (``elastic_kernels``) and hands back as head
+rows with signs. With h = k - 1, and Mo, Mn the largest old and new iteration of a
+derivation's body:
 
 - Bootstrap: N_k = heads not in I_h of the derivations with Mn = h, seeded by N_h (each
   derivation counted once: seeded at its first body element in N_h).
@@ -19,9 +20,8 @@ iteration of a derivation's body:
   Sparsification (line 10) is the restriction to heads not in I_h: a tuple keeps only its
   earliest iteration. I^-_h and I^+_h (lines 11, 12) are read off the two iteration arrays.
 
-The derivations and their two iteration arrays come from ``elastic_derivations`` (negated
-atoms are body elements there, so negation needs no separate terms; comparisons and arithmetic
-are filters of the rules).
+The derivations come from ``elastic_derivations`` (negated atoms are body elements there, so
+negation needs no separate terms; comparisons and arithmetic are filters of the rules).
 
 Cost of an Update: per iteration, the joins seeded by the changes so far (a variant seeded
 again by the same rows reuses its last batch: ``elastic_kept``) and by the deleted heads (each
@@ -45,10 +45,11 @@ from herbrand.evaluators.incremental.counting_selections import GrowingSelection
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_derivations import (
     NegatedInput,
+    Step,
     StratumDerivations,
-    latest,
 )
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
+from herbrand.evaluators.incremental.elastic_kernels import CHANGE, GROWTH
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, position_sums, weighted_groups
@@ -82,23 +83,18 @@ class StratumRun:
         """Algorithm 2: grow the universes' new iterations and counts to the fixpoint."""
         found = {head: [] for head in self.heads}
         for probe in self.probes:
-            heads, _, _ = self.derivations.derive(probe, probe.full, {})
-            found[probe.head].append(heads)
+            found[probe.head].append(self.derivations.derive(probe, probe.full, {}))
         k = 1
         while self._settle(k, found):
             if not recursive:
                 return
             h, k = k, k + 1
-            found, seeds = {head: [] for head in self.heads}, {}
-
-            def grown(o, n, h=h):
-                return n == h
-
+            found, seeds, step = {head: [] for head in self.heads}, {}, Step(GROWTH, h)
             for probe in self.probes:
                 if not any(r in self.heads for r in probe.positives):
                     continue
-                for heads, _, new in self.derivations.seeded(probe, grown, seeds, h):
-                    found[probe.head].append(heads[:, latest(new) == h])
+                for heads, _ in self.derivations.seeded(probe, step, seeds):
+                    found[probe.head].append(heads)
 
     # -- Update ------------------------------------------------------------------------------
 
@@ -108,16 +104,13 @@ class StratumRun:
         k, kept = 1, KeptDerivations()
         while True:
             h = k - 1
-
-            def changed(o, n, h=h):
-                return ((o <= h) & (n > h)) | ((n <= h) & (o > h))
-
+            step = Step(CHANGE, h)
             found = {head: [] for head in self.heads}
             weights = {head: [] for head in self.heads}
             seeds, deleted_heads = {}, {}
             for probe in self.probes:
-                for heads, old, new in self.derivations.seeded(probe, changed, seeds, h, kept):
-                    rows, signs = self._deleted_and_inserted(probe.head, heads, old, new, h)
+                for heads, signs in self.derivations.seeded(probe, step, seeds, kept):
+                    rows, signs = self._deleted_and_inserted(probe.head, heads, signs, h)
                     found[probe.head].append(rows)
                     weights[probe.head].append(signs)
                 rediscovered = self._rediscovered(probe, h, deleted_heads)
@@ -130,23 +123,25 @@ class StratumRun:
             self.budget.check()
             k += 1
 
-    def _deleted_and_inserted(self, head: str, heads: np.ndarray, old: np.ndarray,
-                              new: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+    def _deleted_and_inserted(self, head: str, heads: np.ndarray, signs: np.ndarray, h: int
+                              ) -> tuple[np.ndarray, np.ndarray]:
         """The deletion term (-1: Mo = h < Mn, for heads not in I^o_h) and the insertion term
-        (+1: Mn = h < Mo) of derivations seeded by changed elements: (head rows, signs)."""
-        most_old, most_new = latest(old), latest(new)
-        deleted = heads[:, (most_old == h) & (most_new > h)]
-        inserted = heads[:, (most_new == h) & (most_old > h)]
-        if deleted.shape[1]:
-            universe = self.universes[head]
-            positions = self._find(universe, deleted)
-            existed = positions != ABSENT
-            before = np.zeros(len(positions), dtype=bool)
-            before[existed] = universe.old_iteration[positions[existed]] <= h
-            deleted = deleted[:, ~before]
-        return (np.concatenate([deleted, inserted], axis=1),
-                np.concatenate([np.full(deleted.shape[1], -1, dtype=np.int64),
-                                np.ones(inserted.shape[1], dtype=np.int64)]))
+        (+1: Mn = h < Mo) of derivations seeded by changed elements, given as head rows and
+        signs (``StratumDerivations.seeded``): those of the deletion term whose head is in
+        I^o_h dropped."""
+        deleted = np.flatnonzero(signs < 0)
+        if not len(deleted):
+            return heads, signs
+        universe = self.universes[head]
+        positions = self._find(universe, heads[:, deleted])
+        existed = positions != ABSENT
+        before = np.zeros(len(positions), dtype=bool)
+        before[existed] = universe.old_iteration[positions[existed]] <= h
+        if not before.any():
+            return heads, signs
+        keep = np.ones(len(signs), dtype=bool)
+        keep[deleted[before]] = False
+        return heads[:, keep], signs[keep]
 
     def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict) -> np.ndarray:
         """Heads of ``probe`` deleted before iteration h + 1 in this epoch, once per derivation
@@ -160,10 +155,8 @@ class StratumRun:
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
             return np.zeros((probe.head_arity, 0), dtype=np.int64)
-        heads, old, new = self.derivations.rediscovered(probe, deleted_heads[probe.head],
-                                                        self.proofs)
-        keep = (latest(old) <= h) & (latest(new) == h)
-        return heads[:, keep]
+        return self.derivations.rediscovered(probe, deleted_heads[probe.head], h,
+                                             self.proofs)
 
     # -- shared ------------------------------------------------------------------------------
 
@@ -178,10 +171,12 @@ class StratumRun:
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
-            batches = found[head]
-            rows = (np.concatenate(batches, axis=1) if batches
-                    else np.zeros((universe.rows.shape[0], 0), dtype=np.int64))
-            w = (np.concatenate(weights[head]) if weights is not None and weights[head]
+            batches = [batch for batch in found[head] if batch.shape[1]]
+            if not batches:  # nothing found: only the tuples kept at k can progress
+                progressed |= weights is not None and universe.kept_at(k) > 0
+                continue
+            rows = np.concatenate(batches, axis=1)
+            w = (np.concatenate(weights[head]) if weights is not None
                  else np.ones(rows.shape[1], dtype=np.int64))
             # the found rows the universe holds summed by position, the others by row
             positions = self._find(universe, rows)

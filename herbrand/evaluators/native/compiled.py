@@ -43,6 +43,7 @@ EXPORTING_MODULES = (
     "herbrand.evaluators.incremental.checked_facts",
     "herbrand.evaluators.incremental.counting_merge",
     "herbrand.evaluators.incremental.counting_refresh",
+    "herbrand.evaluators.incremental.elastic_kernels",
     "herbrand.evaluators.incremental.member_kernels",
     "herbrand.evaluators.incremental.dbsp.counts_kernels")
 _SOURCES = tuple((_NATIVE, name) for name in (

@@ -19,7 +19,7 @@ def test_variants_and_slots():
     probe = ProbeRule.of(rule)
     assert probe.positives == ("a", "a")
     assert probe.negatives == (NegatedSlot("q", (1,)),)
-    assert probe.elements == 3 and len(probe.seeded) == 3
+    assert len(probe.seeded) == 3
     assert str(probe.full) == ("@probe(x, (z + 1), @pos0, @pos1, y) :- @U:a(x, y, @pos0), "
                                "y < 3, !@keep:q:1(y), @U:a(y, z, @pos1).")
     assert str(probe.seeded[2]).startswith("@probe(x, (z + 1), @pos0, @pos1, y) :- "
