@@ -128,3 +128,28 @@ def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
     rules, reduced = Semijoins(ordered=True).reduced(_PROGRAM.rules[:1], instance, {"t"})
     assert reduced[reduction_name("t", "d", ((0, 1),))].to_rows() == [(6, 7)]
     assert not scanned  # t's 64 rows searched for d's y = 6, none scanned
+
+
+def _sliced(relation: Relation) -> Relation:
+    """``relation``'s rows as a slice of a wider block (not C-contiguous), as the counting
+    engine's deltas are slices of the relation stored iteration by iteration."""
+    columns = relation.columns
+    wide = np.zeros((columns.shape[0], columns.shape[1] + 5), dtype=np.int64)
+    wide[:, 2:2 + columns.shape[1]] = columns
+    return Relation(wide[:, 2:2 + columns.shape[1]], unique=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows,
+       st.booleans())
+def test_reductions_of_a_slice_of_a_wider_block_are_its_rows_reductions(t_rows, d_rows, s_rows,
+                                                                        ordered):
+    whole = Database({"t": _ordered(t_rows), "d": _ordered(d_rows), "s": _ordered(s_rows)})
+    sliced = Database({"t": _sliced(whole["t"]), "d": whole["d"], "s": _sliced(whole["s"])})
+    assert not sliced["t"].columns.flags.c_contiguous or not len(t_rows)
+    expected = Semijoins(ratio=2, ordered=ordered).reduced(_PROGRAM.rules, whole, {"t", "s"})
+    rules, reduced = Semijoins(ratio=2, ordered=ordered).reduced(_PROGRAM.rules, sliced,
+                                                                 {"t", "s"})
+    assert [str(rule) for rule in rules] == [str(rule) for rule in expected[0]]
+    for name in expected[1]:
+        assert reduced[name].to_rows() == expected[1][name].to_rows(), name
