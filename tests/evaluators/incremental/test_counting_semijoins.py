@@ -153,3 +153,31 @@ def test_reductions_of_a_slice_of_a_wider_block_are_its_rows_reductions(t_rows, 
     assert [str(rule) for rule in rules] == [str(rule) for rule in expected[0]]
     for name in expected[1]:
         assert reduced[name].to_rows() == expected[1][name].to_rows(), name
+
+
+@settings(max_examples=100, deadline=None)
+@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows,
+       st.integers(0, 3), st.integers(0, 3))
+def test_bounds_holding_a_relation_reduce_alike_and_outside_the_seed_empty(t_rows, d_rows,
+                                                                          s_rows, below, above):
+    # bounds that hold t's values (widened by below / above) reduce as no bounds do; bounds
+    # of a range no seed value is in give an empty reduction (its rule left out)
+    instance = _instance(t_rows, d_rows, s_rows)
+    columns = instance["t"].columns
+    held = (np.array([[columns[0].min() - below, columns[1].min() - below],
+                      [columns[0].max() + above, columns[1].max() + above]])
+            if len(t_rows) else np.array([[5, 5], [1, 1]]))
+    evaluator = RelationalEvaluator()
+    plain = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    bounded = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"},
+                                         lambda name: held if name == "t" else None)
+    assert [str(rule) for rule in bounded[0]] == [str(rule) for rule in plain[0]]
+    for name in plain[1]:
+        assert bounded[1][name].to_rows() == plain[1][name].to_rows(), name
+    assert _derived(evaluator, bounded) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+    outside = np.array([[100, 100], [200, 200]])
+    rules, reduced = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"},
+                                                lambda name: outside if name == "t" else None)
+    emptied = [name for name in reduced if name.startswith("@semijoin:") and name.endswith(":t")]
+    assert all(not len(reduced[name]) for name in emptied)
+    assert not any(name in str(rule) for rule in rules for name in emptied)  # left out
