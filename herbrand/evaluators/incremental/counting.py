@@ -45,7 +45,7 @@ place are written, so a failure leaves the engine as it was.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,7 +74,13 @@ from herbrand.evaluators.incremental.counting_rules import (
 from herbrand.evaluators.incremental.counting_runs import sorted_run, summed_run, without_runs
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
-from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
+from herbrand.evaluators.incremental.counting_trace import (
+    PackedCounts,
+    Trace,
+    codec_of,
+    column_bounds,
+    trimmed,
+)
 from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
@@ -200,6 +206,7 @@ class CountingEngine(StoredEngine):
                          for v in iteration_variants(rule, relations))
         counts = {name: [] for name in relations}
         firsts = {name: [] for name in relations}
+        bounds = {name: [] for name in relations}
         derived = self._evaluator.derive(stratum.rules, instance)
         while True:
             new_rows = {}
@@ -210,6 +217,7 @@ class CountingEngine(StoredEngine):
                 run = without_runs(sorted_run(codecs[name], consolidated[0]), firsts[name])
                 firsts[name].append(run)
                 new_rows[name] = Relation(run.rows(), unique=True)
+                bounds[name].append(column_bounds(new_rows[name].columns))
             reads = {}
             for name, rows in new_rows.items():
                 reads[PREV + name] = instance[name]
@@ -220,7 +228,7 @@ class CountingEngine(StoredEngine):
                 break
             derived = self._evaluator.derive(variants, instance.with_relations(reads))
         for name in relations:
-            traces[name] = trimmed(counts[name], firsts[name])
+            traces[name] = trimmed(counts[name], firsts[name], bounds[name])
         return instance
 
     # -- update ----------------------------------------------------------------------------------
@@ -256,7 +264,7 @@ class CountingEngine(StoredEngine):
             needed = set(whole_reads).union(*(group.reads for group in active))
             instance = new.with_relations({**fixed, **walk.reads(needed)})
             parts = self._signed([s for group in active for s in group.variants], instance,
-                                 reducible)
+                                 reducible, walk.bounds_of)
             whole_change = self._whole(whole, instance, old, relations)
             deltas = {}
             for name in relations:
@@ -352,14 +360,15 @@ class CountingEngine(StoredEngine):
         finally:
             self._selections.release(rewrites=False)
 
-    def _signed(self, signed: list[SignedRule], instance: Database,
-                reducible: frozenset[str]) -> dict[str, list[weighted.Weighted]]:
+    def _signed(self, signed: list[SignedRule], instance: Database, reducible: frozenset[str],
+                bounds: Callable[[str], np.ndarray | None]) -> dict[str, list[weighted.Weighted]]:
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
         no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
         most rules read one predicate); the others' atoms over the ``reducible`` relations (those
         replaced in each iteration) read semi-join reductions by the change
-        (``counting_semijoins``), their constant atoms over the large relations kept
+        (``counting_semijoins``; a reduction by values outside the ``bounds`` of a run's
+        columns is empty without a scan), their constant atoms over the large relations kept
         selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
@@ -369,7 +378,7 @@ class CountingEngine(StoredEngine):
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign]
             if rules:
-                rules, reduced = self._semijoins.reduced(rules, instance, reducible)
+                rules, reduced = self._semijoins.reduced(rules, instance, reducible, bounds)
                 rules, selected = self._selections.applied(rules, reduced)
                 for name, rows in self._evaluator.derive(rules, selected).items():
                     parts.setdefault(name, []).append(weighted.bag(rows, sign))

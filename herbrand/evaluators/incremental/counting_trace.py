@@ -1,8 +1,10 @@
 """The counting engine's state: per derived relation, the derivation counts of each iteration
 (D_k, ``PackedCounts``: rows packed into one int64 each where they fit, counts as narrow
 integers, in lexicographic order) and the run of the tuples first derived in each iteration
-(Δ_k), in a ``Trace``; the relation itself is stored in iteration order, so X_k is a prefix of
-it. See ``counting`` for the method and ``counting_walk`` for an update's pass over a trace.
+(Δ_k) with a range of each of its columns (so that a semi-join reduction of Δ_k by values
+outside it is known to be empty without a scan: ``counting_semijoins``), in a ``Trace``; the
+relation itself is stored in iteration order, so X_k is a prefix of it. See ``counting`` for
+the method and ``counting_walk`` for an update's pass over a trace.
 """
 
 from __future__ import annotations
@@ -152,25 +154,43 @@ class PackedCounts:
 
 @dataclass(frozen=True)
 class Trace:
-    """One derived relation's state: ``counts[k - 1]`` is D_k, packed, and ``firsts[k - 1]``
-    the run of the tuples first derived in iteration k."""
+    """One derived relation's state: ``counts[k - 1]`` is D_k, packed, ``firsts[k - 1]``
+    the run of the tuples first derived in iteration k, and ``bounds[k - 1]`` a range of each
+    column of that run's rows (``column_bounds``; a run past the end of ``bounds`` has none
+    known)."""
 
     counts: tuple[PackedCounts, ...]
     firsts: tuple[SortedRun, ...]
+    bounds: tuple[np.ndarray, ...] = ()
 
     def size(self) -> tuple[int, int]:
         tuples = sum(map(len, self.counts))
         nbytes = sum(counts.nbytes for counts in self.counts)
-        return tuples, nbytes + sum(run.data.nbytes for run in self.firsts)
+        return tuples, (nbytes + sum(run.data.nbytes for run in self.firsts)
+                        + sum(bounds.nbytes for bounds in self.bounds))
+
+
+def column_bounds(rows: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
+    """The (2, arity) least and greatest values of each column of the (arity, n) ``rows``
+    and, when given, of the (2, arity) ``within`` (a range they widen): a range that holds
+    every value of the rows in its column. Of no rows and no range: lows above highs (no
+    value is in it). O(arity n)."""
+    if within is None:
+        within = np.array([[np.iinfo(np.int64).max], [np.iinfo(np.int64).min]],
+                          dtype=np.int64).repeat(rows.shape[0], axis=1)
+    if not rows.shape[1]:
+        return within
+    return np.stack([np.minimum(rows.min(axis=1), within[0]),
+                     np.maximum(rows.max(axis=1), within[1])])
 
 
 def codec_of(arity: int) -> RowCodec:
     return RowCodec(arity, tuple(range(arity)))
 
 
-def trimmed(counts: list[PackedCounts], firsts: list) -> Trace:
+def trimmed(counts: list[PackedCounts], firsts: list, bounds: list = ()) -> Trace:
     """A Trace without trailing iterations that hold no counts."""
     length = len(counts)
     while length and not len(counts[length - 1]):
         length -= 1
-    return Trace(tuple(counts[:length]), tuple(firsts[:length]))
+    return Trace(tuple(counts[:length]), tuple(firsts[:length]), tuple(bounds[:length]))

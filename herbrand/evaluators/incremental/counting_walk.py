@@ -40,6 +40,7 @@ from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
     codec_of,
+    column_bounds,
     trimmed,
 )
 from herbrand.framework.analysis import Stratum
@@ -81,6 +82,9 @@ class Walk:
         # D'_k needs where it shares them (``PackedCounts.patched``), for the commit
         self.patches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.firsts = {name: [] for name in self.relations}
+        # a range of each column of each Δ'_k (``Trace.bounds``): Δ_k's widened by the
+        # tuples that join it (those that leave do not narrow it)
+        self.bounds: dict[str, list[np.ndarray | None]] = {name: [] for name in self.relations}
         # the first iteration whose Δ'_k is not the old Δ_k (the run itself), None while
         # there is none: X'_m is then the old X_m, a prefix of the old relation, not a copy
         self.diverged: dict[str, int | None] = dict.fromkeys(self.relations)
@@ -276,12 +280,41 @@ class Walk:
                     counts, first = self._refresh(name, counts, run, weights, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
+            self.bounds[name].append(self._new_bounds(name, first is old_first))
             if first is not old_first:
                 self._moves[(name, self.k)] = self.gained[name], self.dropped[name]
                 if self.diverged[name] is None:
                     self.diverged[name] = self.k
         self._reads = {}
         self.k += 1
+
+    def _old_bounds(self, name: str, k: int) -> np.ndarray | None:
+        """The range of Δ_k's columns in the old trace (``Trace.bounds``): an empty one past
+        its iterations, None when it is not known."""
+        trace = self.old[name]
+        if k > len(trace.firsts):
+            return column_bounds(self._nothing[name].columns)
+        return trace.bounds[k - 1] if k <= len(trace.bounds) else None
+
+    def _new_bounds(self, name: str, kept: bool) -> np.ndarray | None:
+        """The range of Δ'_k's columns: Δ_k's when the run is ``kept``, else widened by the
+        tuples gained (O(their number)); None when Δ_k's is not known."""
+        old = self._old_bounds(name, self.k)
+        if kept or old is None:
+            return old
+        return column_bounds(self.gained[name].rows(), old)
+
+    def bounds_of(self, read: str) -> np.ndarray | None:
+        """A (2, arity) range of each column of the relation named ``read`` in iteration k
+        (``column_bounds``) when it is Δ'_{k-1} or Δ_{k-1}, else None (not known)."""
+        prefix, _, name = read.rpartition(":")
+        if self.k < 2 or name not in self.old:
+            return None
+        if prefix + ":" == NEW_DELTA:
+            return self.bounds[name][self.k - 2]
+        if prefix + ":" == OLD_DELTA:
+            return self._old_bounds(name, self.k - 1)
+        return None
 
     def _old_keys(self, name: str) -> np.ndarray | None:
         """The old runs Δ_1, Δ_2, ... of ``name`` one after the other (ending at
@@ -355,7 +388,9 @@ class Walk:
                 Relation(self.minus[name].rows(), unique=True))
 
     def trace(self, name: str) -> Trace:
-        return trimmed(self.counts[name], self.firsts[name])
+        bounds = self.bounds[name]
+        known = next((at for at, value in enumerate(bounds) if value is None), len(bounds))
+        return trimmed(self.counts[name], self.firsts[name], bounds[:known])
 
     def relation(self, name: str) -> Relation:
         """X' once the walk is over: the old relation itself when no Δ_k changed."""

@@ -4,7 +4,8 @@ A semi-join reduction keeps the rows of a large relation whose value in a shared
 occurs in the seed's column (``counting_semijoins``). With numpy that is a range mask, a
 masked table lookup and a compress: several passes and temporaries over the n values for a
 seed of a few rows. ``matching`` reads the values once: a lookup in a table of the seed's
-value range when it spans at most 4n values (O(n + range)), else a binary search of each
+value range when it spans at most 4n values (O(n + range), without a branch on each
+value), else a binary search of each
 value among the seed's distinct values (O(n log m)); it returns the positions found.
 ``matching_rows`` does so for the rows of a block over several shared columns.
 
@@ -33,11 +34,15 @@ def _matching(values, distinct, narrow):
         table = np.zeros(high - low + 1, dtype=np.bool_)
         for j in range(m):
             table[distinct[j] - low] = True
+        # each position written, counted when its value is in the table: a branch on it,
+        # taken at random, made the pass four times slower when a sixth of the values match
+        # (162 -> 42 us for 108,000 values). As unsigned, value - low is at most the span
+        # only for values in [low, high] (high - 2^64 is below every int64)
+        span = np.uint64(high - low)
         for i in range(n):
-            value = values[i]
-            if low <= value <= high and table[value - low]:
-                out[found] = i
-                found += 1
+            at = np.uint64(values[i]) - np.uint64(low)
+            out[found] = i
+            found += at <= span and table[min(at, span)]
         return out[:found]
     for i in range(n):
         value = values[i]

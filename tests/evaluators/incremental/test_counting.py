@@ -105,6 +105,33 @@ def test_the_state_after_updates_equals_a_bootstrap_from_scratch(case):
     fresh.bootstrap(program, encode_facts(program, session.facts))
     for name in (name for stratum in analyse(program) for name in stratum.relations):
         assert session.engine.counts(name) == fresh.counts(name), name
+        _assert_bounds_hold_the_runs(session.engine._traces[name])
+
+
+def _assert_bounds_hold_the_runs(trace):
+    """Each run's column range (``Trace.bounds``, known for every run) holds its rows."""
+    assert len(trace.bounds) == len(trace.firsts)
+    for run, (lows, highs) in zip(trace.firsts, trace.bounds, strict=True):
+        rows = run.rows()
+        assert ((lows[:, None] <= rows) & (rows <= highs[:, None])).all()
+
+
+def test_a_fresh_constant_scans_no_delta_it_is_outside_of(monkeypatch):
+    # an edge of a fresh node joins no path: the reduction of Δ_2 (the paths 0..19 -> 40..59)
+    # by it is empty without a scan; Δ'_1, which gains the fresh tc(99, 99), is scanned
+    import herbrand.evaluators.incremental.member_kernels as member_kernels
+
+    edges = [(i, 20 + j) for i in range(20) for j in range(20)]
+    edges += [(20 + j, 40 + m) for j in range(20) for m in range(20)]
+    session = IncrementalSession(CountingEngine, TC, {"e": edges})
+    scanned = []
+    matching = member_kernels.matching
+    monkeypatch.setattr(member_kernels, "matching",
+                        lambda values, seed: scanned.append(len(values)) or matching(values, seed))
+    session.update(insert={"e": [(99, 99)]})
+    assert scanned == [801]  # Δ'_1 at iteration 2; not Δ'_2 at iteration 3
+    session.update(delete={"e": [(99, 99), (0, 20)]}, insert={"e": [(59, 0)]})
+    _assert_bounds_hold_the_runs(session.engine._traces["tc"])
 
 
 def test_the_relations_reduced_by_search_are_in_lexicographic_order(monkeypatch):
@@ -112,13 +139,13 @@ def test_the_relations_reduced_by_search_are_in_lexicographic_order(monkeypatch)
     checked = []
     reduced = Semijoins.reduced
 
-    def checking(self, rules, instance, reducible):
+    def checking(self, rules, instance, reducible, bounds=None):
         for name in reducible:
             if name in instance and len(instance[name]):
                 columns = instance[name].columns
                 assert (np.lexsort(columns[::-1]) == np.arange(columns.shape[1])).all(), name
                 checked.append(name)
-        return reduced(self, rules, instance, reducible)
+        return reduced(self, rules, instance, reducible, bounds)
 
     monkeypatch.setattr(Semijoins, "reduced", checking)
     nonlinear = TC.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")

@@ -20,6 +20,7 @@ _PROGRAM = parse(".decl t(a: number, b: number)\n.decl d(a: number, b: number)\n
                  "t(x, z) :- d(x, z), t(x, 3).")
 
 _rows = st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40)
+_seeds = st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3)
 
 
 def _bags(derived):
@@ -40,7 +41,7 @@ def _derived(evaluator, reduced):
 
 
 @settings(max_examples=150, deadline=None)
-@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows)
+@given(_rows, _seeds, _rows)
 def test_reduced_groups_derive_the_same_bags(t_rows, d_rows, s_rows):
     instance = _instance(t_rows, d_rows, s_rows)
     evaluator = RelationalEvaluator()
@@ -75,7 +76,7 @@ def test_a_relation_under_ratio_times_the_seed_is_not_reduced():
 
 
 @settings(max_examples=150, deadline=None)
-@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows)
+@given(_rows, _seeds, _rows)
 def test_reduced_groups_with_constants_derive_the_same_bags(t_rows, d_rows, s_rows):
     instance = _instance(t_rows, d_rows, s_rows)
     evaluator = RelationalEvaluator()
@@ -93,6 +94,13 @@ def test_with_constants_a_literal_with_a_constant_is_reduced_too():
     assert reduced[name].to_rows() == [(5, 3)]  # t rows with d's x = 5; the rule selects 3
 
 
+def _assert_alike(reduced, expected):
+    """Two ``Semijoins.reduced`` results read alike: the same rules, the same relations."""
+    assert [str(rule) for rule in reduced[0]] == [str(rule) for rule in expected[0]]
+    for name in expected[1]:
+        assert reduced[1][name].to_rows() == expected[1][name].to_rows(), name
+
+
 def _ordered(rows) -> Relation:
     """A Relation of ``rows`` in lexicographic order, as the counting engine's deltas are."""
     return Relation(np.unique(np.array(sorted(rows), dtype=np.int64).reshape(-1, 2),
@@ -100,20 +108,25 @@ def _ordered(rows) -> Relation:
 
 
 @settings(max_examples=150, deadline=None)
-@given(_rows, st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=3), _rows,
-       st.booleans())
+@given(_rows, _seeds, _rows, st.booleans())
 def test_ordered_reductions_search_the_first_column_and_reduce_alike(t_rows, d_rows, s_rows,
                                                                       constants):
+    # also of relations that are slices of a wider block (not C-contiguous), as the counting
+    # engine's deltas are slices of the relation stored iteration by iteration
     instance = Database({"t": _ordered(t_rows), "d": _ordered(d_rows), "s": _ordered(s_rows)})
+    sliced = Database({"t": _sliced(instance["t"]), "d": instance["d"],
+                       "s": _sliced(instance["s"])})
+    assert not sliced["t"].columns.flags.c_contiguous or not len(t_rows)
     evaluator = RelationalEvaluator()
     scanned = Semijoins(ratio=2, constants=constants).reduced(_PROGRAM.rules, instance,
                                                               {"t", "s"})
     searched = Semijoins(ratio=2, constants=constants, ordered=True).reduced(
         _PROGRAM.rules, instance, {"t", "s"})
-    assert [str(rule) for rule in searched[0]] == [str(rule) for rule in scanned[0]]
-    for name in scanned[1]:
-        assert searched[1][name].to_rows() == scanned[1][name].to_rows(), name
+    _assert_alike(searched, scanned)
     assert _derived(evaluator, searched) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+    for ordered in (False, True):
+        _assert_alike(Semijoins(ratio=2, constants=constants, ordered=ordered).reduced(
+            _PROGRAM.rules, sliced, {"t", "s"}), scanned)
 
 
 def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
@@ -128,3 +141,36 @@ def test_an_ordered_reduction_by_a_first_column_searches_it(monkeypatch):
     rules, reduced = Semijoins(ordered=True).reduced(_PROGRAM.rules[:1], instance, {"t"})
     assert reduced[reduction_name("t", "d", ((0, 1),))].to_rows() == [(6, 7)]
     assert not scanned  # t's 64 rows searched for d's y = 6, none scanned
+
+
+def _sliced(relation: Relation) -> Relation:
+    """``relation``'s rows as a slice of a wider block (not C-contiguous)."""
+    columns = relation.columns
+    wide = np.zeros((columns.shape[0], columns.shape[1] + 5), dtype=np.int64)
+    wide[:, 2:2 + columns.shape[1]] = columns
+    return Relation(wide[:, 2:2 + columns.shape[1]], unique=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_rows, _seeds, _rows, st.integers(0, 3), st.integers(0, 3))
+def test_bounds_holding_a_relation_reduce_alike_and_outside_the_seed_empty(t_rows, d_rows,
+                                                                          s_rows, below, above):
+    # bounds that hold t's values (widened by below / above) reduce as no bounds do; bounds
+    # of a range no seed value is in give an empty reduction (its rule left out)
+    instance = _instance(t_rows, d_rows, s_rows)
+    columns = instance["t"].columns
+    held = (np.array([[columns[0].min() - below, columns[1].min() - below],
+                      [columns[0].max() + above, columns[1].max() + above]])
+            if len(t_rows) else np.array([[5, 5], [1, 1]]))
+    evaluator = RelationalEvaluator()
+    plain = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    bounded = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"},
+                                         lambda name: held if name == "t" else None)
+    _assert_alike(bounded, plain)
+    assert _derived(evaluator, bounded) == _bags(evaluator.derive(_PROGRAM.rules, instance))
+    outside = np.array([[100, 100], [200, 200]])
+    rules, reduced = Semijoins(ratio=2).reduced(_PROGRAM.rules, instance, {"t", "s"},
+                                                lambda name: outside if name == "t" else None)
+    emptied = [name for name in reduced if name.startswith("@semijoin:") and name.endswith(":t")]
+    assert all(not len(reduced[name]) for name in emptied)
+    assert not any(name in str(rule) for rule in rules for name in emptied)  # left out

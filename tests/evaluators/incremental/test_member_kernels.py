@@ -31,3 +31,23 @@ def test_matching_rows_keeps_the_rows_whose_shared_columns_occur_in_the_seed():
     assert matching_rows(columns, seed, ((0, 0), (1, 1))).tolist() == [2, 3]
     assert matching_rows(columns, seed, ((1, 1),), np.array([0, 3])).tolist() == [3]
     assert matching_rows(columns, seed, ()) is None
+
+
+_LOWEST, _HIGHEST = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([_LOWEST, -3, _HIGHEST - 40]),
+       st.lists(st.integers(0, 40), min_size=1, max_size=5),
+       st.lists(st.one_of(st.integers(0, 40), st.sampled_from(
+           [_LOWEST, _LOWEST + 1, -1, 0, _HIGHEST - 1, _HIGHEST])), min_size=10, max_size=30),
+       st.booleans())
+def test_matching_by_table_at_either_end_of_int64_is_isin(base, offsets, values, near):
+    # a narrow seed range (the table: its span at most 4 n) at the least or greatest int64s,
+    # values near it or at either end: their distance to it, taken unsigned, does not wrap
+    # into the table
+    seed = np.array([base + offset for offset in offsets], dtype=np.int64)
+    values = np.array([base + v if near and 0 <= v <= 40 else v for v in values],
+                      dtype=np.int64)
+    assert int(seed.max()) - int(seed.min()) <= 4 * len(values)  # the table, not the search
+    assert matching(values, seed).tolist() == np.flatnonzero(np.isin(values, seed)).tolist()
