@@ -47,7 +47,9 @@ bounded by the materialization.
   result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
-  some instance's atoms are all checked already: it waits for them); when no frontier is left,
+  some instance's atoms are all checked already: it waits for them; first choice, and even
+  while it waits, an instance whose atoms not in C are copies of lower facts, proved outright
+  once checked: ``expansion``); when no frontier is left,
   every lazily expanded fact still unproved is expanded *fully*, through all its instances.
   So each fact's instances are computed at most twice, and at the end of a batch every checked
   fact that is not proved has had all its instances' atoms checked. A frontier of fewer than
@@ -154,7 +156,7 @@ class BackwardForward:
         self._near: NearHeads | None = None  # made by the first round that cuts
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
-        self._expansion = Expansion(self._facts, self._member_set, self._empty)
+        self._expansion = Expansion(self._facts, self._member_set, self._empty, rules.copies)
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the

@@ -143,6 +143,13 @@ def _bound_by_joined(rule: Rule, relations: Sequence[str],
     return bound
 
 
+def _distinct_variables(rule: Rule) -> bool:
+    """Whether the head of ``rule`` (its focus, the first literal, but for ``AT``) holds
+    distinct variables only."""
+    terms = rule.body[0].atom.terms[:-1]
+    return all(isinstance(t, Var) for t in terms) and len(set(terms)) == len(terms)
+
+
 def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
     """``rule`` with its positive literals over ``relations`` reading ``@proved:`` instead."""
     return with_body(rule, tuple(
@@ -218,6 +225,17 @@ class StepRules:
     proved_read: frozenset[str]
     selections: tuple[Selection, ...]
     reads: Mapping[int, RuleReads]  # by the identity of each rule above
+
+    @property
+    def copies(self) -> dict[str, tuple[str, tuple[int, ...]]]:
+        """Per relation of the stratum with a rule copying a lower relation (its head distinct
+        variables, its body one positive literal over a lower relation whose terms are the
+        head's variables, as ``tc(x, y) :- e(x, y)``): that relation, and which column of a
+        fact of the stratum each of its columns holds. A fact is then proved outright when
+        the lower relation holds its copy. O(rules)."""
+        return {i.head: i.probed[0] for i in self.instances
+                if not i.atoms and len(i.probed) == 1 and len(i.rule.body) == 1
+                and i.probed[0][0] not in self.relations and _distinct_variables(i.rule)}
 
     @classmethod
     def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:

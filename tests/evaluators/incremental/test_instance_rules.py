@@ -9,10 +9,12 @@ import numpy as np
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
     RuleReads,
+    StepRules,
     driven,
     instance_rule,
     reading_proved,
 )
+from herbrand.framework.analysis import Stratum
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Relation
 from tests.evaluators.incremental.engine_helpers import TC
@@ -85,3 +87,17 @@ def test_a_rule_reading_an_empty_relation_or_no_row_with_its_constants_may_not_d
     assert not reads.may_derive({**d, "m": m[:, 1:]}, {}, {})  # no m row with p = 1
     seen = {("m", ((1, 1),)): False}  # answers kept by the caller are not asked again
     assert not reads.may_derive({**d, "m": m}, {}, seen)
+
+
+def test_the_copies_are_the_rules_copying_a_lower_relation_into_distinct_variables():
+    program = parse(TC + """
+.decl f(x: number, y: number)
+.decl r(x: number, y: number)
+.decl s(x: number, y: number)
+r(x, y) :- f(y, x).
+r(x, y) :- r(x, z), f(z, y).
+s(x, x) :- f(x, x).
+s(x, y) :- e(x, y), x != y.
+""")
+    step = StepRules.of(Stratum(0, ("tc", "r", "s"), program.rules, True), lambda name: False)
+    assert step.copies == {"tc": ("e", (0, 1)), "r": ("f", (1, 0))}
