@@ -188,19 +188,21 @@ class Expansion:
         outright. O(rows masked x atoms) expected."""
         out, start = np.zeros(len(rows), dtype=bool), 0
         for found in group:
-            at = start + np.flatnonzero(rows[start:start + len(found)])
+            at = np.flatnonzero(rows[start:start + len(found)])
             mask = np.ones(len(at), dtype=bool)
             atoms = found.instance.atom_columns(found.rows)
             for (relation, columns), positions in zip(atoms, found.atoms, strict=True):
-                unchecked = positions[at - start] < 0
+                unchecked = positions[at] < 0
                 copy = self._copies.get(relation)
                 if copy is None:
                     mask &= ~unchecked
                     continue
                 lower, order = copy
-                mask[unchecked] &= self._members(lower).contains(
-                    columns[list(order)][:, at[unchecked] - start])
-            out[at[mask]] = True
+                copies = columns[:, at[unchecked]]
+                if order != tuple(range(len(order))):
+                    copies = copies[list(order)]
+                mask[unchecked] &= self._members(lower).contains(copies)
+            out[start + at[mask]] = True
             start += len(found)
         return out
 
