@@ -14,7 +14,8 @@ Costs, for n stored rows in r = O(log n) runs, a batch of m rows, m probe rows, 
 - ``join``: O(r m log n + k): ``np.searchsorted`` bounds in each run, ranges expanded into pairs.
 - ``range``: O(r log n) Python steps and O(k) to merge the per-run slices into key order.
 - ``delete``: O(n + m r log n): every run loses the deleted rows (a copy of the runs that lose
-  some), then runs that broke the size invariant are merged.
+  some), newest first, stopping once all of them are found (runs are disjoint), then runs
+  that broke the size invariant are merged.
 - ``len``: O(r); ``rows``: O(n); ``native_view``: O(r), the runs' arrays (``native``).
 
 Reads never mutate the runs, so concurrent joins on one instance are safe (``parallel_safe``),
@@ -75,9 +76,23 @@ class SpineIndex(IndexBacking):
             self._restore()
 
     def delete(self, rows: np.ndarray) -> None:
-        """Remove the batch's rows from every run, then merge. O(n + m r log n)."""
+        """Remove the batch's rows from the runs, newest first, then merge. Runs are
+        disjoint, so once as many rows have left as the batch holds distinct ones, the older
+        runs hold none of them and are not searched: deleting rows that a recent insert
+        added touches only the small runs (on RDFS over LUBM(1), a 1% delete of what the
+        last update inserted: 1,048 rows against runs of 125,684 and 1,048, 237 us before,
+        each of two indexes). O(n + m r log n), O(m log m + m log k) when the rows are all in
+        runs of k rows or fewer."""
         gone = SortedRun.from_batch(self._codec, as_batch(rows, self.arity))
-        self._runs = [kept for kept in (run.difference(gone) for run in self._runs) if len(kept)]
+        left, runs = len(gone), []
+        for run in reversed(self._runs):
+            if left:
+                kept = run.difference(gone)
+                left -= len(run) - len(kept)
+                run = kept
+            if len(run):
+                runs.append(run)
+        self._runs = runs[::-1]
         self._restore()
 
     def _restore(self) -> None:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from herbrand.indexes.runs import SortedRun
 from herbrand.indexes.spine import SpineIndex
 
 
@@ -55,6 +56,26 @@ def test_delete_drops_empty_runs_and_restores_the_size_invariant():
     assert index.run_sizes() == (24, 1)  # 20 >= 0.5 * 4: the first two runs merged
     index.delete(index.rows())
     assert index.run_sizes() == () and len(index) == 0
+
+
+def test_a_delete_stops_at_the_run_that_held_its_last_row(monkeypatch):
+    index = SpineIndex(arity=2, key=(0,))
+    index.insert(np.array([np.arange(64), np.arange(64)]))
+    index.insert(np.array([np.arange(100, 120), np.arange(20)]))
+    index.insert(np.array([[500, 501], [0, 1]]))
+    assert index.run_sizes() == (64, 20, 2)
+    searched = []
+    difference = SortedRun.difference
+    monkeypatch.setattr(SortedRun, "difference",
+                        lambda run, other: searched.append(len(run)) or difference(run, other))
+    index.delete(np.array([[501, 110, 501], [1, 10, 1]]))  # newest two runs; a repeat
+    assert searched == [2, 20]  # the oldest run cannot hold them: runs are disjoint
+    assert index.run_sizes() == (64, 19, 1)
+    searched.clear()
+    index.delete(np.array([[500, 999], [0, 0]]))  # (999, 0) is stored nowhere: every run
+    assert searched == [1, 19, 64]
+    assert index.run_sizes() == (64, 19)
+    index._check_invariants()
 
 
 def test_join_and_range_span_every_run():

@@ -2,8 +2,9 @@
 from a stratum's rules: *instance rules* (a rule head-restricted to the frontier, ``@focus:``,
 deriving one row per rule instance: its head, then its stratum atoms; atoms the rest of the body
 binds are left out of the join and probed), *saturation rules* (the delta variants reading the
-proved facts, ``@proved:``), and whether a rule's batches can drive it at all (``driven``,
-``RuleReads``).
+proved facts, ``@proved:``), *unfolded rules* (a rule whose stratum atoms are read as the
+lower relations their copy rules copy, ``unfolding``: instance rules without stratum atoms),
+and whether a rule's batches can drive it at all (``driven``, ``RuleReads``).
 All are O(body length) per rule, made once per stratum (``StepRules``): an engine keeps them
 across updates, so that its rule evaluator finds their plans by identity.
 """
@@ -64,20 +65,27 @@ class InstanceRule:
         return out
 
 
-def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> InstanceRule:
-    """The InstanceRule of the stratum's ``number``-th rule. O(body length squared)."""
+def instance_rule(rule: Rule, number: int, relations: Sequence[str],
+                  lower_probed: bool = False) -> InstanceRule:
+    """The InstanceRule of the stratum's ``number``-th rule. ``lower_probed``: the literals
+    over lower relations whose variables the rest binds are probed too (an unfolded rule's,
+    ``unfolding``), their terms appended to the instance row. O(body length squared)."""
     body, atoms, members, probed, terms = [], [], [], [], [*rule.head.terms, AT]
-    left_out = _probed_with_constants(rule, relations)
+    left_out = _left_out(rule, relations, lower_probed)
     bound = _bound_by_joined(rule, relations, left_out)
     columns = {}
     for column, term in enumerate(rule.head.terms):
         columns.setdefault(term, column)
+    lower = []
     for position, element in enumerate(rule.body):
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation not in relations
                 and all(isinstance(t, Var) and t in columns for t in element.atom.terms)):
             probed.append((element.atom.relation,
                            tuple(columns[t] for t in element.atom.terms)))
+            continue
+        if position in left_out and element.atom.relation not in relations:
+            lower.append(element.atom)
             continue
         if (isinstance(element, Literal) and not element.negated
                 and element.atom.relation in relations):
@@ -94,27 +102,33 @@ def instance_rule(rule: Rule, number: int, relations: Sequence[str]) -> Instance
                 members.append(len(atoms) - 1)
                 continue
         body.append(element)
+    for atom in lower:
+        probed.append((atom.relation, tuple(range(len(terms), len(terms) + atom.arity))))
+        terms.extend(atom.terms)
     focus = Literal(Atom(FOCUS + rule.head.relation, (*rule.head.terms, AT)))
     head = Atom(f"{INSTANCE}{number}", tuple(terms))
     return InstanceRule(Rule(head, (focus, *body), rule.location), rule.head.relation,
                         rule.head.arity, tuple(atoms), tuple(members), tuple(probed))
 
 
-def _probed_with_constants(rule: Rule, relations: Sequence[str]) -> set[int]:
-    """The body positions of the literals over ``relations`` with a constant and no wildcard
-    whose variables the head and the other literals that stay joined bind (each chosen in
-    body order, the ones chosen before it no longer joined): probed after the join instead
-    of joined. A chosen literal binds no variable the others do not, so the variables the
-    joined literals bind stay the same. O(body length squared) per literal."""
+def _left_out(rule: Rule, relations: Sequence[str], lower: bool) -> set[int]:
+    """The body positions of the literals probed after the join instead of joined: over
+    ``relations`` with a constant and no wildcard, or (``lower``) over a lower relation with
+    variables only, whose variables the head and the other literals that stay joined bind
+    (each chosen in body order, the ones chosen before it no longer joined). A chosen
+    literal binds no variable the others do not, so the variables the joined literals bind
+    stay the same. O(body length squared) per literal."""
     chosen: set[int] = set()
     for position, element in enumerate(rule.body):
-        if (isinstance(element, Literal) and not element.negated
-                and element.atom.relation in relations
-                and any(isinstance(t, Const) for t in element.atom.terms)
-                and not any(isinstance(t, Wildcard) for t in element.atom.terms)):
+        if not isinstance(element, Literal) or element.negated:
+            continue
+        terms = element.atom.terms
+        if (element.atom.relation in relations and any(isinstance(t, Const) for t in terms)
+                and not any(isinstance(t, Wildcard) for t in terms)
+                or lower and element.atom.relation not in relations and terms
+                and all(isinstance(t, Var) for t in terms)):
             bound = _bound_by_joined(rule, relations, chosen | {position})
-            if bound is not None and all(t in bound for t in element.atom.terms
-                                         if isinstance(t, Var)):
+            if bound is not None and all(t in bound for t in terms if isinstance(t, Var)):
                 chosen.add(position)
     return chosen
 
@@ -141,6 +155,13 @@ def _bound_by_joined(rule: Rule, relations: Sequence[str],
             bound |= variables
         lower = [variables for variables in lower if not variables & bound]
     return bound
+
+
+def _distinct_variables(rule: Rule) -> bool:
+    """Whether the head of ``rule`` (its focus, the first literal, but for ``AT``) holds
+    distinct variables only."""
+    terms = rule.body[0].atom.terms[:-1]
+    return all(isinstance(t, Var) for t in terms) and len(set(terms)) == len(terms)
 
 
 def reading_proved(rule: Rule, relations: Sequence[str]) -> Rule:
@@ -205,7 +226,9 @@ class RuleReads:
 class StepRules:
     """The rules of one stratum's deletion step: ``instances`` (its rules' InstanceRules),
     ``consequences`` (the delta variants of a recursive stratum's rules), ``saturation``
-    (those reading the proved facts), their constant atoms over the relations
+    (those reading the proved facts), ``copies`` (``_copies``) and ``unfolded`` (the
+    InstanceRules of the rules ``unfolding`` gives, their lower literals that the rest binds
+    probed), their constant atoms over the relations
     ``selected`` accepts reading the ``selections`` (``selections.selecting``), the
     relations ``proved_read`` that the saturation reads as ``@proved:``, and the RuleReads of
     every rule (``reads``). Made once per stratum (``of``) and kept by the engine: a one-fact
@@ -218,6 +241,8 @@ class StepRules:
     proved_read: frozenset[str]
     selections: tuple[Selection, ...]
     reads: Mapping[int, RuleReads]  # by the identity of each rule above
+    copies: Mapping[str, tuple[str, tuple[int, ...]]]
+    unfolded: tuple[InstanceRule, ...]
 
     @classmethod
     def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:
@@ -227,6 +252,12 @@ class StepRules:
         relations = tuple(stratum.relations)
         instances = tuple(instance_rule(rule, number, relations)
                           for number, rule in enumerate(stratum.rules))
+        copies = _copies(instances, relations)
+        unfolded = tuple(
+            instance_rule(rule, len(instances) + number, relations, lower_probed=True)
+            for number, rule in enumerate(
+                r for r in (unfolding(rule, relations, copies) for rule in stratum.rules)
+                if r is not None))
         consequences = (tuple(v for rule in stratum.rules
                               for v in delta_variants(rule, relations))
                         if stratum.recursive else ())
@@ -234,11 +265,49 @@ class StepRules:
         proved_read = frozenset(literal.atom.relation for rule in saturation
                                 for literal, _ in rule_literals(rule))
         rules, selections = selecting(
-            [i.rule for i in instances] + [*saturation, *consequences], selected)
-        count, saturated = len(instances), len(saturation)
-        instances = tuple(replace(instance, rule=rule)
-                          for instance, rule in zip(instances, rules[:count], strict=True))
+            [i.rule for i in (*instances, *unfolded)] + [*saturation, *consequences], selected)
+        count, saturated = len(instances) + len(unfolded), len(saturation)
+        instances, unfolded = (
+            tuple(replace(i, rule=rule) for i, rule in zip(made, taken, strict=True))
+            for made, taken in ((instances, rules[:len(instances)]),
+                                (unfolded, rules[len(instances):count])))
         saturation = rules[count:count + saturated]
         consequences = rules[count + saturated:]
         return cls(relations, instances, consequences, saturation, proved_read, selections,
-                   MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}))
+                   MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}),
+                   MappingProxyType(copies), unfolded)
+
+
+def _copies(instances: Sequence[InstanceRule], relations: Sequence[str]
+            ) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Per relation of the stratum with a rule copying a lower relation (its head distinct
+    variables, its body one positive literal over a lower relation whose terms are the head's
+    variables, as ``tc(x, y) :- e(x, y)``): that relation, and which column of a fact of the
+    stratum each of its columns holds. A fact is then proved outright when the lower relation
+    holds its copy. O(rules)."""
+    return {i.head: i.probed[0] for i in instances
+            if not i.atoms and len(i.probed) == 1 and len(i.rule.body) == 1
+            and i.probed[0][0] not in relations and _distinct_variables(i.rule)}
+
+
+def unfolding(rule: Rule, relations: Sequence[str],
+              copies: Mapping[str, tuple[str, tuple[int, ...]]]) -> Rule | None:
+    """``rule`` with each positive literal over a relation of the stratum (``relations``)
+    reading the lower relation it copies instead (``copies``; its terms in the copy's
+    order), when it has such literals and each has a copy; else None. Its derivations are
+    proofs of two steps from lower facts: ``tc(x, z) :- e(x, y), e(y, z)`` for
+    ``tc(x, z) :- tc(x, y), e(y, z)``. O(body length)."""
+    body, unfolded = [], False
+    for element in rule.body:
+        if (isinstance(element, Literal) and not element.negated
+                and element.atom.relation in relations):
+            copy = copies.get(element.atom.relation)
+            if copy is None:
+                return None
+            lower, order = copy
+            terms = element.atom.terms
+            element = Literal(Atom(lower, tuple(terms[k] for k in order),
+                                   element.atom.location))
+            unfolded = True
+        body.append(element)
+    return with_body(rule, tuple(body)) if unfolded else None

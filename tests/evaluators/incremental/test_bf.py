@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from herbrand.evaluators.incremental import bf
+from herbrand.evaluators.incremental import bf, instance_rules
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
@@ -42,6 +42,12 @@ def checks(monkeypatch) -> list[BackwardForward]:
 
 def _rows(rows) -> set:
     return set(map(tuple, rows.T.tolist()))
+
+
+def _without_unfolding(monkeypatch) -> None:
+    """No unfolded rules in the step rules made from now on (instance_rules.unfolding): a
+    test of the rounds after them, whose facts they would prove first."""
+    monkeypatch.setattr(instance_rules, "unfolding", lambda *arguments: None)
 
 
 def test_a_fact_with_another_proof_is_checked_and_kept(checks):
@@ -109,6 +115,7 @@ def _probed_members(monkeypatch) -> list[int]:
 
 def test_a_fact_is_first_expanded_through_one_instance(checks, monkeypatch):
     monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # every frontier is a large one
+    _without_unfolding(monkeypatch)  # each fact has proofs of two steps from edges
     probed = _probed_members(monkeypatch)
     nodes = range(8)
     complete = [(x, y) for x in nodes for y in nodes if x != y]
@@ -127,6 +134,7 @@ def test_a_fact_is_first_expanded_through_one_instance(checks, monkeypatch):
 
 def test_a_lazy_round_chooses_an_instance_whose_atoms_are_old_facts(checks, monkeypatch):
     monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)
+    _without_unfolding(monkeypatch)
     probed = _probed_members(monkeypatch)
     # tc(0, 3) loses e(0, 3); of its instances tc(0, y), e(y, 3), only y = 2 has an old
     # tc(0, y): the others (y = 4 .. 9, unreachable from 0) are no facts and never checked
@@ -276,6 +284,7 @@ def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
     monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    _without_unfolding(monkeypatch)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
@@ -286,3 +295,28 @@ def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch)
     session.update(insert={"source": [(2,), (3,)]})
     session.update(delete={"source": [(2,), (3,)]})
     assert calls[0] == (False, True)  # a smaller frontier: every rule in one call
+
+
+def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expanding(
+        checks, monkeypatch):
+    calls = []
+    original = BackwardForward._instances_of
+
+    def recorded(self, frontier, rules):
+        if any(len(positions) for positions in frontier.values()):
+            calls.append([str(i.rule) for i in rules])
+        return original(self, frontier, rules)
+
+    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
+    session = IncrementalSession(BFEngine, REACH, facts)
+    session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
+    # reach(x) :- source(x) proves neither; the recursive rule with reach(x) read as the
+    # source it copies, reach(y) :- source(x), e(x, y), proves both through source(1): no
+    # instance of the recursive rule is enumerated, no other fact is checked
+    assert calls == [["@instance:0(x, @at) :- @delta:focus:reach(x, @at)."],
+                     ["@instance:2(y, @at, x) :- @delta:focus:reach(y, @at), e(x, y)."]]
+    check, = checks
+    facts = check._facts["reach"]
+    assert _rows(facts.checked_rows()) == {(2,), (3,)} == _rows(facts.proved_rows())

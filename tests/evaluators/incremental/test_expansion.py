@@ -45,3 +45,24 @@ class _Recording:
     def contains(self, rows: np.ndarray) -> np.ndarray:
         self._probed.append([tuple(row) for row in rows.T.tolist()])
         return self._kept.contains(rows)
+
+
+def test_a_lazy_expansion_checks_an_atom_that_copies_a_lower_fact_first():
+    recursive = instance_rule(parse(TC).rules[1], 1, ("tc",))
+    facts = {"tc": CheckedFacts(2)}
+    waits, other, checked = facts["tc"].check(np.array([[0, 0, 0], [9, 8, 2]]))
+    # tc(0, 9): through tc(0, 2) (in C, unproved: it would wait), tc(0, 3), tc(0, 4);
+    # tc(0, 8): through tc(0, 3), tc(0, 6); e(0, 4) and e(0, 6) are edges, e(0, 3) is none
+    rows = np.array([[0] * 5, [9, 9, 9, 8, 8], [waits] * 3 + [other] * 2, [0] * 5,
+                     [2, 3, 4, 3, 6]])
+    sets = {"tc": RelationSet(Relation.from_rows([(0, y) for y in (2, 3, 4, 6, 8, 9)])),
+            "e": RelationSet(Relation.from_rows([(0, 4), (0, 6), (4, 9), (6, 8)]))}
+    found = InstanceRows.found(recursive, rows, facts)
+    empty = {"tc": np.zeros((2, 0), dtype=np.int64)}
+    plain = Expansion(facts, sets.__getitem__, empty)
+    assert plain.next_atoms([found], full=False)[0]["tc"].T.tolist() == [[0, 3]]
+    likeliest = Expansion(facts, sets.__getitem__, empty, {"tc": ("e", (0, 1))})
+    atoms, partial = likeliest.next_atoms([found], full=False)
+    assert sorted(atoms["tc"].T.tolist()) == [[0, 4], [0, 6]]
+    assert partial["tc"][0].tolist() == [waits, other]
+    assert checked not in partial["tc"][0]

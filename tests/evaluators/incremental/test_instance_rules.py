@@ -9,10 +9,13 @@ import numpy as np
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
     RuleReads,
+    StepRules,
     driven,
     instance_rule,
     reading_proved,
+    unfolding,
 )
+from herbrand.framework.analysis import Stratum
 from herbrand.framework.parser import parse
 from herbrand.framework.storage import Relation
 from tests.evaluators.incremental.engine_helpers import TC
@@ -85,3 +88,36 @@ def test_a_rule_reading_an_empty_relation_or_no_row_with_its_constants_may_not_d
     assert not reads.may_derive({**d, "m": m[:, 1:]}, {}, {})  # no m row with p = 1
     seen = {("m", ((1, 1),)): False}  # answers kept by the caller are not asked again
     assert not reads.may_derive({**d, "m": m}, {}, seen)
+
+
+def test_the_copies_are_the_rules_copying_a_lower_relation_into_distinct_variables():
+    program = parse(TC + """
+.decl f(x: number, y: number)
+.decl r(x: number, y: number)
+.decl s(x: number, y: number)
+r(x, y) :- f(y, x).
+r(x, y) :- r(x, z), f(z, y).
+s(x, x) :- f(x, x).
+s(x, y) :- e(x, y), x != y.
+""")
+    step = StepRules.of(Stratum(0, ("tc", "r", "s"), program.rules, True), lambda name: False)
+    assert step.copies == {"tc": ("e", (0, 1)), "r": ("f", (1, 0))}
+    # tc's and r's recursive rules unfold (s has no copy rule, its rules none to unfold)
+    assert [str(i.rule) for i in step.unfolded] == [
+        "@instance:6(x, z, @at, x, y) :- @delta:focus:tc(x, z, @at), e(y, z).",
+        "@instance:7(x, y, @at, z, x) :- @delta:focus:r(x, y, @at), f(z, y)."]
+    assert [i.probed for i in step.unfolded] == [(("e", (3, 4)),), (("f", (3, 4)),)]
+    assert not any(i.atoms for i in step.unfolded)
+
+
+def test_unfolding_reads_each_stratum_atom_as_the_lower_relation_it_copies():
+    rules = parse(TC + """
+.decl u(x: number, y: number)
+u(x, y) :- tc(x, y), u(y, x).
+""").rules
+    copies = {"tc": ("e", (0, 1))}
+    assert str(unfolding(rules[1], ("tc",), copies)) == "tc(x, z) :- e(x, y), e(y, z)."
+    assert str(unfolding(rules[1], ("tc",), {"tc": ("e", (1, 0))})) == (
+        "tc(x, z) :- e(y, x), e(y, z).")
+    assert unfolding(rules[0], ("tc",), copies) is None  # no stratum atom
+    assert unfolding(rules[2], ("tc", "u"), copies) is None  # u(y, x) copies nothing
