@@ -20,6 +20,7 @@ from herbrand.evaluators.incremental.counting_merge import (
     narrowest_count_type,
     weights_at,
 )
+from herbrand.indexes.kernels import row_bounds
 from herbrand.indexes.runs import RowCodec, SortedRun
 
 _WIDER = {np.int8: np.int16, np.int16: np.int32, np.int32: np.int64}
@@ -174,14 +175,14 @@ def column_bounds(rows: np.ndarray, within: np.ndarray | None = None) -> np.ndar
     """The (2, arity) least and greatest values of each column of the (arity, n) ``rows``
     and, when given, of the (2, arity) ``within`` (a range they widen): a range that holds
     every value of the rows in its column. Of no rows and no range: lows above highs (no
-    value is in it). O(arity n)."""
+    value is in it). O(arity n): ``indexes.kernels.row_bounds``."""
     if within is None:
         within = np.array([[np.iinfo(np.int64).max], [np.iinfo(np.int64).min]],
                           dtype=np.int64).repeat(rows.shape[0], axis=1)
     if not rows.shape[1]:
         return within
-    return np.stack([np.minimum(rows.min(axis=1), within[0]),
-                     np.maximum(rows.max(axis=1), within[1])])
+    lows, highs = row_bounds(rows)
+    return np.stack([np.minimum(lows, within[0]), np.maximum(highs, within[1])])
 
 
 def codec_of(arity: int) -> RowCodec:
