@@ -228,11 +228,18 @@ class StratumCircuit:
             return kept_slice(traces[relation], None, j)
 
         def over_slices(slices: Mapping[str, Relation],
-                        changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
-            """The evaluation over ``slices`` (read under ``slice_name``) and ``changes``."""
+                        changes: Mapping[str, ZSet] = deltas,
+                        semijoins: Semijoins | None = self.semijoins) -> LiftedEvaluation:
+            """The evaluation over ``slices`` (read under ``slice_name``) and ``changes``,
+            reducing the slices by ``semijoins``."""
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
-                                    self.selections, self.semijoins, frozenset(slices),
+                                    self.selections, semijoins, frozenset(slices),
                                     reads=self.reads)
+
+        def over_kept(slices: Mapping[str, Relation]) -> LiftedEvaluation:
+            """``over_slices`` of slices of kept rows (``kept_of``), not reduced: they are
+            semi-joined with the changes already (``InputTerms.kept``)."""
+            return over_slices(slices, semijoins=None)
 
         # the values at the last iteration of the terms left to the evaluation over R_{i-1}
         # and ΔR_{i-1} (``InputTerms.others``): those that read R_{i-1} of at most one
@@ -251,7 +258,7 @@ class StratumCircuit:
         i = 0
         while True:
             delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, self.inputs.changes(i, kept_of, over_slices, self.rules))
+            _add(delta, self.inputs.changes(i, kept_of, over_kept, self.rules))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}

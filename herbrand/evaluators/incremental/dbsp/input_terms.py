@@ -29,7 +29,10 @@ term's delta literals, occur in those deltas (a semi-join with every delta liter
 pass per shared column: ``member_kernels.matching``). A row left out joins no change, so the
 terms over a slice's kept rows derive what they derived over the slice; an iteration whose
 slice keeps no row evaluates nothing (on TC over graph10000, one fresh edge kept no row of the
-262k, where each of the five slices was reduced and joined on its own).
+262k, where each of the five slices was reduced and joined on its own). The terms read the kept
+rows as they are, with no semi-join reduction of their own: it is by the term's smallest
+literal, most often a delta the rows are kept by already (on TC over graph10000 it kept every
+row: 0.36 ms of a 1% update for nothing).
 
 Cost over an update: one scan of the trace per shared column of the input-driven terms,
 then each term over the kept rows of each slice.

@@ -10,6 +10,7 @@ from herbrand.evaluators.incremental import relation_sets
 from herbrand.evaluators.incremental.dbsp import operators
 from herbrand.evaluators.incremental.dbsp.circuit import StratumCircuit
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
+from herbrand.evaluators.incremental.dbsp.input_terms import slice_name
 from herbrand.evaluators.incremental.dbsp.operators import delta_name
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import EvaluationError, StratificationError, UnsafeRuleError
@@ -147,6 +148,27 @@ def test_iterations_whose_terms_read_repeated_inputs_reuse_their_value(monkeypat
     monkeypatch.setattr(StratumCircuit, "_changes", counted)
     session.update(insert={"e": [(99, 99)]})
     assert len(evaluated) == 2
+    _check_against_oracle(session, PROGRAM)
+
+
+def test_input_driven_terms_read_their_kept_slices_unreduced(monkeypatch):
+    """The slices of tc that the terms driven by Δe read hold only the rows that
+    ``InputTerms.kept`` semi-joined with Δe: they are not reduced by a semi-join again, and
+    the result is still the oracle's."""
+    session = IncrementalSession(DbspEngine, PROGRAM, {"e": CHAIN})
+    reductions = []  # per evaluation over tc's slices, its semi-join reductions (None: none)
+    evaluation = operators.LiftedEvaluation.__init__
+
+    def recorded(self, evaluator, symbols, old, deltas, selections=None, semijoins=None,
+                 reducible=frozenset(), *args, **kwargs):
+        if slice_name("tc") in reducible:
+            reductions.append(semijoins)
+        evaluation(self, evaluator, symbols, old, deltas, selections, semijoins, reducible,
+                   *args, **kwargs)
+
+    monkeypatch.setattr(operators.LiftedEvaluation, "__init__", recorded)
+    session.update(insert={"e": [(3, 9), (14, 20)]}, delete={"e": [(10, 11)]})
+    assert reductions and reductions == [None] * len(reductions)
     _check_against_oracle(session, PROGRAM)
 
 
