@@ -77,7 +77,6 @@ from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
-    codec_of,
     column_bounds,
     trimmed,
 )
@@ -85,6 +84,7 @@ from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
@@ -178,7 +178,7 @@ class CountingEngine(StoredEngine):
         """The derivation counts of a derived relation: encoded row -> {iteration: count},
         for inspection and tests. O(entries) Python objects."""
         table: dict[tuple[int, ...], dict[int, int]] = {}
-        codec = codec_of(self._state[relation].arity)
+        codec = identity_codec(self._state[relation].arity)
         for iteration, packed in enumerate(self._traces[relation].counts, start=1):
             rows, weights = packed.unpacked(codec)
             for row, count in zip(map(tuple, rows.T.tolist()), weights.tolist(), strict=True):
@@ -201,7 +201,7 @@ class CountingEngine(StoredEngine):
     def _bootstrap_stratum(self, stratum: Stratum, instance: Database,
                            traces: dict[str, Trace]) -> Database:
         relations = stratum.relations
-        codecs = {name: codec_of(instance[name].arity) for name in relations}
+        codecs = {name: identity_codec(instance[name].arity) for name in relations}
         variants = tuple(v for rule in stratum.rules
                          for v in iteration_variants(rule, relations))
         counts = {name: [] for name in relations}
