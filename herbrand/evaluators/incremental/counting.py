@@ -72,7 +72,7 @@ from herbrand.evaluators.incremental.counting_rules import (
     twofold_variants,
 )
 from herbrand.evaluators.incremental.counting_runs import sorted_run, summed_run, without_runs
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections, held
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
@@ -365,14 +365,15 @@ class CountingEngine(StoredEngine):
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
         no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
-        most rules read one predicate); the others' atoms over the ``reducible`` relations (those
+        most rules read one predicate; each constant found once per call by ``held``); the others' atoms over the ``reducible`` relations (those
         replaced in each iteration) read semi-join reductions by the change
         (``counting_semijoins``; a reduction by values outside the ``bounds`` of a run's
         columns is empty without a scan), their constant atoms over the large relations kept
         selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
-        seen: dict[tuple, bool] = {}
+        seen = held(changes, {literal for s in signed for literal in s.reads.literals
+                              if literal[1] and literal[0] in changes})
         signed = [s for s in signed if s.reads.may_derive(changes, {}, seen)]
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
