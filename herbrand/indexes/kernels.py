@@ -321,14 +321,38 @@ def _distinct_fields(keys, lowest, widths):
                 kept[j] = keys[i]
                 j += 1
         keys = kept
-    out = np.empty((len(widths), distinct), dtype=np.int64)
+    return _fields_of(keys, lowest, widths)
+
+
+@exported("i8[:, ::1](i8[::1], i8[::1], i8[::1])")
+def _fields(keys, lowest, widths):
+    """``keys``' (``_field_keys``', any order, repeats kept) bit fields as a (c, n) block."""
+    return _fields_of(keys, lowest, widths)
+
+
+@helper
+def _fields_of(keys, lowest, widths):
+    out = np.empty((len(widths), len(keys)), dtype=np.int64)
     shift = 0
     for r in range(len(widths) - 1, -1, -1):
         mask, lowest_value, row = (np.int64(1) << widths[r]) - 1, lowest[r], out[r]
-        for i in range(distinct):
+        for i in range(len(keys)):
             row[i] = ((keys[i] >> shift) & mask) + lowest_value
         shift += widths[r]
     return out
+
+
+def field_keys(block: np.ndarray, order: np.ndarray, lowest: np.ndarray,
+               widths: np.ndarray) -> np.ndarray:
+    """One int64 per column of a (c, n) block, read in place: the values of its rows in
+    ``order``, less ``lowest``, in bit fields of ``widths`` (the first row's highest; their sum
+    at most 64 bits, wrapping past 63). O(c n), one native pass per row (``_field_keys``)."""
+    return _field_keys(block, order, lowest, widths)
+
+
+def key_fields(keys: np.ndarray, lowest: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """The (c, n) block of ``field_keys``' keys, in their order. O(c n), native."""
+    return _fields(keys, lowest, widths)
 
 
 def row_bounds(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,9 @@ import numpy as np
 
 from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, ViewRun
 from herbrand.indexes.kernels import (
+    field_keys,
     is_strictly_sorted,
+    key_fields,
     merge_unique,
     row_bounds,
     run_join,
@@ -31,10 +33,18 @@ from herbrand.indexes.kernels import (
 )
 
 _SIGN = np.uint64(1 << 63)
+_SIGNED = np.int64(-(1 << 63))  # _SIGN's bits as an int64
 
 
 class RowCodec:
-    """Column order and bit packing of the rows of one index (arity, key)."""
+    """Column order and bit packing of the rows of one index (arity, key).
+
+    ``packed`` and ``unpack`` take one native pass per column (``kernels.field_keys``,
+    ``key_fields``: about 3 us for a few rows, where numpy's passes cost about 10 us
+    whatever the size); ``packed`` of ``SMALL_BATCH`` rows or more takes numpy's vectorised
+    passes (``pack``), faster on large batches (0.16 against 0.2 ms for 100,000 triples)."""
+
+    SMALL_BATCH = 4096
 
     def __init__(self, arity: int, key: tuple[int, ...]):
         self.arity = arity
@@ -48,6 +58,8 @@ class RowCodec:
         # the same as arrays, for the kernels
         self.shift_array = np.array(self.shifts, dtype=np.int64)
         self.order_array = np.array(self.order, dtype=np.int64)
+        self._lowest = np.full(arity, -self.offset, dtype=np.int64)
+        self._widths = np.full(arity, self.width, dtype=np.int64)
 
     def fits(self, block: np.ndarray) -> np.ndarray:
         """Per column of a block: whether every value fits a packed field."""
@@ -80,6 +92,10 @@ class RowCodec:
     def packed(self, batch: np.ndarray) -> np.ndarray:
         """The packed (1, n) run data of a batch that ``packs``, in the batch's row order,
         reading its rows in place. O(arity n)."""
+        if batch.shape[1] < self.SMALL_BATCH:
+            keys = field_keys(batch, self.order_array, self._lowest, self._widths)
+            keys ^= _SIGNED
+            return keys[None, :]
         packed = self.pack(batch, self.order if self.permutes else None)
         packed ^= _SIGN
         return packed.view(np.int64)[None, :]
@@ -93,15 +109,7 @@ class RowCodec:
 
     def unpack(self, data: np.ndarray) -> np.ndarray:
         """Packed (1, n) data as (arity, n) columns in (key, rest) order. O(arity n)."""
-        bits = data[0].view(np.uint64) ^ _SIGN
-        mask = np.uint64((1 << self.width) - 1)
-        out = np.empty((self.arity, data.shape[1]), dtype=np.int64)
-        for row, shift in zip(out, self.shifts, strict=True):
-            field = row.view(np.uint64)
-            np.right_shift(bits, np.uint64(shift), out=field)
-            np.bitwise_and(field, mask, out=field)
-            row -= self.offset
-        return out
+        return key_fields(data[0] ^ _SIGNED, self._lowest, self._widths)
 
     def decode(self, data: np.ndarray, packed: bool) -> np.ndarray:
         """Run data (or a selection of its columns) as an (arity, n) batch. O(arity n)."""

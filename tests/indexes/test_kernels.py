@@ -100,6 +100,28 @@ def test_codec_packs_in_row_order_and_round_trips(case):
     run.check_invariants()
 
 
+def fitting_blocks(arity: int):
+    """Strategy: a (arity, n) block whose values fit the packed fields, their ends likely."""
+    half = 1 << (64 // arity - 1)
+    return blocks(arity, st.integers(-half, half - 1) | st.sampled_from([-half, half - 1]), 40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda a: st.tuples(st.just(a), fitting_blocks(a))),
+       st.booleans())
+def test_codec_packs_small_batches_as_large_ones_and_unpacks_them(case, strided):
+    arity, rows = case
+    codec = RowCodec(arity, key=tuple(range(arity))[::-1])
+    block = as_block(rows, arity)
+    if strided:  # a slice of a wider block, as a relation's prefix is
+        block = np.concatenate([block, block], axis=1)[:, : len(rows)]
+    large = RowCodec(arity, key=codec.key)
+    large.SMALL_BATCH = 0  # numpy's passes, as for large batches
+    packed = codec.packed(block)
+    assert packed.tolist() == large.packed(block).tolist()
+    assert codec.unpack(packed).tolist() == block[list(codec.order)].tolist()
+
+
 def test_packing_uses_the_field_width_of_the_arity():
     assert RowCodec(2, (0,)).width == 32 and RowCodec(3, (0,)).width == 21
     assert RowCodec(1, (0,)).width == 0  # one column is already one int64

@@ -72,12 +72,11 @@ from herbrand.evaluators.incremental.counting_rules import (
     twofold_variants,
 )
 from herbrand.evaluators.incremental.counting_runs import sorted_run, summed_run, without_runs
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import GrowingSelections, held
 from herbrand.evaluators.incremental.counting_semijoins import Semijoins
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
-    codec_of,
     column_bounds,
     trimmed,
 )
@@ -85,6 +84,7 @@ from herbrand.evaluators.incremental.counting_walk import Walk
 from herbrand.evaluators.incremental.engine_base import StoredEngine
 from herbrand.evaluators.incremental.programs import IncrementalProgram
 from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import Stratum, rule_literals
 from herbrand.framework.contracts import Batch, BatchChanges
@@ -178,7 +178,7 @@ class CountingEngine(StoredEngine):
         """The derivation counts of a derived relation: encoded row -> {iteration: count},
         for inspection and tests. O(entries) Python objects."""
         table: dict[tuple[int, ...], dict[int, int]] = {}
-        codec = codec_of(self._state[relation].arity)
+        codec = identity_codec(self._state[relation].arity)
         for iteration, packed in enumerate(self._traces[relation].counts, start=1):
             rows, weights = packed.unpacked(codec)
             for row, count in zip(map(tuple, rows.T.tolist()), weights.tolist(), strict=True):
@@ -201,7 +201,7 @@ class CountingEngine(StoredEngine):
     def _bootstrap_stratum(self, stratum: Stratum, instance: Database,
                            traces: dict[str, Trace]) -> Database:
         relations = stratum.relations
-        codecs = {name: codec_of(instance[name].arity) for name in relations}
+        codecs = {name: identity_codec(instance[name].arity) for name in relations}
         variants = tuple(v for rule in stratum.rules
                          for v in iteration_variants(rule, relations))
         counts = {name: [] for name in relations}
@@ -365,14 +365,15 @@ class CountingEngine(StoredEngine):
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
         no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
-        most rules read one predicate); the others' atoms over the ``reducible`` relations (those
+        most rules read one predicate; each constant found once per call by ``held``); the others' atoms over the ``reducible`` relations (those
         replaced in each iteration) read semi-join reductions by the change
         (``counting_semijoins``; a reduction by values outside the ``bounds`` of a run's
         columns is empty without a scan), their constant atoms over the large relations kept
         selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
-        seen: dict[tuple, bool] = {}
+        seen = held(changes, {literal for s in signed for literal in s.reads.literals
+                              if literal[1] and literal[0] in changes})
         signed = [s for s in signed if s.reads.may_derive(changes, {}, seen)]
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):

@@ -29,7 +29,7 @@ releases them when an update ends).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -83,6 +83,27 @@ def holding(columns: np.ndarray, constants: Constants) -> np.ndarray:
     for column, value in constants:
         mask &= columns[column] == value
     return mask
+
+
+def held(batches: Mapping[str, np.ndarray], keys: Iterable[tuple[str, Constants]]
+         ) -> dict[tuple[str, Constants], bool]:
+    """For each (relation, constants) of ``keys``: whether a row of the relation's (arity, n)
+    batch in ``batches`` holds the constants. One constant is looked up in the set of its
+    column's values, made once per (relation, column): O(n) per column read and O(1) per
+    key, where ``holding`` takes a pass per key (a 1% insert on RDFS over LUBM(1) checks 37
+    keys of one constant over about 640 changed triples); more constants take that pass."""
+    values: dict[tuple[str, int], set[int]] = {}
+    answers = {}
+    for relation, constants in keys:
+        if len(constants) != 1:
+            answers[relation, constants] = bool(holding(batches[relation], constants).any())
+            continue
+        ((column, value),) = constants
+        column_values = values.get((relation, column))
+        if column_values is None:
+            column_values = values[relation, column] = set(batches[relation][column].tolist())
+        answers[relation, constants] = value in column_values
+    return answers
 
 
 def _select(columns: np.ndarray, constants: Constants) -> np.ndarray:

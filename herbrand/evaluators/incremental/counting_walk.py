@@ -39,10 +39,10 @@ from herbrand.evaluators.incremental.counting_runs import (
 from herbrand.evaluators.incremental.counting_trace import (
     PackedCounts,
     Trace,
-    codec_of,
     column_bounds,
     trimmed,
 )
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.growing import GrowingColumns
 from herbrand.framework.storage import Database, Relation
@@ -64,7 +64,7 @@ class Walk:
         self.old = {name: traces[name] for name in self.relations}
         self.old_rows = {name: old[name] for name in self.relations}
         self._prefixes: dict[tuple[str, int], Relation] = {}  # X_k, read at k + 1 and k + 2
-        self.codecs = {name: codec_of(old[name].arity) for name in self.relations}
+        self.codecs = {name: identity_codec(old[name].arity) for name in self.relations}
         self.k = 1
         self.empty = {name: SortedRun.from_batch(self.codecs[name],
                                                  np.zeros((old[name].arity, 0), dtype=np.int64))

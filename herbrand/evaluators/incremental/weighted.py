@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import merge_added, run_lengths
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.indexes.kernels import searchsorted
-from herbrand.indexes.runs import RowCodec
 
 Weighted = tuple[np.ndarray, np.ndarray]
 
@@ -32,22 +32,19 @@ def empty(arity: int) -> Weighted:
     return np.zeros((arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
 
 
-def _codec(arity: int) -> RowCodec:
-    return RowCodec(arity, tuple(range(arity)))
-
-
 def _packed_keys(rows: np.ndarray) -> np.ndarray | None:
     """One int64 key per row whose order is the rows' lexicographic order: the column itself
-    for one column, the ``RowCodec`` packing when the rows fit its bit fields, else None."""
+    for one column, the ``RowCodec`` packing (``identity_codec``) when the rows fit its bit
+    fields, else None."""
     if rows.shape[0] == 1:
         return rows[0]
-    data, packed = _codec(rows.shape[0]).encode(rows)
+    data, packed = identity_codec(rows.shape[0]).encode(rows)
     return data[0] if packed else None
 
 
 def _unpacked(keys: np.ndarray, arity: int) -> np.ndarray:
     """The rows of ``_packed_keys``' keys."""
-    return keys[None, :] if arity == 1 else _codec(arity).decode(keys[None, :], True)
+    return keys[None, :] if arity == 1 else identity_codec(arity).decode(keys[None, :], True)
 
 
 def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> Weighted:

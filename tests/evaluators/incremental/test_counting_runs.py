@@ -13,12 +13,12 @@ from herbrand.evaluators.incremental.counting_runs import (
     summed_run,
     without_runs,
 )
-from herbrand.evaluators.incremental.counting_trace import codec_of
+from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.indexes.runs import SortedRun
 
 
 def _run(*rows):
-    return SortedRun.from_batch(codec_of(2), np.array(rows, dtype=np.int64).T.reshape(2, -1))
+    return SortedRun.from_batch(identity_codec(2), np.array(rows, dtype=np.int64).T.reshape(2, -1))
 
 
 _pairs = st.lists(st.tuples(st.integers(-4, 4), st.integers(-4, 4)), max_size=40)
@@ -58,7 +58,7 @@ def test_summed_run_is_the_consolidated_sum_as_a_run_in_either_encoding(entries,
         entries = [*entries, (0, 1 << 40, 1)]
     rows = np.array([(a, b) for a, b, _ in entries], dtype=np.int64).reshape(-1, 2).T
     signs = np.array([w for _, _, w in entries], dtype=np.int64)
-    run, weights = summed_run(codec_of(2), (rows[:, signs > 0], signs[signs > 0]),
+    run, weights = summed_run(identity_codec(2), (rows[:, signs > 0], signs[signs > 0]),
                               (rows[:, signs < 0], signs[signs < 0]))
     rows, expected = weighted.combine(2, (rows, signs))
     assert run.packed == (not wide) and run.rows().tolist() == rows.tolist()

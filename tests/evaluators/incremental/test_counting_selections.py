@@ -4,8 +4,14 @@ and a selection follows its relation as it grows, or is taken again when it does
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_selections import GrowingSelections
+from herbrand.evaluators.incremental.counting_selections import (
+    GrowingSelections,
+    held,
+    holding,
+)
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework import growing
 from herbrand.framework.parser import parse
@@ -95,3 +101,16 @@ def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monk
     for constants in wanted:
         alone = counting_selections._select(columns, constants)
         assert selected[constants].tolist() == alone.tolist(), constants
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(0, 3)] * 3), max_size=8),
+       st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), min_size=1,
+                         max_size=2, unique_by=lambda pair: pair[0]).map(tuple), max_size=6))
+def test_held_tells_whether_a_row_holds_each_key_s_constants_as_holding_does(rows, keys):
+    batch = np.array(rows, dtype=np.int64).reshape(len(rows), 3).T
+    batches = {"d": batch, "e": batch[:, ::-1]}
+    asked = {(relation, constants) for constants in keys for relation in ("d", "e")}
+    assert held(batches, asked) == {
+        (relation, constants): bool(holding(batches[relation], constants).any())
+        for relation, constants in asked}

@@ -6,12 +6,13 @@ import numpy as np
 
 from herbrand.evaluators.incremental import weighted
 from herbrand.evaluators.incremental.counting_runs import sorted_run
-from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, codec_of, trimmed
+from herbrand.evaluators.incremental.counting_trace import PackedCounts, Trace, trimmed
+from herbrand.evaluators.incremental.row_index import identity_codec
 from tests.evaluators.incremental.test_counting_runs import _run
 
 
 def _packed(rows, weights) -> PackedCounts:
-    return PackedCounts.of(codec_of(2), (np.array(rows, dtype=np.int64).T.reshape(2, -1),
+    return PackedCounts.of(identity_codec(2), (np.array(rows, dtype=np.int64).T.reshape(2, -1),
                                          np.array(weights, dtype=np.int64)))
 
 
@@ -33,13 +34,13 @@ def test_packed_counts_round_trip_and_narrow_to_the_largest_count():
         packed = _packed([rows[i] for i in chosen], weights)
         assert packed.packed == (len(chosen) == 2)
         assert packed.counts.dtype == (np.int8 if max(map(abs, weights)) < 128 else np.int32)
-        decoded, counts = packed.unpacked(codec_of(2))
+        decoded, counts = packed.unpacked(identity_codec(2))
         assert decoded.T.tolist() == [list(rows[i]) for i in chosen]
         assert counts.tolist() == weights and counts.dtype == np.int64
 
 
 def test_packed_counts_add_and_look_up_in_either_encoding():
-    codec = codec_of(2)
+    codec = identity_codec(2)
     for big in (7, 1 << 40):  # packed keys, then plain rows (a value too wide to pack)
         counts = _packed([(1, 2), (3, big)], [2, 1])
         rows, weights = weighted.consolidate(np.array([[1, 0, 3], [2, 5, big]]),
