@@ -365,11 +365,11 @@ class CountingEngine(StoredEngine):
         """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
         with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
         no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
-        most rules read one predicate; each constant found once per call by ``held``); the others' atoms over the ``reducible`` relations (those
-        replaced in each iteration) read semi-join reductions by the change
-        (``counting_semijoins``; a reduction by values outside the ``bounds`` of a run's
-        columns is empty without a scan), their constant atoms over the large relations kept
-        selections (``counting_selections``)."""
+        most rules read one predicate; each constant is looked up once per call, ``held``); the
+        others' atoms over the ``reducible`` relations (those replaced in each iteration) read
+        semi-join reductions by the change (``counting_semijoins``; a reduction by values
+        outside the ``bounds`` of a run's columns is empty without a scan), their constant
+        atoms over the large relations kept selections (``counting_selections``)."""
         changes = {name: instance[name].columns for name in instance
                    if name[:name.find(":") + 1] in _CHANGES}
         seen = held(changes, {literal for s in signed for literal in s.reads.literals

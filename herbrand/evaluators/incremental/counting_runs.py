@@ -13,16 +13,16 @@ from herbrand.indexes.runs import RowCodec, SortedRun
 
 def sorted_run(codec: RowCodec, rows: np.ndarray) -> SortedRun:
     """The run of (arity, n) ``rows`` that are already distinct and in lexicographic order
-    (a consolidated batch's; ``codec`` keyed on every column in order, ``row_index.identity_codec``):
-    encoded, not sorted again. O(arity n)."""
+    (a consolidated batch's; ``codec`` keyed on every column in order,
+    ``row_index.identity_codec``): encoded, not sorted again. O(arity n)."""
     return SortedRun(codec, *codec.encode(rows))
 
 
 def summed_run(codec: RowCodec, *parts: weighted.Weighted) -> tuple[SortedRun, np.ndarray]:
     """The consolidated sum of weighted batches (``weighted.combine``) as a run of ``codec``
-    (``row_index.identity_codec``: keyed on every column in order) and the weights in its order: the keys
-    the sum is computed on when the rows pack, never unpacked and packed again.
-    O(n log n) in the parts' size."""
+    (``row_index.identity_codec``: keyed on every column in order) and the weights in its
+    order: the keys the sum is computed on when the rows pack, never unpacked and packed
+    again. O(n log n) in the parts' size."""
     keyed = weighted.combine_keyed(codec.arity, *parts)
     if keyed is None:
         rows, weights = weighted.combine(codec.arity, *parts)
