@@ -8,7 +8,10 @@ subplans below it (Scans, mostly). The leaves are chosen greedily, best first by
    remaining leaf shares one);
 2. reading a delta relation: a Scan of a relation named ``DELTA_PREFIX + name``, the tuples new
    in the last semi-naive iteration;
-3. the most columns bound: equal to a chosen leaf's column, or selected by value;
+3. the most columns bound: equal to a chosen leaf's column, or selected by value (a Scan of
+   a relation named by ``selection_name``, a relation's rows holding some constants without
+   those columns, counts its constants as bound: they were selected by value before the
+   plan);
 4. the smallest size in the ``sizes`` hint (relation name -> rows; unknown counts as unbounded);
 5. body order.
 
@@ -53,6 +56,29 @@ from herbrand.translators.ir import (
 DELTA_PREFIX = "@delta:"
 """The prefix of the name of the relation that holds a relation's tuples new in the last
 semi-naive iteration (``@delta:path``); '@' cannot occur in a user relation name."""
+
+
+SELECTION_PREFIX = "@selected:"
+"""The prefix of the name of a relation that holds another's rows holding some constants,
+without the constants' columns (``selection_name``)."""
+
+
+def selection_name(relation: str, constants: tuple[tuple[int, int], ...]) -> str:
+    """The name of the relation of ``relation``'s rows holding ``constants`` ((column, value)
+    pairs, at least one), without those columns: join ordering counts its constants as bound
+    columns, as it counts a selection by value of ``relation`` in the plan.
+
+    >>> selection_name("@U:m", ((1, 4), (2, -3)))
+    '@selected:@U:m:1=4,2=-3'
+    """
+    return SELECTION_PREFIX + relation + ":" + ",".join(f"{c}={v}" for c, v in constants)
+
+
+def _selected_columns(name: str | None) -> int:
+    """The number of constants a ``selection_name`` selected (0 for any other name)."""
+    if name is None or not name.startswith(SELECTION_PREFIX):
+        return 0
+    return name.rsplit(":", 1)[1].count("=")
 
 
 def order_joins(plan: Plan, *, sizes: Mapping[str, int] | None = None) -> Plan:
@@ -125,8 +151,8 @@ class _Region:
             leaf, offset = self.leaves[index]
             columns = range(offset, offset + leaf.arity)
             joined = sum(classes.get(c, c) in chosen for c in columns)
-            bound = joined + sum(c in constant for c in columns)
             name = leaf.relation if isinstance(leaf, Scan) else None
+            bound = joined + sum(c in constant for c in columns) + _selected_columns(name)
             delta = name is not None and name.startswith(DELTA_PREFIX)
             return (joined == 0, not delta, -bound, sizes.get(name, math.inf), index)
 

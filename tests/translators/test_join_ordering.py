@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.framework.syntax import Comparison, Literal, Rule, Var, rule_aggregates
+from herbrand.framework.syntax import Atom, Comparison, Literal, Rule, Var, rule_aggregates
 from herbrand.translators.ir import Product, Scan, walk
-from herbrand.translators.join_ordering import DELTA_PREFIX
+from herbrand.translators.join_ordering import DELTA_PREFIX, selection_name
 from herbrand.translators.pipeline import translate_rule
 from tests.strategies import programs_with_facts
 from tests.translators.corpus import RULES, rule
@@ -68,3 +68,26 @@ def test_the_delta_relation_is_read_first(name):
             plan = translate_rule(r, delta={position})
             first = next(node for node, _ in walk(plan) if isinstance(node, Scan))
             assert first.relation == DELTA_PREFIX + element.atom.relation, str(r)
+
+
+def _scans(plan) -> list[str]:
+    return [node.relation for node, _ in walk(plan) if isinstance(node, Scan)]
+
+
+def _rule(*atoms: tuple[str, str]) -> Rule:
+    """h(x, b, y) :- the atoms, each (relation, variable names)."""
+    body = tuple(Literal(Atom(name, tuple(Var(v) for v in terms))) for name, terms in atoms)
+    return Rule(Atom("h", (Var("x"), Var("b"), Var("y"))), body)
+
+
+def test_a_selection_relations_constants_count_as_bound_columns():
+    # after d binds x, b, y: the selection binds b and its constant (two columns), m binds x
+    # and y (two): a tie, which the size hint breaks for the small selection. Counted as one
+    # bound column, the selection would come last and m would be joined on (0, 2)
+    selected = selection_name("m", ((1, 1),))
+    delta = (DELTA_PREFIX + "d", "xby")
+    plan = translate_rule(_rule(delta, (selected, "ab"), ("m", "xay")),
+                          sizes={"m": 100_000, selected: 10})
+    assert _scans(plan) == [DELTA_PREFIX + "d", selected, "m"]
+    plain = translate_rule(_rule(delta, ("s", "ab"), ("m", "xay")), sizes={"m": 100_000, "s": 10})
+    assert _scans(plain) == [DELTA_PREFIX + "d", "m", "s"]

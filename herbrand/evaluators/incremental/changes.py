@@ -92,16 +92,15 @@ def require_inputs(names: Iterable[str], inputs: Iterable[str]) -> None:
 
 def apply_kept_update(
     sets: RelationSets, name: str, old: Relation, delete: Batch | None, insert: Batch | None
-) -> tuple[Relation, Relation, Relation, np.ndarray]:
+) -> tuple[Relation, Relation, Relation]:
     """``apply_update`` through the RelationSet of ``old`` kept in ``sets`` under ``name``
     (built on a miss), the set of the new relation put back: membership is a hash probe per
-    given row. Also returns the positions of the removed rows in ``old`` (aligned with them).
-    O(m) expected for m given rows, plus the O(n) copy of the new relation when it changed."""
+    given row. O(m) expected for m given rows, plus the O(n) copy of the new relation when it
+    changed."""
     kept = sets.take(name, old)
     deleted = Relation(delete) if delete is not None else Relation.empty(old.arity)
     inserted = Relation(insert) if insert is not None else Relation.empty(old.arity)
-    at = kept.positions(deleted.columns)
-    held = at >= 0
+    held = kept.contains(deleted.columns)
     candidates = Relation(deleted.columns[:, held], unique=True)
     gone = ~membership(candidates, inserted)[0]
     removed = Relation(candidates.columns[:, gone], unique=True)
@@ -109,20 +108,17 @@ def apply_kept_update(
     kept, _ = kept.remove(removed.columns)
     kept, _ = kept.insert(added.columns)
     sets.put(name, kept)
-    return kept.relation, added, removed, at[held][gone]
+    return kept.relation, added, removed
 
 
 def apply_updates(
     database: Database, insert: Mapping[str, Batch], delete: Mapping[str, Batch],
-    sets: RelationSets | None = None, removed_at: dict[str, np.ndarray] | None = None,
+    sets: RelationSets | None = None,
 ) -> tuple[Database, dict[str, Relation], dict[str, Relation]]:
     """``apply_update`` on every relation named by ``insert`` or ``delete``: the new database
     and, for each relation whose rows changed, its added and removed rows. With ``sets``, each
     updated relation's RelationSet is taken from it (built on a miss) and the grown one put
-    back, so an update costs O(m) expected plus the copy of what changed, not O(n log n); and
-    ``removed_at``, when given, receives per changed relation the positions of its removed
-    rows in the old relation (read off the hash table: O(m), where searching the old rows
-    among the removed ones is O(n log m))."""
+    back, so an update costs O(m) expected plus the copy of what changed, not O(n log n)."""
     added: dict[str, Relation] = {}
     removed: dict[str, Relation] = {}
     changed = {}
@@ -130,14 +126,11 @@ def apply_updates(
         if sets is None:
             relation, plus, minus = apply_update(database[name], delete.get(name),
                                                  insert.get(name))
-            at = None
         else:
-            relation, plus, minus, at = apply_kept_update(sets, name, database[name],
-                                                          delete.get(name), insert.get(name))
+            relation, plus, minus = apply_kept_update(sets, name, database[name],
+                                                      delete.get(name), insert.get(name))
         if len(plus) or len(minus):
             changed[name], added[name], removed[name] = relation, plus, minus
-            if removed_at is not None and at is not None:
-                removed_at[name] = at
     return (database.with_relations(changed) if changed else database), added, removed
 
 

@@ -11,7 +11,8 @@ a 1% insert of 1,000 facts).
 
 ``GrowingSelections(large)`` rewrites each positive body literal over a relation named in
 ``large`` that has integer constants and other terms into a literal over
-``@selected:<relation>:<column>=<value>,...`` with the other terms (rewrites cached per rule),
+``@selected:<relation>:<column>=<value>,...`` (``join_ordering.selection_name``: join ordering
+counts those constants as bound columns) with the other terms (rewrites cached per rule),
 and gives the instance those relations: the rows of the relation holding those values,
 without the constant columns (distinct, as the dropped columns are constant), so every rule
 derives what it derived before, and joins probe the selection's index instead of scanning.
@@ -39,8 +40,7 @@ from herbrand.framework.growing import GrowingColumns, extends
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Atom, Const, Literal, Rule
 from herbrand.indexes.kernels import sort_unique
-
-SELECTED_PREFIX = "@selected:"
+from herbrand.translators.join_ordering import selection_name
 
 Constants = tuple[tuple[int, int], ...]
 
@@ -61,8 +61,7 @@ def _selected_literal(literal: Literal) -> tuple[str, Constants, Literal] | None
         return None
     others = tuple(literal.atom.terms[column]
                    for column in other_columns(literal.atom.arity, constants))
-    name = SELECTED_PREFIX + literal.atom.relation + ":" + ",".join(
-        f"{column}={value}" for column, value in constants)
+    name = selection_name(literal.atom.relation, constants)
     return name, constants, Literal(Atom(name, others, literal.atom.location))
 
 

@@ -55,10 +55,11 @@ from herbrand.evaluators.incremental.elastic_derivations import NegatedInput
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule, universe_name
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
-from herbrand.evaluators.incremental.elastic_state import UNKNOWN, RelationState, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState, Universe
 from herbrand.evaluators.incremental.elastic_stratum import StratumRun
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
-from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
+from herbrand.evaluators.incremental.row_index import RowIndex
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
 from herbrand.framework.errors import EvaluationError
@@ -155,7 +156,7 @@ class ElasticEngine(IncrementalEvaluator):
         EvaluationError for a relation that is not an input."""
         snapshot = self._require()
         budget = SwitchBudget(self.clock, self.switch, self._bootstrap_seconds)
-        database, input_changes, removed_at = self._updated_inputs(snapshot, insert, delete)
+        database, input_changes = self._updated_inputs(snapshot, insert, delete)
         size = sum(a.shape[1] + r.shape[1] for a, r in input_changes.values())
         backoff = self._backoffs.setdefault(_kind(input_changes), SwitchBackoff())
         if not backoff.attempt(size):
@@ -164,7 +165,7 @@ class ElasticEngine(IncrementalEvaluator):
             try:
                 with self._evaluator.deferring(budget):
                     new_snapshot, changes = self._propagated(
-                        snapshot, database, dict(input_changes), removed_at, budget)
+                        snapshot, database, dict(input_changes), budget)
                 strategy = "update"
             except Abandoned:
                 strategy = "switched-to-bootstrap"
@@ -254,19 +255,15 @@ class ElasticEngine(IncrementalEvaluator):
         return {r: universes[r].state() for r in plan.stratum.relations}
 
     def _updated_inputs(self, snapshot: _Snapshot, insert, delete):
-        """(the new database, the inputs' changes, the positions of their removed rows in
-        the old relations)."""
+        """(the new database, the inputs' changes); the inputs' kept RelationSets hold the new
+        relations."""
         require_inputs(insert.keys() | delete.keys(), snapshot.prepared.inputs)
-        removed_at: dict[str, np.ndarray] = {}
-        database, added, removed = apply_updates(snapshot.database, insert, delete, self._sets,
-                                                 removed_at)
-        return database, as_batch_changes(added, removed), removed_at
+        database, added, removed = apply_updates(snapshot.database, insert, delete, self._sets)
+        return database, as_batch_changes(added, removed)
 
     def _propagated(self, snapshot: _Snapshot, database: Database, changes: BatchChanges,
-                    removed_at: Mapping[str, np.ndarray], budget: SwitchBudget
-                    ) -> tuple[_Snapshot, BatchChanges]:
-        """Run Update on every stratum whose inputs changed, in order. ``removed_at``: the
-        positions of the inputs' removed rows in their old relations."""
+                    budget: SwitchBudget) -> tuple[_Snapshot, BatchChanges]:
+        """Run Update on every stratum whose inputs changed, in order."""
         states = dict(snapshot.states)
         for number, plan in enumerate(snapshot.plans):
             if not plan.reads & changes.keys():
@@ -279,25 +276,31 @@ class ElasticEngine(IncrementalEvaluator):
                     snapshot.database, database.with_relations(
                         {r: s.relation for r, s in fresh.items()}), fresh))
             else:
-                fresh = self._update_stratum(plan, snapshot, database, changes, removed_at,
-                                             budget, self._kept_selections(number, plan))
+                fresh = self._update_stratum(plan, snapshot, database, changes, budget,
+                                             self._kept_selections(number, plan))
             states.update(fresh)
             database = database.with_relations({r: s.relation for r, s in fresh.items()})
         return _Snapshot(snapshot.prepared, snapshot.plans, database, states), changes
 
     def _update_stratum(self, plan: _StratumPlan, snapshot: _Snapshot, new: Database,
-                        changes: BatchChanges, removed_at: Mapping[str, np.ndarray],
-                        budget: SwitchBudget, selections: GrowingSelections
-                        ) -> dict[str, RelationState]:
+                        changes: BatchChanges, budget: SwitchBudget,
+                        selections: GrowingSelections) -> dict[str, RelationState]:
         """Algorithm 3 on one stratum; records the changes of its relations in ``changes``.
-        ``selections``: its universes' constant selections, extended by this run."""
+        ``selections``: its universes' constant selections, extended by this run. An input's
+        universe is in its new relation's order, searched by its kept RelationSet
+        (``_input_universe``); a lower stratum's relation's is in its old one's."""
         old, own = snapshot.database, plan.stratum.relations
         universes = {r: _universe(snapshot.states[r], budget) for r in own}
-        # whole-row joins read their row indexes; a join index in their order takes it
-        self._evaluator.universes({universe_name(r): universes[r] for r in own})
-        for r in plan.positives - set(own):
-            universes[r] = (Universe.of_input(old[r], *changes[r], removed_at.get(r))
+        inputs = plan.positives & snapshot.prepared.inputs
+        for r in plan.positives - set(own) - inputs:
+            universes[r] = (Universe.of_input(old[r], *changes[r])
                             if r in changes else Universe.of_current(new[r]))
+        for r in inputs:
+            universes[r] = _input_universe(self._kept_set(r, new[r]),
+                                           *changes.get(r, (None, None)))
+        # whole-row joins read their row indexes; a join index in their order takes it
+        self._evaluator.universes({universe_name(r): universes[r]
+                                   for r in (*own, *inputs)})
         negated = {s: NegatedInput.of(s, old[s.relation], new[s.relation]) for s in plan.negated}
         run = StratumRun(plan.probes, universes, negated, self._evaluator, new.symbols, {},
                          budget, selections)
@@ -307,6 +310,13 @@ class ElasticEngine(IncrementalEvaluator):
             if added.shape[1] or removed.shape[1]:
                 changes[r] = (added, removed)
         return {r: universes[r].state() for r in own}
+
+    def _kept_set(self, name: str, relation: Relation) -> RelationSet:
+        """The RelationSet of input ``name``'s current ``relation`` kept for the next update
+        (``RelationSets``; built on a miss, O(n), and kept). O(1) on a hit."""
+        kept = self._sets.take(name, relation)
+        self._sets.put(name, kept)
+        return kept
 
     def _kept_selections(self, number: int, plan: _StratumPlan) -> GrowingSelections:
         """The constant selections of the universes of the stratum numbered ``number``, kept
@@ -328,6 +338,45 @@ def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
     if state.built_table is None or state.built_numbers is None or state.counted is None:
         budget.exempt(state.set_up)
     return Universe.of_state(state)
+
+
+def _input_universe(kept: RelationSet, added: np.ndarray | None,
+                    removed: np.ndarray | None) -> Universe:
+    """An input of the stratum (every row at iteration 0) after an update that gained the
+    rows ``added`` and lost ``removed`` (exact set differences; None: unchanged), in the
+    order of its new relation, which ``kept`` holds and finds (its RelationSet: the added
+    rows are its last ones, as ``RelationSet.insert`` appends them), the removed rows after
+    them. Its whole-row searches (the provenance queries' joins of it) read ``kept``'s
+    table and a row index of the removed rows: no O(n) index of the input is built per
+    update. O(n) to copy the rows and numbers, O(m) expected for m changed rows."""
+    new = kept.relation.columns
+    n = new.shape[1]
+    a = 0 if added is None else added.shape[1]
+    r = 0 if removed is None else removed.shape[1]
+    old_iteration = np.zeros(n + r, dtype=np.int64)
+    old_iteration[n - a:n] = NEVER
+    new_iteration = np.zeros(n + r, dtype=np.int64)
+    new_iteration[n:] = NEVER
+    rows, index = new, (_KeptRows(kept),)
+    if r:
+        rows = np.concatenate([new, removed], axis=1)
+        index += (RowIndex(removed, np.arange(n, n + r, dtype=np.int64)),)
+    return Universe(rows, old_iteration, np.zeros(n + r, dtype=np.int64), new_iteration,
+                    index, moved=np.arange(n - a, n + r, dtype=np.int64))
+
+
+class _KeptRows:
+    """A RelationSet read as a universe's row index (its positions are the rows')."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self, kept: RelationSet):
+        self._kept = kept
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        """The position of each row of an (arity, m) batch, ABSENT where it is not held.
+        O(m) expected."""
+        return self._kept.positions(rows)
 
 
 def _kind(changes: BatchChanges) -> str:

@@ -8,7 +8,8 @@ iteration >= 1). Immutable; 16 bytes per tuple, plus tombstones and row indexes 
 class).
 
 ``Universe``: during one Bootstrap or Update of a stratum, the rows of one relation of either
-epoch (previous epoch's rows first, rows new in this epoch appended) with their first
+epoch (a derived relation's: previous epoch's rows first, rows new in this epoch appended; an
+input's: see ``elastic._input_universe``) with their first
 iteration in the previous epoch (``old_iteration``; NEVER when absent) and in this epoch
 (``new_iteration``: the old one until the run decides otherwise; NEVER when absent). It is the
 working copy of one run: it is created per run and never shared with a committed state.
@@ -265,20 +266,17 @@ class Universe:
         return cls(rows, nothing, nothing, nothing, RowIndex(rows))
 
     @classmethod
-    def of_input(cls, old: Relation, added: np.ndarray, removed: np.ndarray,
-                 gone: np.ndarray | None = None) -> Universe:
-        """An input of the stratum (all at iteration 0) that lost ``removed`` and gained
-        ``added`` rows (both already exact set differences). ``gone``: the positions of the
-        removed rows in ``old`` when the caller knows them (an input's kept hash table gives
-        them: ``changes.apply_updates``); else the old rows are searched among the removed
-        ones, O(n log r) for r removed rows (6 of the 7 ms this took on RDFS LUBM(1)'s 1%
-        delete). Plus O(n) copies; the universe is indexed only if searched."""
+    def of_input(cls, old: Relation, added: np.ndarray, removed: np.ndarray) -> Universe:
+        """A relation of a lower stratum, read by this one (all at iteration 0), that lost
+        ``removed`` and gained ``added`` rows (both already exact set differences): the old
+        rows are searched among the removed ones, O(n) expected. Plus O(n) copies; the
+        universe is indexed only if searched. (The engine's inputs have universes of their
+        own, searched by their kept hash tables: ``elastic._input_universe``.)"""
         n, a = len(old), added.shape[1]
         old_iteration = np.concatenate([np.zeros(n, dtype=np.int64), np.full(a, NEVER)])
         new_iteration = np.zeros(n + a, dtype=np.int64)
-        if gone is None:
-            gone = (np.flatnonzero(RowIndex(removed).find(old.columns) != ABSENT)
-                    if removed.shape[1] else np.zeros(0, dtype=np.int64))
+        gone = (np.flatnonzero(RowIndex(removed).find(old.columns) != ABSENT)
+                if removed.shape[1] else np.zeros(0, dtype=np.int64))
         new_iteration[gone] = NEVER
         rows = np.concatenate([old.columns, added], axis=1) if a else old.columns
         moved = np.concatenate([gone, np.arange(n, n + a, dtype=np.int64)])

@@ -28,17 +28,15 @@ def test_apply_update_deletes_before_inserts():
     assert added.to_set() == {(3, 4)} and not len(removed)
 
 
-def test_kept_sets_give_the_removed_rows_positions_in_the_old_relation():
+def test_kept_sets_apply_updates_and_keep_the_new_relations_table():
     old = Relation.from_rows([(1, 2), (2, 3), (3, 4), (4, 5)])
     database = Database({"e": old})
-    sets, removed_at = RelationSets.of({"e": old}), {}
+    sets = RelationSets.of({"e": old})
     # (9, 9) is absent, (2, 3) is deleted and inserted again: neither is removed
     new, added, removed = apply_updates(
         database, {"e": _batch((2, 3), (7, 7))}, {"e": _batch((4, 5), (9, 9), (2, 3), (1, 2))},
-        sets, removed_at)
+        sets)
     assert removed["e"].to_set() == {(4, 5), (1, 2)} and added["e"].to_set() == {(7, 7)}
-    assert [tuple(old.columns[:, i]) for i in removed_at["e"]] == list(
-        map(tuple, removed["e"].columns.T))
     assert new["e"].to_set() == {(2, 3), (3, 4), (7, 7)}
     assert apply_updates(new, {}, {"e": _batch((7, 7))}, sets)[0]["e"].to_set() == {
         (2, 3), (3, 4)}  # the kept table of the new relation

@@ -10,14 +10,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from herbrand.evaluators.incremental import (
+    elastic,
     elastic_derivations,
     elastic_native,
-    elastic_state,
     elastic_stratum,
 )
+from herbrand.evaluators.incremental.changes import apply_updates
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
+from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.evaluators.native.store import NativeStore
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.errors import EvaluationError
@@ -442,21 +445,47 @@ def test_state_is_two_numbers_per_tuple_plus_the_row_index():
     assert 16 * tuples <= size <= 40 * tuples
 
 
-def test_an_input_universe_gets_its_removed_positions_from_the_kept_table(monkeypatch):
-    given = []
-    of_input = elastic_state.Universe.of_input.__func__
+def test_an_input_universe_is_searched_through_the_inputs_kept_table(monkeypatch):
+    built, searched = [], []
+    relation_index, find = RelationalEvaluator.relation_index, elastic._KeptRows.find
 
-    def recording(cls, old, added, removed, gone=None):
-        given.append(gone is not None)
-        return of_input(cls, old, added, removed, gone)
+    def recording_index(self, name, relation, key):
+        built.append((name, key))
+        return relation_index(self, name, relation, key)
 
-    monkeypatch.setattr(elastic_state.Universe, "of_input", classmethod(recording))
+    def recording_find(self, rows):
+        searched.append(rows.shape[1])
+        return find(self, rows)
+
+    monkeypatch.setattr(RelationalEvaluator, "relation_index", recording_index)
+    monkeypatch.setattr(elastic._KeptRows, "find", recording_find)
     engine = _tc_engine(1e9)
     engine.update(_edges([(30, 31)]), _edges([(15, 16), (3, 4)]))
-    assert given == [True]
+    assert engine.last_strategy == "update"
+    # the provenance query of tc(x, y) :- e(x, y) joins whole rows of e: no index of them
+    assert searched and ("@U:e", (0, 1)) not in built
     assert engine.database["tc"].to_set() == {
         (a, b) for a in range(32) for b in range(a + 1, 32)
         if not (a <= 3 < b) and not (a <= 15 < b)}
+
+
+def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows():
+    old = Relation.from_rows([(1, 2), (2, 3), (3, 4), (4, 5)])
+    sets = RelationSets.of({"e": old})
+    new, added, removed = apply_updates(Database({"e": old}), _edges([(7, 7)]),
+                                        _edges([(2, 3)]), sets)
+    kept = sets.take("e", new["e"])
+    universe = elastic._input_universe(kept, added["e"].columns, removed["e"].columns)
+    rows = [tuple(row) for row in universe.rows.T]
+    assert rows == [tuple(row) for row in new["e"].columns.T] + [(2, 3)]
+    assert rows[-2] == (7, 7)
+    assert universe.old_iteration.tolist() == [0, 0, 0, NEVER, 0]
+    assert universe.new_iteration.tolist() == [0, 0, 0, 0, NEVER]
+    assert sorted(universe.moved().tolist()) == [3, 4]
+    assert universe.find(universe.rows).tolist() == list(range(5))
+    assert universe.find(np.array([[9], [9]])).tolist() == [ABSENT]
+    unchanged = elastic._input_universe(kept, None, None)
+    assert unchanged.moved().tolist() == [] and len(unchanged) == 4
 
 
 def test_tombstones_are_compacted_and_the_state_stays_exact():
