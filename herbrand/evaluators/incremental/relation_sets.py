@@ -42,7 +42,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from herbrand.evaluators.native.exported import exported, helper
-from herbrand.evaluators.row_sets import _MIX, _SEED
+from herbrand.evaluators.row_sets import _hashes
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Relation
 
@@ -215,13 +215,9 @@ def _row_keys(block, exact):
                 keys[i] = _NO_KEY
                 misfits += 1
     else:
+        hashes = _hashes(block)
         for i in range(m):
-            h = _SEED
-            for c in range(arity):
-                h ^= np.uint64(block[c, i])
-                h *= _MIX
-                h ^= h >> np.uint64(33)
-            key = np.int64(h)
+            key = np.int64(hashes[i])
             keys[i] = key + 1 if key == _NO_KEY else key
     return keys, misfits
 
