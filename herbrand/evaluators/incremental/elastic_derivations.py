@@ -150,6 +150,18 @@ class StratumDerivations:
         wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
         return batch[:probe.head_arity, wanted]
 
+    def rediscoverable(self, probe: ProbeRule, heads: Relation, k: int, kept: KeptProofs
+                       ) -> bool:
+        """Whether a derivation of ``probe``'s ``head_seeded`` variant seeded by ``heads``
+        could re-discover its head after iteration k with the universes as they are now: one
+        with Mo <= Mn and k <= Mn < NEVER (the re-discovery term of a later iteration h' = Mn).
+        ``kept``: the run's provenance queries (``rediscovered``). O(the heads' derivations)."""
+        batch = self._head_seeded(probe, heads, kept)
+        if batch is None:
+            return False
+        most_old, most_new, _ = self._maxima(probe, batch, Step(REDISCOVERY, k))
+        return bool(np.any((most_old <= most_new) & (most_new >= k) & (most_new < NEVER)))
+
     def _head_seeded(self, probe: ProbeRule, heads: Relation,
                      kept: KeptProofs | None = None) -> np.ndarray | None:
         """The derivations of ``probe``'s ``head_seeded`` variant seeded by those of ``heads``

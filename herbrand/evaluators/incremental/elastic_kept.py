@@ -56,10 +56,16 @@ class _Kept:
 class KeptDerivations:
     """Each seeded variant's last derivation batch (see the module doc); mutable, per run."""
 
-    __slots__ = ("_kept",)
+    __slots__ = ("_kept", "kept_any")
 
     def __init__(self) -> None:
         self._kept: dict[Hashable, _Kept] = {}
+        # whether a batch kept since the last ``new_step`` holds a derivation
+        self.kept_any = False
+
+    def new_step(self) -> None:
+        """An iteration starts: ``kept_any`` is reset. O(1)."""
+        self.kept_any = False
 
     def batch(self, variant: Hashable, selection: np.ndarray,
               sizes: tuple[int, ...]) -> np.ndarray | None:
@@ -76,6 +82,7 @@ class KeptDerivations:
         """Keep ``batch``, the derivations of ``variant`` seeded by ``selection`` over
         universes of ``sizes`` (replacing the variant's previous one). O(1)."""
         self._kept[variant] = _Kept(selection, sizes, batch)
+        self.kept_any |= batch.shape[1] > 0
 
 
 class KeptProofs:

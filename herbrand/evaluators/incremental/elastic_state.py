@@ -181,13 +181,19 @@ def _room(n: int) -> int:
 
 
 def find_in(indexes, rows: np.ndarray) -> np.ndarray:
-    """Positions of ``rows`` in the first of ``indexes`` holding them (ABSENT if none)."""
-    found = np.full(rows.shape[1], ABSENT, dtype=np.int64)
-    for index in indexes:
-        missing = found == ABSENT
-        if not missing.any():
+    """Positions of ``rows`` in the first of ``indexes`` holding them (ABSENT if none). The
+    first index is searched for every row, each next one for the rows still missing: O(m)
+    for the first, O(missing) for each next (no pass over all m rows per index)."""
+    if not indexes:
+        return np.full(rows.shape[1], ABSENT, dtype=np.int64)
+    found = indexes[0].find(rows)
+    missing = np.flatnonzero(found == ABSENT)
+    for index in indexes[1:]:
+        if not len(missing):
             break
-        found[missing] = index.find(rows[:, missing])
+        at = index.find(rows[:, missing])
+        found[missing] = at
+        missing = missing[at == ABSENT]
     return found
 
 

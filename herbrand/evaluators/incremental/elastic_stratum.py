@@ -105,6 +105,7 @@ class StratumRun:
         while True:
             h = k - 1
             step = Step(CHANGE, h)
+            kept.new_step()
             found = {head: [] for head in self.heads}
             weights = {head: [] for head in self.heads}
             seeds, deleted_heads = {}, {}
@@ -117,11 +118,54 @@ class StratumRun:
                 found[probe.head].append(rediscovered)
                 weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
             if not self._settle(k, found, weights):
-                for head in self.heads:
-                    self.universes[head].drop_beyond(k)
-                return
+                break
             self.budget.check()
+            if self._settled_for_good(k, kept):
+                # the later iterations only keep tuples: the run ends at the first keeping none
+                k += 1
+                while any(self.universes[head].kept_at(k) for head in self.heads):
+                    k += 1
+                break
             k += 1
+        for head in self.heads:
+            self.universes[head].drop_beyond(k)
+
+    def _settled_for_good(self, k: int, kept: KeptDerivations) -> bool:
+        """Whether no iteration after k (its terms settled) derives or loses a tuple: each of
+        them would then find nothing and only keep the tuples of its old iteration
+        (``_settle``), so the run may end as at the first iteration that keeps none. With
+        h = k - 1, it holds when (1) no batch kept at step h holds a derivation (each is its
+        seed's derivations with min(Mo, Mn) >= h) and (2) no derivation of a head deleted so
+        far (old <= k < new) has Mo <= Mn and k <= Mn < NEVER.
+
+        Proof. Every tuple moved so far has min(old, new) <= h: settling at j gives j, or
+        NEVER to a tuple of old iteration j; an input's rows are at 0 or NEVER; and at k, the
+        rows found come from the seeded terms, which by (1) found none (a wanted derivation
+        has Mo = h or Mn = h, so it is kept), or re-discover deleted heads, of old iteration
+        <= h (and are in the universe: nothing is appended). By induction over h' = k, k + 1,
+        ... (nothing changed before h', so the iterations are today's): a seed at h' (old <=
+        h' < new or new <= h' < old, with min(old, new) <= h) was one at h, so a seed set at
+        h' is a subset of h's and its derivations are some of h's. The deletion and insertion
+        terms at h' want Mo = h' < Mn and Mn = h' < Mo, both min(Mo, Mn) >= h' > h: a
+        derivation kept at h has none by (1), and one dropped there had min(Mo, Mn) < h,
+        which settling cannot raise (Mo is fixed; Mn < h means every element is decided). A
+        head deleted at h' (old <= h' < new, min(old, new) <= h) has old <= h < k < new, so
+        the re-discovery term at h' (Mo <= h' = Mn < NEVER) finds nothing by (2). So no term
+        finds a row at h', which only keeps its tuples. Cost: O(1) when (1) fails, else the
+        moved tuples' and the deleted heads' kept derivations (their queries joined
+        already, but for heads deleted at k).
+        """
+        if kept.kept_any:
+            return False
+        for probe in self.probes:
+            universe = self.universes[probe.head]
+            moved = universe.moved()
+            deleted = moved[(universe.old_iteration[moved] <= k)
+                            & (universe.new_iteration[moved] > k)]
+            if len(deleted) and self.derivations.rediscoverable(
+                    probe, universe.rows_at(deleted), k, self.proofs):
+                return False
+        return True
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, signs: np.ndarray, h: int
                               ) -> tuple[np.ndarray, np.ndarray]:

@@ -670,3 +670,46 @@ def test_a_deleted_head_is_joined_by_its_provenance_queries_once(monkeypatch, pr
     session.update(insert={"e": [(0, 1)]})
     session.update(delete={"e": [(0, 1), (5, 6)]})
     _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "again")
+
+
+def _counted_iterations(monkeypatch) -> list[int]:
+    """The iterations each Update settles (``StratumRun._settle`` calls with weights)."""
+    settled = []
+    settle = elastic_stratum.StratumRun._settle
+
+    def counted(self, k, found, weights=None):
+        if weights is not None:
+            settled.append(k)
+        return settle(self, k, found, weights)
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", counted)
+    return settled
+
+
+@pytest.mark.parametrize("program", [TC, SQUARING_TC])
+def test_an_update_ends_once_later_iterations_can_change_nothing(monkeypatch, program):
+    """A fresh edge on a chain of 12 (tuples of iterations up to 11 with the linear rule):
+    inserting or deleting it changes iteration 1 only, so the Update ends after iteration 2
+    (nothing kept, nothing moved later, nothing to re-discover) instead of walking the
+    untouched iterations up to 12; the state stays Algorithm 2's."""
+    chain = [(i, i + 1) for i in range(12)]
+    session = IncrementalSession(_engine(), program, {"e": chain})
+    settled = _counted_iterations(monkeypatch)
+    for insert, delete in (({"e": [(50, 51)]}, {}), ({}, {"e": [(50, 51)]})):
+        settled.clear()
+        session.update(insert, delete)
+        assert session.engine.last_strategy == "update" and settled == [1, 2]
+        _assert_agrees(_state(session.engine), _exact(parse(program), session.facts), "fresh")
+
+
+def test_an_update_goes_on_while_a_deleted_head_can_be_rediscovered(monkeypatch):
+    """Deleting the shortcut (0, 3) of the chain 0 -> 1 -> 2 -> 3 -> 4 deletes tc(0, 3) at
+    iteration 1; iteration 2 finds nothing, but tc(0, 3) has a derivation of iteration 2
+    (tc(0, 2), e(2, 3)), which re-discovers it at iteration 3: the Update must not end at 2."""
+    chain = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 3)]
+    session = IncrementalSession(_engine(), TC, {"e": chain})
+    settled = _counted_iterations(monkeypatch)
+    session.update(delete={"e": [(0, 3)]})
+    assert settled[:3] == [1, 2, 3]
+    assert _state(session.engine)["tc"][(0, 3)] == (3, 1)
+    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "rediscovered")

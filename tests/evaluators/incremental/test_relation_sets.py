@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental.relation_sets import (
     RelationSet,
@@ -33,7 +35,7 @@ def test_insert_grows_the_table_past_its_load():
         kept, _ = kept.insert(np.arange(start, start + 7)[None, :])
     assert len(kept.relation) == 105
     assert kept.contains(np.arange(110)[None, :]).tolist() == [True] * 105 + [False] * 5
-    assert kept.nbytes == 256 * 8  # the least power of two at least twice 105
+    assert kept.nbytes == 256 * 12  # (key, position) in the least power of two >= 2 * 105
 
 
 def test_insert_of_known_rows_changes_nothing():
@@ -132,3 +134,51 @@ def test_removing_most_rows_builds_a_new_table_of_the_kept_ones_in_order():
     assert sorted(removed[0].tolist()) == [0, 2, 3, 5, 7, 9]
     assert shrunk.relation.to_rows() == [(1, 1), (4, 16), (6, 36), (8, 64)]
     assert shrunk.positions(rows).tolist() == [-1, 0, -1, -1, 1, -1, 2, -1, 3, -1]
+
+
+# values of each row set's kind: keys packing the rows (arities 1 to 3, the edges of their
+# bits included) and rows hashed (values past them, and arity 4)
+_NARROW = {1: [np.iinfo(np.int64).min + 1, -1, 0, 5, np.iinfo(np.int64).max],
+           2: [-2**30, -1, 0, 7, 2**30 - 1], 3: [-2**20, -1, 0, 3, 2**20 - 1]}
+_WIDE = {1: [np.iinfo(np.int64).min], 2: [2**30, -2**30 - 1, 2**40], 3: [2**20, -2**20 - 1]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_exact_and_hashed_keys_agree_with_set_algebra(data):
+    """Inserts, removals and lookups against a Python set, for rows whose keys pack them
+    (exact: no row read), rows that need hashes, and a set that switches from packed keys to
+    hashes when a wider row arrives; probes that fit no packed key find nothing."""
+    arity = data.draw(st.integers(1, 4), label="arity")
+    narrow = _NARROW.get(arity, [-1, 0, 1, 2**40])
+    values = st.sampled_from(narrow + data.draw(st.sampled_from([[], _WIDE.get(arity, [])])))
+    batches = st.lists(st.tuples(*[values] * arity), max_size=12)
+    kept = RelationSet(Relation.empty(arity))
+    truth: set[tuple[int, ...]] = set()
+    for _ in range(data.draw(st.integers(1, 8), label="steps")):
+        rows = data.draw(batches, label="rows")
+        batch = np.array(rows, dtype=np.int64).reshape(len(rows), arity).T
+        if data.draw(st.booleans(), label="insert"):
+            kept, new = kept.insert(batch)
+            assert set(map(tuple, new.T.tolist())) == set(rows) - truth
+            truth |= set(rows)
+        else:
+            kept, gone = kept.remove(batch)
+            assert set(map(tuple, gone.T.tolist())) == set(rows) & truth
+            truth -= set(rows)
+        assert kept.relation.to_set() == truth
+        assert kept.positions(kept.relation.columns).tolist() == list(range(len(truth)))
+        probe = np.array([*rows, *[tuple(v for _ in range(arity)) for v in narrow + _WIDE.get(
+            arity, [])]], dtype=np.int64).reshape(-1, arity).T
+        assert kept.contains(probe).tolist() == [row in truth for row in map(tuple, probe.T.tolist())]
+
+
+def test_a_wider_row_switches_a_packed_set_to_hashes_and_keeps_its_positions():
+    kept = RelationSet(Relation.from_rows([(1, 2), (-3, 4)]))
+    assert kept._exact  # two columns of 31 bits: packed
+    grown, new = kept.insert(np.array([[2**40, 1], [5, 2]]))
+    assert not grown._exact and new.tolist() == [[2**40], [5]]
+    assert grown.positions(np.array([[1, -3, 2**40, 2**40], [2, 4, 5, 6]])).tolist() == [0, 1, 2, -1]
+    # a packed set finds no row past its bits, even one whose low bits are a held row's
+    packed = RelationSet(Relation.from_rows([(1, 2)]))
+    assert packed.positions(np.array([[1 + 2**31], [2]])).tolist() == [-1]

@@ -207,9 +207,9 @@ def test_the_first_update_finds_the_inputs_hash_tables_built(monkeypatch):
     built = []
     init = relation_sets.RelationSet.__init__
 
-    def counted(self, relation, slots=None):
-        built.append(slots is None)
-        init(self, relation, slots)
+    def counted(self, relation, table=None, exact=False):
+        built.append(table is None)
+        init(self, relation, table, exact)
 
     monkeypatch.setattr(relation_sets.RelationSet, "__init__", counted)
     session.update(insert={"e": [(3, 1)]}, delete={"e": [(7, 8)]})
