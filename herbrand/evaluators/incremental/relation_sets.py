@@ -5,15 +5,15 @@ An engine that keeps its materialization as immutable Relations still asks, on e
 "which of these rows does relation R hold?" (the rows an update inserts or deletes, the rows an
 insertion step derives). Building a hash set of R for that costs O(|R|) each time: a fixed cost
 of every update however small. A RelationSet is R plus an open-addressing table of R's row
-positions (linear probing, at most half full) read by numba kernels; it answers ``contains``
-/ ``positions`` for m rows in O(m) expected and grows by appending (``insert``): the new Relation is R's rows followed by the new ones, so every old
-position stays valid and only the new positions are added to the table (O(m) expected, plus
-the O(|R|) copy that appending to an immutable Relation costs anyway). It shrinks (``remove``)
-by unlinking the removed positions (backward-shift deletion, no tombstones) and moving the
-last rows into the freed positions (renumbering only those in the table), never rehashing, so
-a removal costs O(m) expected plus the copy of the kept rows. The table is the only memory
-beyond R: two to four slots per row (a power of two), each an int64 key and an int32
-position, in two arrays.
+positions (linear probing, at most half full) read by numba kernels; it answers ``contains`` /
+``positions`` for m rows in O(m) expected and grows by appending (``insert``): the new Relation
+is R's rows followed by the new ones, so every old position stays valid and only the new
+positions are added to the table (O(m) expected, plus the O(|R|) copy that appending to an
+immutable Relation costs anyway). It shrinks (``remove``) by unlinking the removed positions
+(backward-shift deletion, no tombstones) and moving the last rows into the freed positions
+(renumbering only those in the table), never rehashing, so a removal costs O(m) expected plus
+the copy of the kept rows. The table is the only memory beyond R: two to four slots per row (a
+power of two), each an int64 key and an int32 position, in two arrays.
 
 A row's key is the row itself packed into one int64 when every row of R is narrow enough
 (one column; two of 31 bits; three of 21: ``_row_keys``), else the row's 64-bit hash. With

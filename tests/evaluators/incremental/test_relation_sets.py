@@ -170,7 +170,8 @@ def test_exact_and_hashed_keys_agree_with_set_algebra(data):
         assert kept.positions(kept.relation.columns).tolist() == list(range(len(truth)))
         probe = np.array([*rows, *[tuple(v for _ in range(arity)) for v in narrow + _WIDE.get(
             arity, [])]], dtype=np.int64).reshape(-1, arity).T
-        assert kept.contains(probe).tolist() == [row in truth for row in map(tuple, probe.T.tolist())]
+        assert kept.contains(probe).tolist() == [row in truth
+                                                 for row in map(tuple, probe.T.tolist())]
 
 
 def test_a_wider_row_switches_a_packed_set_to_hashes_and_keeps_its_positions():
@@ -178,7 +179,8 @@ def test_a_wider_row_switches_a_packed_set_to_hashes_and_keeps_its_positions():
     assert kept._exact  # two columns of 31 bits: packed
     grown, new = kept.insert(np.array([[2**40, 1], [5, 2]]))
     assert not grown._exact and new.tolist() == [[2**40], [5]]
-    assert grown.positions(np.array([[1, -3, 2**40, 2**40], [2, 4, 5, 6]])).tolist() == [0, 1, 2, -1]
+    probe = np.array([[1, -3, 2**40, 2**40], [2, 4, 5, 6]])
+    assert grown.positions(probe).tolist() == [0, 1, 2, -1]
     # a packed set finds no row past its bits, even one whose low bits are a held row's
     packed = RelationSet(Relation.from_rows([(1, 2)]))
     assert packed.positions(np.array([[1 + 2**31], [2]])).tolist() == [-1]
