@@ -223,10 +223,55 @@ class RuleReads:
 
 
 @dataclass(frozen=True)
+class PairRule:
+    """A saturation rule ``head :- @delta:source(..), lower(..)`` as data: the join columns
+    (``source_key`` of the source atom equal to ``lower_key`` of the lower one) and, per head
+    column, where its value comes from (``head_of``: source column c for c >= 0, lower column
+    -c - 1 otherwise)."""
+
+    head: str
+    source: str
+    lower: str
+    source_key: tuple[int, ...]
+    lower_key: tuple[int, ...]
+    head_of: tuple[int, ...]
+
+    @classmethod
+    def of(cls, rule: Rule, relations: Sequence[str]) -> PairRule | None:
+        """The PairRule of a delta variant ``rule`` of the stratum of ``relations``, or None
+        when it has another shape: two positive literals, one over the delta of a stratum
+        relation and one over a lower relation, only variables, none repeated within a
+        literal, at least one shared (the join key), the head's variables all bound.
+        O(body length)."""
+        deltas = {delta_name(n): n for n in relations}
+        if len(rule.body) != 2 or not rule.head.terms or not all(
+                isinstance(e, Literal) and not e.negated and e.atom.terms
+                and all(isinstance(t, Var) for t in e.atom.terms)
+                and len(set(e.atom.terms)) == len(e.atom.terms) for e in rule.body):
+            return None
+        first, second = (e.atom for e in rule.body)
+        if second.relation in deltas:
+            first, second = second, first
+        if (first.relation not in deltas or second.relation in deltas
+                or second.relation in relations):
+            return None
+        source = {t: c for c, t in enumerate(first.terms)}
+        lower = {t: c for c, t in enumerate(second.terms)}
+        shared = [t for t in first.terms if t in lower]
+        if not shared or not all(t in source or t in lower for t in rule.head.terms):
+            return None
+        return cls(rule.head.relation, deltas[first.relation], second.relation,
+                   tuple(source[t] for t in shared), tuple(lower[t] for t in shared),
+                   tuple(source[t] if t in source else -lower[t] - 1
+                         for t in rule.head.terms))
+
+
+@dataclass(frozen=True)
 class StepRules:
     """The rules of one stratum's deletion step: ``instances`` (its rules' InstanceRules),
     ``consequences`` (the delta variants of a recursive stratum's rules), ``saturation``
-    (those reading the proved facts), ``copies`` (``_copies``) and ``unfolded`` (the
+    (those reading the proved facts that the evaluator runs), ``pairs`` (the others: their
+    ``pair_saturation.PairRule``s, run natively), ``copies`` (``_copies``) and ``unfolded`` (the
     InstanceRules of the rules ``unfolding`` gives, their lower literals that the rest binds
     probed), their constant atoms over the relations
     ``selected`` accepts reading the ``selections`` (``selections.selecting``), the
@@ -243,6 +288,7 @@ class StepRules:
     reads: Mapping[int, RuleReads]  # by the identity of each rule above
     copies: Mapping[str, tuple[str, tuple[int, ...]]]
     unfolded: tuple[InstanceRule, ...]
+    pairs: tuple[PairRule, ...] = ()
 
     @classmethod
     def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:
@@ -261,7 +307,10 @@ class StepRules:
         consequences = (tuple(v for rule in stratum.rules
                               for v in delta_variants(rule, relations))
                         if stratum.recursive else ())
-        saturation = tuple(reading_proved(v, relations) for v in consequences)
+        shapes = [PairRule.of(v, relations) for v in consequences]
+        pairs = tuple(pair for pair in shapes if pair is not None)
+        saturation = tuple(reading_proved(v, relations)
+                           for v, pair in zip(consequences, shapes, strict=True) if pair is None)
         proved_read = frozenset(literal.atom.relation for rule in saturation
                                 for literal, _ in rule_literals(rule))
         rules, selections = selecting(
@@ -275,7 +324,7 @@ class StepRules:
         consequences = rules[count + saturated:]
         return cls(relations, instances, consequences, saturation, proved_read, selections,
                    MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}),
-                   MappingProxyType(copies), unfolded)
+                   MappingProxyType(copies), unfolded, pairs)
 
 
 def _copies(instances: Sequence[InstanceRule], relations: Sequence[str]

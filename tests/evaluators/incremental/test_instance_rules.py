@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.fixpoint import delta_variants
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
+    PairRule,
     RuleReads,
     StepRules,
     driven,
@@ -121,3 +123,26 @@ u(x, y) :- tc(x, y), u(y, x).
         "tc(x, z) :- e(y, x), e(y, z).")
     assert unfolding(rules[0], ("tc",), copies) is None  # no stratum atom
     assert unfolding(rules[2], ("tc", "u"), copies) is None  # u(y, x) copies nothing
+
+
+def test_a_pair_rule_is_a_delta_variant_joining_one_stratum_atom_with_one_lower_atom():
+    rules = parse(TC + """
+.decl w(x: number, y: number, z: number)
+.decl a(x: number, y: number)
+a(z, x) :- tc(y, x), w(x, y, z).
+tc(x, y) :- tc(x, y), e(y, 5).
+tc(x, z) :- tc(x, y), tc(y, z).
+tc(x, y) :- tc(x, y), e(y, y).
+tc(x, y) :- tc(x, y), !e(y, x).
+""").rules
+    relations = ("tc", "a")
+    (recursive,), (joined,) = (delta_variants(rules[k], relations) for k in (1, 2))
+    assert PairRule.of(recursive, relations) == PairRule("tc", "tc", "e", (1,), (0,), (0, -2))
+    # two join columns, in the source's order; head columns from both atoms
+    assert PairRule.of(joined, relations) == PairRule("a", "tc", "w", (0, 1), (1, 0), (-3, 1))
+    others = [v for rule in rules[3:] for v in delta_variants(rule, relations)]
+    assert len(others) == 5
+    # constants, a second stratum atom, a repeated variable, a negation: not pairs
+    assert [PairRule.of(v, relations) for v in others] == [None] * 5
+    step = StepRules.of(Stratum(0, relations, rules[:3], True), lambda name: False)
+    assert len(step.pairs) == 2 and not step.saturation
