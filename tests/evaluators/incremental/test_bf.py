@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from herbrand.evaluators.incremental import bf, instance_rules
+from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
@@ -349,10 +349,12 @@ def _checked_and_proved(checks) -> list:
              for name, facts in check._facts.items()} for check in checks]
 
 
+CHAIN_WITH_SHORTCUTS = {"e": [(i, i + 1) for i in range(40)] + [(0, 5), (7, 3), (9, 2), (30, 12)]}
+
+
 @pytest.mark.parametrize("grid", [True, False])
 @pytest.mark.parametrize(("program", "facts", "deleted"), [
-    (TC, {"e": [(i, i + 1) for i in range(40)] + [(0, 5), (7, 3), (9, 2), (30, 12)]},
-     {"e": [(3, 4), (0, 1), (20, 21)]}),
+    (TC, CHAIN_WITH_SHORTCUTS, {"e": [(3, 4), (0, 1), (20, 21)]}),
     (TURNS, {"e": [(i, (i * 3) % 7) for i in range(7)] + [(1, 2), (2, 1)],
              "w": [(x, y, (x + y) % 7) for x in range(7) for y in range(7) if x != y]},
      {"e": [(1, 3), (2, 6)]})])
@@ -373,3 +375,17 @@ def test_the_pair_rules_saturate_natively_to_the_same_checked_and_proved_facts(
     session.update(delete=deleted)
     assert not any(check._rules.pairs for check in checks)
     assert _checked_and_proved(checks) == native
+
+
+def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(monkeypatch):
+    monkeypatch.setattr(HeadGrid, "LIMIT", 1024)  # passed as C grows, on these facts
+    ran = []
+    for name in ("saturate_pair_on_grid", "saturate_pair"):
+        kernel = getattr(pair_saturation, name)
+        monkeypatch.setattr(pair_saturation, name,
+                            lambda *arguments, k=kernel, n=name: ran.append(n) or k(*arguments))
+    session = IncrementalSession(BFEngine, TC, CHAIN_WITH_SHORTCUTS)
+    session.update(delete={"e": [(3, 4), (0, 1), (20, 21)]})  # checked against the oracle
+    switch = ran.index("saturate_pair")
+    assert switch > 0 and set(ran[:switch]) == {"saturate_pair_on_grid"}
+    assert set(ran[switch:]) == {"saturate_pair"}
