@@ -49,10 +49,10 @@ bounded by the materialization.
   stratum atoms all have a copy rule, each read as the lower relation it copies, as
   ``tc(x, z) :- e(x, y), e(y, z)``: ``instance_rules.unfolding``) prove their heads through
   proofs of two steps from lower facts, the atoms' own proofs left unchecked: a fact with a
-  proof is in P, whether its proof's atoms are or not. On TC over graph10000, a 1% delete,
-  the 9,386 facts left after the first saturation: 2,672 instances found in one call prove
-  7,298 facts with their saturation, where the lazy round enumerated 174k instance rows to
-  check 2,016 atoms; 58,182 facts checked -> 46,488, saturation derivations 527k -> 269k.
+  proof is in P, whether its proof's atoms are or not (TC's natively: ``two_step_proofs``).
+  On TC over graph10000, a 1% delete, the 9,386 facts left after the first saturation:
+  2,672 instances found in one call prove 7,298 facts with their saturation, where the lazy
+  round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488, saturation derivations 527k -> 269k.
   Proofs do not depend on the order they are found in, so this changes no result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
@@ -113,6 +113,7 @@ from herbrand.evaluators.incremental.pair_saturation import PairSaturation
 from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, with_selections
+from herbrand.evaluators.incremental.two_step_proofs import TwoStepProofs
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
@@ -165,6 +166,7 @@ class BackwardForward:
         self._saturation = rules.saturation
         self._near: NearHeads | None = None  # made by the first round that cuts
         self._pairs = PairSaturation(rules.pairs, new)
+        self._two_steps = TwoStepProofs(rules.two_steps, new)
         self._read = dict.fromkeys(rules.relations, 0)  # P's rows the saturation rules read
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
@@ -255,10 +257,11 @@ class BackwardForward:
             if outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
-                for rules in (self._outright, self._rules.unfolded):
+                for rules in (self._outright, self._two_steps, self._rules.unfolded):
                     if rules and any(len(positions) for positions in frontier.values()):
-                        self._saturate(self._expansion.proving(
-                            self._instances_of(frontier, rules)))
+                        self._saturate(self._two_steps.proved(self._facts, frontier)
+                                       if rules is self._two_steps else self._expansion.proving(
+                                           self._instances_of(frontier, rules)))
                         frontier = {n: self._facts[n].unproved(positions)
                                     for n, positions in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy

@@ -1,15 +1,17 @@
-"""The native kernel of the backward/forward step's saturation (``pair_saturation``): one call
-chains a rule of two body atoms forwards from the proved facts to its own fixpoint.
+"""The native kernels of the backward/forward step: a saturation rule of two body atoms run
+to its own fixpoint in one call (``pair_saturation``), and the facts with a proof of two
+lower facts (``two_step_proofs``).
 
 ``saturate_pair`` runs a rule ``H :- @delta:R(..), L(..)`` (R of the stratum, L a lower
 relation) over the proved facts of R from a cursor on (P's rows in proving order, so a fact
 is read once per rule and step), each joined with the rows of L that can derive a checked
 head, sorted on the join key (a binary search per fact), and probes each head in C's hash
-table in place (the hashing of ``row_sets``): a checked head not proved yet is marked proved and appended to P's rows. When
-H's relation is R, the rows it appends are read in the same call, so the call ends at the
-fixpoint: no Python round, no batch of derivations, no mask per iteration. Cost: per proved
-fact, O(log n) to find its L rows, then per L row one head hash and probe (O(1) expected);
-no allocation but a row of scratch.
+table in place (the hashing of ``row_sets``): a checked head not proved yet is marked
+proved and appended to P's rows. When H's relation is R, the rows it appends are read in
+the same call, so the call ends at the fixpoint: no Python round, no batch of derivations,
+no mask per iteration. Cost: per proved fact, O(log n) to find its L rows, then per L row
+one head hash and probe (O(1) expected); no allocation but a row of scratch.
+``saturate_pair_on_grid`` finds the heads through a grid instead of hashing them.
 """
 
 from __future__ import annotations
@@ -130,3 +132,26 @@ def saturate_pair_on_grid(source, start, stop, lower, keys, lower_part, source_k
                     count += 1
         i += 1
     return i, count
+
+
+@exported("b1[::1](i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])")
+def two_step_proved(first_heads, second_heads, first_lane, first_shared, second_lane,
+                    second_shared):
+    """Whether each head i has a proof of two lower rows (``two_step_proofs``): a first row
+    whose head column holds ``first_heads[i]`` and a second whose head column holds
+    ``second_heads[i]`` with the same shared value. Each relation's rows sorted by head
+    column (``*_lane``), then shared column (``*_shared``): two binary searches and a merge
+    of the two ranges' shared values per head, O(log n + matches)."""
+    out = np.zeros(first_heads.shape[0], dtype=np.bool_)
+    for i in range(first_heads.shape[0]):
+        a, a_end = _lane_range(first_lane, first_heads[i])
+        b, b_end = _lane_range(second_lane, second_heads[i])
+        while a < a_end and b < b_end:
+            if first_shared[a] < second_shared[b]:
+                a += 1
+            elif first_shared[a] > second_shared[b]:
+                b += 1
+            else:
+                out[i] = True
+                break
+    return out

@@ -267,11 +267,55 @@ class PairRule:
 
 
 @dataclass(frozen=True)
+class TwoStepRule:
+    """An unfolded rule ``h(x, z) :- l(x, y), m(y, z)`` (``unfolding``) as data: two lower
+    atoms of two distinct variables each, one of the head's two (distinct) variables in
+    each and one more they share. ``first`` and ``second``: each atom's relation, its
+    column holding its head variable, the head column that variable is in, and its column
+    holding the shared variable."""
+
+    head: str
+    first: tuple[str, int, int, int]
+    second: tuple[str, int, int, int]
+
+    @classmethod
+    def of(cls, rule: Rule) -> TwoStepRule | None:
+        """The TwoStepRule of an unfolded ``rule``, or None when it has another shape.
+        O(body length)."""
+        head = rule.head.terms
+        if (len(head) != 2 or len(rule.body) != 2 or not all(isinstance(t, Var) for t in head)
+                or head[0] == head[1]):
+            return None
+        atoms = []
+        for element in rule.body:
+            if (not isinstance(element, Literal) or element.negated
+                    or element.atom.arity != 2
+                    or not all(isinstance(t, Var) for t in element.atom.terms)):
+                return None
+            atoms.append(element.atom)
+        shared = set(atoms[0].terms) & set(atoms[1].terms)
+        if len(shared) != 1 or shared & set(head):
+            return None
+        parts = []
+        for atom in atoms:
+            (variable,) = set(atom.terms) & set(head) or (None,)
+            if variable is None or len(set(atom.terms)) != 2:
+                return None
+            parts.append((atom.relation, atom.terms.index(variable), head.index(variable),
+                          atom.terms.index(next(iter(shared)))))
+        if parts[0][2] == parts[1][2]:
+            return None
+        return cls(rule.head.relation, parts[0], parts[1])
+
+
+@dataclass(frozen=True)
 class StepRules:
     """The rules of one stratum's deletion step: ``instances`` (its rules' InstanceRules),
     ``consequences`` (the delta variants of a recursive stratum's rules), ``saturation``
     (those reading the proved facts that the evaluator runs), ``pairs`` (the others: their
-    ``pair_saturation.PairRule``s, run natively), ``copies`` (``_copies``) and ``unfolded`` (the
+    ``pair_saturation.PairRule``s, run natively), ``copies`` (``_copies``), ``two_steps`` (the
+    ``TwoStepRule``s of the rules ``unfolding`` gives, proved natively) and ``unfolded`` (the
+    others:
     InstanceRules of the rules ``unfolding`` gives, their lower literals that the rest binds
     probed), their constant atoms over the relations
     ``selected`` accepts reading the ``selections`` (``selections.selecting``), the
@@ -289,6 +333,7 @@ class StepRules:
     copies: Mapping[str, tuple[str, tuple[int, ...]]]
     unfolded: tuple[InstanceRule, ...]
     pairs: tuple[PairRule, ...] = ()
+    two_steps: tuple[TwoStepRule, ...] = ()
 
     @classmethod
     def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:
@@ -299,11 +344,12 @@ class StepRules:
         instances = tuple(instance_rule(rule, number, relations)
                           for number, rule in enumerate(stratum.rules))
         copies = _copies(instances, relations)
+        unfoldings = [r for r in (unfolding(rule, relations, copies) for rule in stratum.rules)
+                      if r is not None]
+        two_steps = tuple(t for t in map(TwoStepRule.of, unfoldings) if t is not None)
         unfolded = tuple(
             instance_rule(rule, len(instances) + number, relations, lower_probed=True)
-            for number, rule in enumerate(
-                r for r in (unfolding(rule, relations, copies) for rule in stratum.rules)
-                if r is not None))
+            for number, rule in enumerate(r for r in unfoldings if TwoStepRule.of(r) is None))
         consequences = (tuple(v for rule in stratum.rules
                               for v in delta_variants(rule, relations))
                         if stratum.recursive else ())
@@ -324,7 +370,7 @@ class StepRules:
         consequences = rules[count + saturated:]
         return cls(relations, instances, consequences, saturation, proved_read, selections,
                    MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}),
-                   MappingProxyType(copies), unfolded, pairs)
+                   MappingProxyType(copies), unfolded, pairs, two_steps)
 
 
 def _copies(instances: Sequence[InstanceRule], relations: Sequence[str]

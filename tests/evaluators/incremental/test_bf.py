@@ -3,9 +3,10 @@ negation and aggregates over a changing relation, and the lazy expansion of the 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation
+from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation, two_step_proofs
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
@@ -219,6 +220,7 @@ def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(chec
 
 def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
     monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # lazy rounds, as on TC
+    _without_unfolding(monkeypatch)  # each fact has proofs of two steps from edges
     probed = []
     original_positions = CheckedFacts.positions
 
@@ -389,3 +391,32 @@ def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(m
     switch = ran.index("saturate_pair")
     assert switch > 0 and set(ran[:switch]) == {"saturate_pair_on_grid"}
     assert set(ran[switch:]) == {"saturate_pair"}
+
+
+@pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
+def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
+        checks, monkeypatch, shift):
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)  # every frontier's outright pass
+    ran = []
+    kernel = two_step_proofs.two_step_proved
+    monkeypatch.setattr(two_step_proofs, "two_step_proved",
+                        lambda *arguments: ran.append(arguments) or kernel(*arguments))
+    facts = {"e": [(x + shift, y + shift) for x, y in CHAIN_WITH_SHORTCUTS["e"]]}
+    deleted = {"e": [(x + shift, y + shift) for x, y in [(3, 4), (0, 1), (20, 21)]]}
+    session = IncrementalSession(BFEngine, TC, facts)
+    session.update(delete=deleted)  # checked against the oracle
+    assert ran and any(found.any() for found in map(lambda a: kernel(*a), ran))
+    native = _checked_and_proved(checks)
+    checks.clear()
+    monkeypatch.setattr(instance_rules.TwoStepRule, "of", lambda *arguments: None)
+    session = IncrementalSession(BFEngine, TC, facts)  # the evaluator's unfolded rule
+    session.update(delete=deleted)
+    assert _checked_and_proved(checks) == native
+
+
+def test_sorted_by_orders_by_the_head_column_then_the_shared_one():
+    columns = np.array([[3, 1, 3, 1, 2], [0, 7, -1, 2, 5]])
+    for block in (columns, columns + 10):
+        head, shared = two_step_proofs.sorted_by(block, 0, 1)
+        order = sorted(zip(block[0].tolist(), block[1].tolist(), strict=True))
+        assert list(zip(head.tolist(), shared.tolist(), strict=True)) == order
