@@ -344,12 +344,13 @@ class StepRules:
         instances = tuple(instance_rule(rule, number, relations)
                           for number, rule in enumerate(stratum.rules))
         copies = _copies(instances, relations)
-        unfoldings = [r for r in (unfolding(rule, relations, copies) for rule in stratum.rules)
+        unfoldings = [(r, TwoStepRule.of(r)) for r in (unfolding(rule, relations, copies)
+                                                        for rule in stratum.rules)
                       if r is not None]
-        two_steps = tuple(t for t in map(TwoStepRule.of, unfoldings) if t is not None)
+        two_steps = tuple(two_step for _, two_step in unfoldings if two_step is not None)
         unfolded = tuple(
             instance_rule(rule, len(instances) + number, relations, lower_probed=True)
-            for number, rule in enumerate(r for r in unfoldings if TwoStepRule.of(r) is None))
+            for number, rule in enumerate(r for r, two_step in unfoldings if two_step is None))
         consequences = (tuple(v for rule in stratum.rules
                               for v in delta_variants(rule, relations))
                         if stratum.recursive else ())
