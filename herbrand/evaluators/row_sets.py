@@ -137,6 +137,11 @@ class RowSet:
         """The rows in insertion order, as an (arity, n) batch (a view). O(1)."""
         return self._stored[:, :self._count]
 
+    def table(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(slots, stored)``: the hash table and the stored rows, for a kernel that probes
+        the set in place with ``_find`` (reads only; valid until the next ``insert``)."""
+        return self._slots, self._stored
+
     def _grow(self) -> None:
         """Double the storage and the table (kept at twice the storage). O(n), amortised."""
         capacity = max(16, 2 * self._stored.shape[1])

@@ -35,7 +35,9 @@ bounded by the materialization.
   105k instead of 374k). Instances
   whose stratum atoms are all in P prove their heads; ``saturate`` then runs the semi-naive
   delta variants of the stratum's rules over P (``@proved:``), keeping only checked heads
-  (their lower literals cut first to the rows that can derive one: ``near_heads``). The
+  (their lower literals cut first to the rows that can derive one: ``near_heads``); those
+  joining one stratum atom with one lower atom, as TC's, in one native call each to their
+  fixpoint (``pair_saturation``). The
   unproved facts of the frontier are expanded: their instances' stratum atoms not yet in C
   form the next frontier.
 - Before a round of a frontier of ``OUTRIGHT_FIRST`` facts or more (every lazy round)
@@ -47,10 +49,10 @@ bounded by the materialization.
   stratum atoms all have a copy rule, each read as the lower relation it copies, as
   ``tc(x, z) :- e(x, y), e(y, z)``: ``instance_rules.unfolding``) prove their heads through
   proofs of two steps from lower facts, the atoms' own proofs left unchecked: a fact with a
-  proof is in P, whether its proof's atoms are or not. On TC over graph10000, a 1% delete,
-  the 9,386 facts left after the first saturation: 2,672 instances found in one call prove
-  7,298 facts with their saturation, where the lazy round enumerated 174k instance rows to
-  check 2,016 atoms; 58,182 facts checked -> 46,488, saturation derivations 527k -> 269k.
+  proof is in P, whether its proof's atoms are or not (TC's natively: ``two_step_proofs``).
+  On TC over graph10000, a 1% delete, the 9,386 facts left after the first saturation:
+  2,672 instances found in one call prove 7,298 facts with their saturation, where the lazy
+  round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488, saturation derivations 527k -> 269k.
   Proofs do not depend on the order they are found in, so this changes no result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
@@ -107,9 +109,11 @@ from herbrand.evaluators.incremental.instance_rules import (
     StepRules,
 )
 from herbrand.evaluators.incremental.near_heads import NearHeads
+from herbrand.evaluators.incremental.pair_saturation import PairSaturation
 from herbrand.evaluators.incremental.programs import with_empty_reads
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.selections import KeptSelections, with_selections
+from herbrand.evaluators.incremental.two_step_proofs import TwoStepProofs
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Rule
@@ -161,6 +165,9 @@ class BackwardForward:
         self._consequences = rules.consequences
         self._saturation = rules.saturation
         self._near: NearHeads | None = None  # made by the first round that cuts
+        self._pairs = PairSaturation(rules.pairs, new)
+        self._two_steps = TwoStepProofs(rules.two_steps, new)
+        self._read = dict.fromkeys(rules.relations, 0)  # P's rows the saturation rules read
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
         self._expansion = Expansion(self._facts, self._member_set, self._empty, rules.copies)
@@ -250,10 +257,11 @@ class BackwardForward:
             if outright:
                 # the frontier's instances without stratum atoms prove their heads outright;
                 # saturating from them first leaves fewer facts to enumerate every instance of
-                for rules in (self._outright, self._rules.unfolded):
+                for rules in (self._outright, self._two_steps, self._rules.unfolded):
                     if rules and any(len(positions) for positions in frontier.values()):
-                        self._saturate(self._expansion.proving(
-                            self._instances_of(frontier, rules)))
+                        self._saturate(self._two_steps.proved(self._facts, frontier)
+                                       if rules is self._two_steps else self._expansion.proving(
+                                           self._instances_of(frontier, rules)))
                         frontier = {n: self._facts[n].unproved(positions)
                                     for n, positions in frontier.items()}
             # a fact left has no outright instance (a fully expanded one was in a lazy
@@ -334,26 +342,30 @@ class BackwardForward:
 
     def _saturate(self, derived: Mapping[str, list[np.ndarray]]) -> None:
         """Add the checked facts among ``derived`` to P, then chain forwards (semi-naively,
-        from P) to every checked fact they derive."""
+        from P) to every checked fact they derive: the PairRules natively to their fixpoint
+        (``pair_saturation``), then the other saturation rules from the facts proved since
+        they last ran, in turn until neither proves a fact."""
+        for name, parts in derived.items():
+            self._facts[name].prove(concat_batches(parts, self._empty[name]))
         while True:
-            new = {}
-            for name, parts in derived.items():
-                rows = concat_batches(parts, self._empty[name])
-                new[name] = self._facts[name].prove(rows)
+            if self._pairs:
+                self._pairs.saturate(self._facts)
+            new = {n: facts.proved_rows()[:, self._read[n]:] for n, facts in self._facts.items()}
+            self._read = {n: facts.proved_count for n, facts in self._facts.items()}
             if not self._saturation or not any(rows.shape[1] for rows in new.values()):
                 return
             # P's rows too: a rule whose constants no proved fact holds derives nothing
             batches = {**{PROVED + n: self._facts[n].proved_rows()
                           for n in self._relations if PROVED + n in self._rules.proved_read},
-                       **{delta_name(n): new.get(n, self._empty[n]) for n in self._relations}}
+                       **{delta_name(n): new[n] for n in self._relations}}
             reads = self._new.with_relations(
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
             rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
                            self._near_heads().rules(self._facts, self._new))
-            derived = {n: [rows] for n, rows in
-                       self._derive(rules, reads.with_relations(cuts) if cuts else reads,
-                                    batches).items()}
+            for name, rows in self._derive(rules, reads.with_relations(cuts) if cuts else reads,
+                                           batches).items():
+                self._facts[name].prove(rows)
 
     def _near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""

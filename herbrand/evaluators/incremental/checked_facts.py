@@ -20,6 +20,8 @@ them in one pass (``_mark``), not a filter, a second hash insert and a copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from herbrand.evaluators.native.exported import exported
@@ -105,13 +107,33 @@ class CheckedFacts:
         k = _mark(positions, self._proved, out)
         fresh = self._checked.rows()[:, out[:k]]
         count = self._proved_count
-        if count + k > self._proved_rows.shape[1]:
-            grown = np.empty((fresh.shape[0], 2 * (count + k)), dtype=np.int64)
-            grown[:, :count] = self._proved_rows[:, :count]
-            self._proved_rows = grown
+        self._reserve(count + k)
         self._proved_rows[:, count:count + k] = fresh
         self._proved_count += k
         return fresh
+
+    def table(self) -> tuple[np.ndarray, np.ndarray]:
+        """C's hash table and rows (``RowSet.table``), for a kernel that probes C in place."""
+        return self._checked.table()
+
+    def prove_forwards(self, source: CheckedFacts, start: int, kernel: Callable,
+                       arguments: tuple) -> int:
+        """Run a saturation ``kernel`` of ``bf_kernels`` (its ``arguments`` between the
+        source's and P's) forwards from ``source``'s proved facts from position ``start`` on
+        into this P: to the fixpoint when ``source`` is this relation. Where the source's P
+        was read up to. O(the kernel)."""
+        self._reserve(len(self._checked))
+        read, self._proved_count = kernel(
+            source._proved_rows, start, source._proved_count, *arguments, self._proved,
+            self._proved_rows, self._proved_count, source is self)
+        return read
+
+    def _reserve(self, rows: int) -> None:
+        """Room for ``rows`` proved rows (doubling). O(proved rows) when it grows."""
+        if rows > self._proved_rows.shape[1]:
+            grown = np.empty((self._proved_rows.shape[0], 2 * rows), dtype=np.int64)
+            grown[:, :self._proved_count] = self._proved_rows[:, :self._proved_count]
+            self._proved_rows = grown
 
     def unproved(self, positions: np.ndarray) -> np.ndarray:
         """The ``positions`` in C (none -1) of facts not in P, in that order. O(m), no

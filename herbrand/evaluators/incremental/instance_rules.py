@@ -223,10 +223,99 @@ class RuleReads:
 
 
 @dataclass(frozen=True)
+class PairRule:
+    """A saturation rule ``head :- @delta:source(..), lower(..)`` as data: the join columns
+    (``source_key`` of the source atom equal to ``lower_key`` of the lower one) and, per head
+    column, where its value comes from (``head_of``: source column c for c >= 0, lower column
+    -c - 1 otherwise)."""
+
+    head: str
+    source: str
+    lower: str
+    source_key: tuple[int, ...]
+    lower_key: tuple[int, ...]
+    head_of: tuple[int, ...]
+
+    @classmethod
+    def of(cls, rule: Rule, relations: Sequence[str]) -> PairRule | None:
+        """The PairRule of a delta variant ``rule`` of the stratum of ``relations``, or None
+        when it has another shape: two positive literals, one over the delta of a stratum
+        relation and one over a lower relation, only variables, none repeated within a
+        literal, at least one shared (the join key), the head's variables all bound.
+        O(body length)."""
+        deltas = {delta_name(n): n for n in relations}
+        if len(rule.body) != 2 or not rule.head.terms or not all(
+                isinstance(e, Literal) and not e.negated and e.atom.terms
+                and all(isinstance(t, Var) for t in e.atom.terms)
+                and len(set(e.atom.terms)) == len(e.atom.terms) for e in rule.body):
+            return None
+        first, second = (e.atom for e in rule.body)
+        if second.relation in deltas:
+            first, second = second, first
+        if (first.relation not in deltas or second.relation in deltas
+                or second.relation in relations):
+            return None
+        source = {t: c for c, t in enumerate(first.terms)}
+        lower = {t: c for c, t in enumerate(second.terms)}
+        shared = [t for t in first.terms if t in lower]
+        if not shared or not all(t in source or t in lower for t in rule.head.terms):
+            return None
+        return cls(rule.head.relation, deltas[first.relation], second.relation,
+                   tuple(source[t] for t in shared), tuple(lower[t] for t in shared),
+                   tuple(source[t] if t in source else -lower[t] - 1
+                         for t in rule.head.terms))
+
+
+@dataclass(frozen=True)
+class TwoStepRule:
+    """An unfolded rule ``h(x, z) :- l(x, y), m(y, z)`` (``unfolding``) as data: two lower
+    atoms of two distinct variables each, one of the head's two (distinct) variables in
+    each and one more they share. ``first`` and ``second``: each atom's relation, its
+    column holding its head variable, the head column that variable is in, and its column
+    holding the shared variable."""
+
+    head: str
+    first: tuple[str, int, int, int]
+    second: tuple[str, int, int, int]
+
+    @classmethod
+    def of(cls, rule: Rule) -> TwoStepRule | None:
+        """The TwoStepRule of an unfolded ``rule``, or None when it has another shape.
+        O(body length)."""
+        head = rule.head.terms
+        if (len(head) != 2 or len(rule.body) != 2 or not all(isinstance(t, Var) for t in head)
+                or head[0] == head[1]):
+            return None
+        atoms = []
+        for element in rule.body:
+            if (not isinstance(element, Literal) or element.negated
+                    or element.atom.arity != 2
+                    or not all(isinstance(t, Var) for t in element.atom.terms)):
+                return None
+            atoms.append(element.atom)
+        shared = set(atoms[0].terms) & set(atoms[1].terms)
+        if len(shared) != 1 or shared & set(head):
+            return None
+        parts = []
+        for atom in atoms:
+            (variable,) = set(atom.terms) & set(head) or (None,)
+            if variable is None or len(set(atom.terms)) != 2:
+                return None
+            parts.append((atom.relation, atom.terms.index(variable), head.index(variable),
+                          atom.terms.index(next(iter(shared)))))
+        if parts[0][2] == parts[1][2]:
+            return None
+        return cls(rule.head.relation, parts[0], parts[1])
+
+
+@dataclass(frozen=True)
 class StepRules:
     """The rules of one stratum's deletion step: ``instances`` (its rules' InstanceRules),
     ``consequences`` (the delta variants of a recursive stratum's rules), ``saturation``
-    (those reading the proved facts), ``copies`` (``_copies``) and ``unfolded`` (the
+    (those reading the proved facts that the evaluator runs), ``pairs`` (the others: their
+    ``pair_saturation.PairRule``s, run natively), ``copies`` (``_copies``), ``two_steps`` (the
+    ``TwoStepRule``s of the rules ``unfolding`` gives, proved natively) and ``unfolded`` (the
+    others:
     InstanceRules of the rules ``unfolding`` gives, their lower literals that the rest binds
     probed), their constant atoms over the relations
     ``selected`` accepts reading the ``selections`` (``selections.selecting``), the
@@ -243,6 +332,8 @@ class StepRules:
     reads: Mapping[int, RuleReads]  # by the identity of each rule above
     copies: Mapping[str, tuple[str, tuple[int, ...]]]
     unfolded: tuple[InstanceRule, ...]
+    pairs: tuple[PairRule, ...] = ()
+    two_steps: tuple[TwoStepRule, ...] = ()
 
     @classmethod
     def of(cls, stratum: Stratum, selected: Callable[[str], bool]) -> StepRules:
@@ -253,15 +344,20 @@ class StepRules:
         instances = tuple(instance_rule(rule, number, relations)
                           for number, rule in enumerate(stratum.rules))
         copies = _copies(instances, relations)
+        unfoldings = [(r, TwoStepRule.of(r)) for r in (unfolding(rule, relations, copies)
+                                                        for rule in stratum.rules)
+                      if r is not None]
+        two_steps = tuple(two_step for _, two_step in unfoldings if two_step is not None)
         unfolded = tuple(
             instance_rule(rule, len(instances) + number, relations, lower_probed=True)
-            for number, rule in enumerate(
-                r for r in (unfolding(rule, relations, copies) for rule in stratum.rules)
-                if r is not None))
+            for number, rule in enumerate(r for r, two_step in unfoldings if two_step is None))
         consequences = (tuple(v for rule in stratum.rules
                               for v in delta_variants(rule, relations))
                         if stratum.recursive else ())
-        saturation = tuple(reading_proved(v, relations) for v in consequences)
+        shapes = [PairRule.of(v, relations) for v in consequences]
+        pairs = tuple(pair for pair in shapes if pair is not None)
+        saturation = tuple(reading_proved(v, relations)
+                           for v, pair in zip(consequences, shapes, strict=True) if pair is None)
         proved_read = frozenset(literal.atom.relation for rule in saturation
                                 for literal, _ in rule_literals(rule))
         rules, selections = selecting(
@@ -275,7 +371,7 @@ class StepRules:
         consequences = rules[count + saturated:]
         return cls(relations, instances, consequences, saturation, proved_read, selections,
                    MappingProxyType({id(rule): RuleReads.of(rule) for rule in rules}),
-                   MappingProxyType(copies), unfolded)
+                   MappingProxyType(copies), unfolded, pairs, two_steps)
 
 
 def _copies(instances: Sequence[InstanceRule], relations: Sequence[str]

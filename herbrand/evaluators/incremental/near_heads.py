@@ -90,7 +90,7 @@ class NearHeads:
         made = [cut_rule(rule, number, relations) for number, rule in enumerate(rules)]
         self.cut_rules = tuple(rule for rule, cuts in made if cuts)  # to prepare their plans
         self._made = made
-        self._cuts: dict[str, _CutRows] = {}
+        self._cuts: dict[str, CutRows] = {}
 
     def rules(self, facts: Mapping[str, CheckedFacts], lower: Database
               ) -> tuple[list[Rule], dict[str, Relation]]:
@@ -107,14 +107,15 @@ class NearHeads:
             for c in cuts:
                 rows = self._cuts.get(c.name)
                 if rows is None:
-                    rows = self._cuts[c.name] = _CutRows(lower[c.relation], c.columns)
+                    rows = self._cuts[c.name] = CutRows(lower[c.relation], c.columns)
                 reads[c.name] = rows.grown(head.checked_rows())
         return rules, reads
 
 
-class _CutRows:
+class CutRows:
     """The cut of one relation, grown as C grows: the relation's rows sorted by each cut
-    column, the C values seen per column, and the rows admitted so far (in admission order)."""
+    column, the C values seen per column, the rows admitted so far (``taken``, a mask over
+    the relation's rows) and their relation (in admission order)."""
 
     def __init__(self, relation: Relation, columns: tuple[tuple[int, int], ...]):
         self._columns = columns
@@ -123,13 +124,14 @@ class _CutRows:
         self._sorted = [self._all[k][order] for (k, _), order in zip(columns, self._orders,
                                                                      strict=True)]
         self._values = [RowSet(np.zeros((1, 0), dtype=np.int64)) for _ in columns]
-        self._taken = np.zeros(self._all.shape[1], dtype=bool)
+        self.taken = np.zeros(self._all.shape[1], dtype=bool)
         self._seen = 0  # C rows whose values are in _values
         self.relation = Relation(self._all[:, :0], unique=True)
 
-    def grown(self, checked: np.ndarray) -> Relation:
-        """The cut after C grew to ``checked`` (its rows in checking order, earlier calls'
-        rows a prefix). O(new C rows + log n + rows admitted)."""
+    def admit(self, checked: np.ndarray) -> np.ndarray:
+        """Admit the rows that C's growth to ``checked`` (its rows in checking order, earlier
+        calls' rows a prefix) admits (setting ``taken``); their positions, ascending.
+        O(new C rows + log n + rows admitted)."""
         new = checked[:, self._seen:]
         self._seen = checked.shape[1]
         admitted = []
@@ -144,9 +146,15 @@ class _CutRows:
             rows = np.unique(rows)
             for (k, _), known in zip(self._columns, self._values, strict=True):
                 rows = rows[known.contains(self._all[k:k + 1, rows])]
-        rows = rows[~self._taken[rows]]
+        rows = np.sort(rows[~self.taken[rows]])
+        self.taken[rows] = True
+        return rows
+
+    def grown(self, checked: np.ndarray) -> Relation:
+        """The cut after C grew to ``checked`` (``admit``). O(new C rows + log n + rows
+        admitted), plus the copy of the cut when it grows."""
+        rows = self.admit(checked)
         if len(rows):
-            self._taken[rows] = True
             self.relation = Relation(np.concatenate(
-                [self.relation.columns, self._all[:, np.sort(rows)]], axis=1), unique=True)
+                [self.relation.columns, self._all[:, rows]], axis=1), unique=True)
         return self.relation

@@ -41,6 +41,7 @@ EXPORTING_MODULES = (
     "herbrand.indexes.kernels", "herbrand.indexes.open_hash", "herbrand.evaluators.row_sets",
     "herbrand.evaluators.incremental.relation_sets",
     "herbrand.evaluators.incremental.checked_facts",
+    "herbrand.evaluators.incremental.bf_kernels",
     "herbrand.evaluators.incremental.counting_merge",
     "herbrand.evaluators.incremental.counting_refresh",
     "herbrand.evaluators.incremental.elastic_kernels",

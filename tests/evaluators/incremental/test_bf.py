@@ -3,14 +3,16 @@ negation and aggregates over a changing relation, and the lazy expansion of the 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from herbrand.evaluators.incremental import bf, instance_rules
+from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation, two_step_proofs
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.expansion import Expansion
 from herbrand.evaluators.incremental.near_heads import NEAR, NearHeads
+from herbrand.evaluators.incremental.pair_saturation import HeadGrid
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.engine_helpers import TC, record_index_builds
 
@@ -183,13 +185,22 @@ def _record_calls(monkeypatch, engine) -> list:
     return calls
 
 
+# TC whose saturation rule is no pair (``pair_saturation``): the rule evaluator runs it
+TC_WITHOUT_LOOPS = """
+.decl e(x: number, y: number)
+.decl tc(x: number, y: number)
+tc(x, y) :- e(x, y).
+tc(x, z) :- tc(x, y), e(y, z), x != z.
+"""
+
+
 def test_the_saturation_reads_only_the_edges_into_checked_heads(checks, monkeypatch):
     monkeypatch.setattr(NearHeads, "MIN_DELTA", 1)  # every saturation round cuts
     # a chain with two shortcuts: deleting e(3, 4) checks tc(x, y) for x <= 3 < y and more
     # (more facts than e has rows, so the saturation's e is cut): the edges into a node that
     # no checked fact ends at derive no checked head and are left out of the cut
     edges = [(i, i + 1) for i in range(20)] + [(0, 5), (7, 3)]
-    session = IncrementalSession(BFEngine, TC, {"e": edges})
+    session = IncrementalSession(BFEngine, TC_WITHOUT_LOOPS, {"e": edges})
     session.update(delete={"e": [(3, 4)]})
     check, = checks
     targets = set(check._facts["tc"].checked_rows()[1].tolist())
@@ -201,7 +212,7 @@ def test_the_saturation_reads_only_the_edges_into_checked_heads(checks, monkeypa
 
 def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(checks):
     edges = [(i, i + 1) for i in range(20)] + [(0, 5), (7, 3)]
-    session = IncrementalSession(BFEngine, TC, {"e": edges})
+    session = IncrementalSession(BFEngine, TC_WITHOUT_LOOPS, {"e": edges})
     session.update(delete={"e": [(3, 4)]})
     check, = checks
     assert check._facts["tc"].proved_count < NearHeads.MIN_DELTA and check._near is None
@@ -209,6 +220,7 @@ def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(chec
 
 def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
     monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # lazy rounds, as on TC
+    _without_unfolding(monkeypatch)  # each fact has proofs of two steps from edges
     probed = []
     original_positions = CheckedFacts.positions
 
@@ -320,3 +332,91 @@ def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expa
     check, = checks
     facts = check._facts["reach"]
     assert _rows(facts.checked_rows()) == {(2,), (3,)} == _rows(facts.proved_rows())
+
+
+# a pair rule over two join columns from b into a, and b's general rule from a: they take turns
+TURNS = """
+.decl e(x: number, y: number)
+.decl w(x: number, y: number, z: number)
+.decl a(x: number, y: number)
+.decl b(x: number, y: number)
+a(x, y) :- e(x, y).
+b(y, x) :- a(x, y), x != y.
+a(x, z) :- b(y, x), w(x, y, z).
+"""
+
+
+def _checked_and_proved(checks) -> list:
+    return [{name: (_rows(facts.checked_rows()), _rows(facts.proved_rows()))
+             for name, facts in check._facts.items()} for check in checks]
+
+
+CHAIN_WITH_SHORTCUTS = {"e": [(i, i + 1) for i in range(40)] + [(0, 5), (7, 3), (9, 2), (30, 12)]}
+
+
+@pytest.mark.parametrize("grid", [True, False])
+@pytest.mark.parametrize(("program", "facts", "deleted"), [
+    (TC, CHAIN_WITH_SHORTCUTS, {"e": [(3, 4), (0, 1), (20, 21)]}),
+    (TURNS, {"e": [(i, (i * 3) % 7) for i in range(7)] + [(1, 2), (2, 1)],
+             "w": [(x, y, (x + y) % 7) for x in range(7) for y in range(7) if x != y]},
+     {"e": [(1, 3), (2, 6)]})])
+def test_the_pair_rules_saturate_natively_to_the_same_checked_and_proved_facts(
+        checks, monkeypatch, program, facts, deleted, grid):
+    # through a grid of C's heads (grown as C grows), or C's hash table (a grid too large)
+    monkeypatch.setattr(HeadGrid, "LIMIT", HeadGrid.LIMIT if grid else 0)
+    session = IncrementalSession(BFEngine, program, facts)
+    session.update(delete=deleted)
+    assert all(check._rules.pairs for check in checks)
+    grids = [g is not None for check in checks for g in check._pairs._grids]
+    assert all(grids) if grid else not all(grids)
+    native = _checked_and_proved(checks)
+    assert any(proved for check in native for _, proved in check.values())
+    checks.clear()
+    monkeypatch.setattr(instance_rules.PairRule, "of", lambda *arguments: None)
+    session = IncrementalSession(BFEngine, program, facts)  # the evaluator saturates
+    session.update(delete=deleted)
+    assert not any(check._rules.pairs for check in checks)
+    assert _checked_and_proved(checks) == native
+
+
+def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(monkeypatch):
+    monkeypatch.setattr(HeadGrid, "LIMIT", 1024)  # passed as C grows, on these facts
+    ran = []
+    for name in ("saturate_pair_on_grid", "saturate_pair"):
+        kernel = getattr(pair_saturation, name)
+        monkeypatch.setattr(pair_saturation, name,
+                            lambda *arguments, k=kernel, n=name: ran.append(n) or k(*arguments))
+    session = IncrementalSession(BFEngine, TC, CHAIN_WITH_SHORTCUTS)
+    session.update(delete={"e": [(3, 4), (0, 1), (20, 21)]})  # checked against the oracle
+    switch = ran.index("saturate_pair")
+    assert switch > 0 and set(ran[:switch]) == {"saturate_pair_on_grid"}
+    assert set(ran[switch:]) == {"saturate_pair"}
+
+
+@pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
+def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
+        checks, monkeypatch, shift):
+    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)  # every frontier's outright pass
+    ran = []
+    kernel = two_step_proofs.two_step_proved
+    monkeypatch.setattr(two_step_proofs, "two_step_proved",
+                        lambda *arguments: ran.append(arguments) or kernel(*arguments))
+    facts = {"e": [(x + shift, y + shift) for x, y in CHAIN_WITH_SHORTCUTS["e"]]}
+    deleted = {"e": [(x + shift, y + shift) for x, y in [(3, 4), (0, 1), (20, 21)]]}
+    session = IncrementalSession(BFEngine, TC, facts)
+    session.update(delete=deleted)  # checked against the oracle
+    assert ran and any(found.any() for found in map(lambda a: kernel(*a), ran))
+    native = _checked_and_proved(checks)
+    checks.clear()
+    monkeypatch.setattr(instance_rules.TwoStepRule, "of", lambda *arguments: None)
+    session = IncrementalSession(BFEngine, TC, facts)  # the evaluator's unfolded rule
+    session.update(delete=deleted)
+    assert _checked_and_proved(checks) == native
+
+
+def test_sorted_by_orders_by_the_head_column_then_the_shared_one():
+    columns = np.array([[3, 1, 3, 1, 2], [0, 7, -1, 2, 5]])
+    for block in (columns, columns + 10):
+        head, shared = two_step_proofs.sorted_by(block, 0, 1)
+        order = sorted(zip(block[0].tolist(), block[1].tolist(), strict=True))
+        assert list(zip(head.tolist(), shared.tolist(), strict=True)) == order

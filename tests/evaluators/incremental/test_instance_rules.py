@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.fixpoint import delta_variants
 from herbrand.evaluators.incremental.instance_rules import (
     FOCUS,
+    PairRule,
     RuleReads,
     StepRules,
+    TwoStepRule,
     driven,
     instance_rule,
     reading_proved,
@@ -90,7 +93,10 @@ def test_a_rule_reading_an_empty_relation_or_no_row_with_its_constants_may_not_d
     assert not reads.may_derive({**d, "m": m}, {}, seen)
 
 
-def test_the_copies_are_the_rules_copying_a_lower_relation_into_distinct_variables():
+def test_the_copies_are_the_rules_copying_a_lower_relation_into_distinct_variables(
+        monkeypatch):
+    # unfolded rules read by the evaluator (not natively as TwoStepRules, which they are)
+    monkeypatch.setattr(TwoStepRule, "of", lambda *arguments: None)
     program = parse(TC + """
 .decl f(x: number, y: number)
 .decl r(x: number, y: number)
@@ -121,3 +127,45 @@ u(x, y) :- tc(x, y), u(y, x).
         "tc(x, z) :- e(y, x), e(y, z).")
     assert unfolding(rules[0], ("tc",), copies) is None  # no stratum atom
     assert unfolding(rules[2], ("tc", "u"), copies) is None  # u(y, x) copies nothing
+
+
+def test_a_pair_rule_is_a_delta_variant_joining_one_stratum_atom_with_one_lower_atom():
+    rules = parse(TC + """
+.decl w(x: number, y: number, z: number)
+.decl a(x: number, y: number)
+a(z, x) :- tc(y, x), w(x, y, z).
+tc(x, y) :- tc(x, y), e(y, 5).
+tc(x, z) :- tc(x, y), tc(y, z).
+tc(x, y) :- tc(x, y), e(y, y).
+tc(x, y) :- tc(x, y), !e(y, x).
+""").rules
+    relations = ("tc", "a")
+    (recursive,), (joined,) = (delta_variants(rules[k], relations) for k in (1, 2))
+    assert PairRule.of(recursive, relations) == PairRule("tc", "tc", "e", (1,), (0,), (0, -2))
+    # two join columns, in the source's order; head columns from both atoms
+    assert PairRule.of(joined, relations) == PairRule("a", "tc", "w", (0, 1), (1, 0), (-3, 1))
+    others = [v for rule in rules[3:] for v in delta_variants(rule, relations)]
+    assert len(others) == 5
+    # constants, a second stratum atom, a repeated variable, a negation: not pairs
+    assert [PairRule.of(v, relations) for v in others] == [None] * 5
+    step = StepRules.of(Stratum(0, relations, rules[:3], True), lambda name: False)
+    assert len(step.pairs) == 2 and not step.saturation
+
+
+def test_a_two_step_rule_is_an_unfolded_rule_of_two_lower_atoms_sharing_one_variable():
+    rules = parse(TC + """
+.decl f(x: number, y: number)
+.decl r(x: number)
+tc(x, z) :- f(z, y), e(y, x).
+tc(x, z) :- e(x, y), e(y, 3), f(3, z).
+tc(x, y) :- e(x, y), e(y, x).
+r(x) :- e(x, y), e(y, x).
+tc(x, z) :- e(x, y), f(y, z), e(z, x).
+""").rules
+    two_steps = [TwoStepRule.of(rule) for rule in rules[2:]]
+    assert two_steps[0] == TwoStepRule("tc", ("f", 0, 1, 1), ("e", 1, 0, 0))
+    # constants, the shared variable in the head, one head variable, three atoms: none
+    assert two_steps[1:] == [None] * 4
+    step = StepRules.of(Stratum(0, ("tc",), rules[:2], True), lambda name: False)
+    assert step.two_steps == (TwoStepRule("tc", ("e", 0, 0, 1), ("e", 1, 1, 0)),)
+    assert not step.unfolded  # TC's unfolded rule is proved natively only

@@ -1,0 +1,157 @@
+"""The native kernels of the backward/forward step: a saturation rule of two body atoms run
+to its own fixpoint in one call (``pair_saturation``), and the facts with a proof of two
+lower facts (``two_step_proofs``).
+
+``saturate_pair`` runs a rule ``H :- @delta:R(..), L(..)`` (R of the stratum, L a lower
+relation) over the proved facts of R from a cursor on (P's rows in proving order, so a fact
+is read once per rule and step), each joined with the rows of L that can derive a checked
+head, sorted on the join key (a binary search per fact), and probes each head in C's hash
+table in place (the hashing of ``row_sets``): a checked head not proved yet is marked
+proved and appended to P's rows. When H's relation is R, the rows it appends are read in
+the same call, so the call ends at the fixpoint: no Python round, no batch of derivations,
+no mask per iteration. Cost: per proved fact, O(log n) to find its L rows, then per L row
+one head hash and probe (O(1) expected); no allocation but a row of scratch.
+``saturate_pair_on_grid`` finds the heads through a grid instead of hashing them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from herbrand.evaluators.native.exported import exported, helper
+from herbrand.evaluators.row_sets import _EMPTY, _MIX, _SEED, _find
+from herbrand.indexes.kernels import _lex_bound, _lex_end
+
+
+@helper(inline="always")
+def _lane_range(lane, value):
+    """The positions of the ascending ``lane`` holding ``value``: a binary search, then a
+    scan of the matches (inlined: through a call, the first saturation of a 1% delete of
+    TC over graph10000 took 3.0 ms instead of 2.2)."""
+    lo = np.searchsorted(lane, value)
+    hi = lo
+    while hi < lane.shape[0] and lane[hi] == value:
+        hi += 1
+    return lo, hi
+
+
+@helper
+def _lex_range(keys, source, source_key, i):
+    """The columns of the sorted block ``keys`` equal to source column i's key columns
+    (``source_key``), lexicographically."""
+    needle = np.empty((keys.shape[0], 1), dtype=np.int64)
+    for c in range(source_key.shape[0]):
+        needle[c, 0] = source[source_key[c], i]
+    lo = _lex_bound(keys, needle, 0, False)
+    return lo, _lex_end(keys, needle, 0, lo)
+
+
+@helper
+def _head_value(source, i, lower, j, at):
+    """A head column's value (``head_of``'s code ``at``) of source row i joined with lower
+    row j."""
+    return source[at, i] if at >= 0 else lower[-at - 1, j]
+
+
+@helper
+def _hash(values):
+    """The hash of ``row_sets`` of the (k, 1) block ``values``."""
+    h = _SEED
+    for c in range(values.shape[0]):
+        h ^= np.uint64(values[c, 0])
+        h *= _MIX
+        h ^= h >> np.uint64(33)
+    return h
+
+
+@exported("UniTuple(i8, 2)(i8[:, ::1], i8, i8, i8[:, ::1], i8[:, ::1], i8[::1], i8[::1], "
+          "i8[::1], i8[:, ::1], b1[::1], i8[:, ::1], i8, b1)",
+          writes=("proved", "proved_rows"))
+def saturate_pair(source, start, stop, lower, keys, source_key, head_of,
+                  slots, stored, proved, proved_rows, count, same):
+    """Chain the rule forwards from the proved facts ``source[:, start:stop]``: ``lower``
+    holds the lower rows to join, sorted on their join columns (``keys``, as many rows as
+    ``source_key``, the source columns they equal); ``head_of`` gives each head column's
+    value: source column c for c >= 0, lower column -c - 1 otherwise. A head in C (``slots``
+    over ``stored``, as ``row_sets``) whose ``proved`` flag is clear gets it and is appended
+    at ``proved_rows[:, count]`` (room for every checked row). ``same``: the source is that
+    P (``source`` is ``proved_rows``), read up to its growing count. Returns (where the
+    source was read up to, the new count)."""
+    head = np.empty((head_of.shape[0], 1), dtype=np.int64)
+    single, lane = keys.shape[0] == 1, keys[0]
+    i = start
+    while i < (count if same else stop):
+        if single:
+            lo, hi = _lane_range(lane, source[source_key[0], i])
+        else:
+            lo, hi = _lex_range(keys, source, source_key, i)
+        for j in range(lo, hi):
+            for c in range(head_of.shape[0]):
+                head[c, 0] = _head_value(source, i, lower, j, head_of[c])
+            p = slots[_find(slots, stored, head, 0, _hash(head))]
+            if p != _EMPTY and not proved[p]:
+                proved[p] = True
+                proved_rows[:, count] = head[:, 0]
+                count += 1
+        i += 1
+    return i, count
+
+
+@exported("UniTuple(i8, 2)(i8[:, ::1], i8, i8, i8[:, ::1], i8[:, ::1], i8[::1], i8[::1], "
+          "i8[::1], i8[::1], i8[::1], i8[:, ::1], i8[::1], i8, b1[::1], i8[:, ::1], i8, b1)",
+          writes=("proved", "proved_rows"))
+def saturate_pair_on_grid(source, start, stop, lower, keys, lower_part, source_key, head_of,
+                          source_part, slots, stored, grid, width, proved, proved_rows, count,
+                          same):
+    """``saturate_pair`` with C's heads as a grid (``pair_saturation.HeadGrid``): a head's
+    position in C is ``grid[x * width + z]``, x the position of its values from the source
+    row (its ``source_part`` columns) in the set ``slots`` over ``stored`` (one probe per
+    source row: one without is skipped) and z that of its values from the lower row
+    (``lower_part``, one per lower row; every lower row has one). Per lower row joined, a
+    read of the grid, where ``saturate_pair`` hashes and probes the head: on TC over
+    graph10000 the first saturation of a 1% delete, 188k heads, in 2.2 ms instead of 6."""
+    part = np.empty((source_part.shape[0], 1), dtype=np.int64)
+    single, lane = keys.shape[0] == 1, keys[0]
+    i = start
+    while i < (count if same else stop):
+        for c in range(source_part.shape[0]):
+            part[c, 0] = source[source_part[c], i]
+        x = slots[_find(slots, stored, part, 0, _hash(part))]
+        if x != _EMPTY:
+            if single:
+                lo, hi = _lane_range(lane, source[source_key[0], i])
+            else:
+                lo, hi = _lex_range(keys, source, source_key, i)
+            base = x * width
+            for j in range(lo, hi):
+                p = grid[base + lower_part[j]]
+                if p != _EMPTY and not proved[p]:
+                    proved[p] = True
+                    for c in range(head_of.shape[0]):
+                        proved_rows[c, count] = _head_value(source, i, lower, j, head_of[c])
+                    count += 1
+        i += 1
+    return i, count
+
+
+@exported("b1[::1](i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1])")
+def two_step_proved(first_heads, second_heads, first_lane, first_shared, second_lane,
+                    second_shared):
+    """Whether each head i has a proof of two lower rows (``two_step_proofs``): a first row
+    whose head column holds ``first_heads[i]`` and a second whose head column holds
+    ``second_heads[i]`` with the same shared value. Each relation's rows sorted by head
+    column (``*_lane``), then shared column (``*_shared``): two binary searches and a merge
+    of the two ranges' shared values per head, O(log n + matches)."""
+    out = np.zeros(first_heads.shape[0], dtype=np.bool_)
+    for i in range(first_heads.shape[0]):
+        a, a_end = _lane_range(first_lane, first_heads[i])
+        b, b_end = _lane_range(second_lane, second_heads[i])
+        while a < a_end and b < b_end:
+            if first_shared[a] < second_shared[b]:
+                a += 1
+            elif first_shared[a] > second_shared[b]:
+                b += 1
+            else:
+                out[i] = True
+                break
+    return out
