@@ -37,9 +37,8 @@ bounded by the materialization.
   delta variants of the stratum's rules over P (``@proved:``), keeping only checked heads
   (their lower literals cut first to the rows that can derive one: ``near_heads``); those
   joining one stratum atom with one lower atom, as TC's, in one native call each to their
-  fixpoint (``pair_saturation``). The
-  unproved facts of the frontier are expanded: their instances' stratum atoms not yet in C
-  form the next frontier.
+  fixpoint (``pair_saturation``). The unproved facts of the frontier are expanded: their
+  instances' stratum atoms not yet in C form the next frontier.
 - Before a round of a frontier of ``OUTRIGHT_FIRST`` facts or more (every lazy round)
   enumerates every instance of its frontier, it runs only the rules whose body has no atom of
   the stratum: such an instance proves its head outright, and ``saturate`` chains forwards
@@ -52,7 +51,8 @@ bounded by the materialization.
   proof is in P, whether its proof's atoms are or not (TC's natively: ``two_step_proofs``).
   On TC over graph10000, a 1% delete, the 9,386 facts left after the first saturation:
   2,672 instances found in one call prove 7,298 facts with their saturation, where the lazy
-  round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488, saturation derivations 527k -> 269k.
+  round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488,
+  saturation derivations 527k -> 269k.
   Proofs do not depend on the order they are found in, so this changes no result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
