@@ -92,27 +92,34 @@ def _touched(delta_keys, plus, minus):
     keys = np.empty(nd + np_ + nm, dtype=np.int64)
     flags = np.empty(nd + np_ + nm, dtype=np.int64)
     i = j = m = n = 0
-    while i < nd or j < np_ or m < nm:
-        # the next key written out here, as in ``_rebased``: a helper returning it made this
-        # loop six times slower (0.14 -> 0.83 ms for 41,000 keys)
-        x = _LARGEST
-        if i < nd:
-            x = delta_keys[i]
-        if j < np_ and plus[j] < x:
-            x = plus[j]
-        if m < nm and minus[m] < x:
-            x = minus[m]
+    while True:
+        # the change's keys below the next key of plus or minus copied in a tight loop (most
+        # touched keys are only the change's: on TC over graph10000 this made the merge
+        # 0.14 -> 0.06 ms for 41,000 keys), then that key with its flags
+        last = j == np_ and m == nm
+        y = _LARGEST
+        if j < np_:
+            y = plus[j]
+        if m < nm and minus[m] < y:
+            y = minus[m]
+        while i < nd and (last or delta_keys[i] < y):
+            keys[n] = delta_keys[i]
+            flags[n] = _DELTA
+            n += 1
+            i += 1
+        if last:
+            break
         flag = 0
-        if i < nd and delta_keys[i] == x:
+        if i < nd and delta_keys[i] == y:
             flag |= _DELTA
             i += 1
-        if j < np_ and plus[j] == x:
+        if j < np_ and plus[j] == y:
             flag |= _PLUS
             j += 1
-        if m < nm and minus[m] == x:
+        if m < nm and minus[m] == y:
             flag |= _MINUS
             m += 1
-        keys[n] = x
+        keys[n] = y
         flags[n] = flag
         n += 1
     return keys[:n], flags[:n]
