@@ -56,6 +56,8 @@ from herbrand.indexes.kernels import gallop_within
 # flags of a touched key: from the change of D_k, from plus_{k-1}, from minus_{k-1}
 _DELTA, _PLUS, _MINUS = 1, 2, 4
 _LARGEST = 9223372036854775807
+# the entries ``_gallop_near`` compares before it gallops
+_WINDOW = 8
 # D_k's counts (its base's and pending ones) and D'_k's of one of four integer types
 _SIGNATURE = ("Tuple((i8[::1], {0}[::1], i8[::1], {0}[::1], i8[::1], {0}[::1], i8[::1], i8[::1], "
               "i8[::1], i8[::1], i8[::1], i8[::1]))"
@@ -68,6 +70,21 @@ _NEGATIVE, _OVERFLOW = 10, 11
 _KEPT, _PATCHED, _REBASED = 0, 1, 2
 
 
+@helper(inline="always")
+def _gallop_near(haystack, lo, hi, x):
+    """``gallop_within`` for a key likely within a few entries of ``lo``: the entries of
+    ``haystack[lo:lo + 8]`` below ``x`` counted without a branch per entry (the window is
+    sorted, so the count is the position), galloping past it only when all are below. The
+    touched keys are dense in D_k and Δ_k (on TC over graph10000 a sixth and a third of
+    them), where a gallop's branches mispredict: this made the kernel an eighth faster."""
+    if lo + _WINDOW > hi:
+        return gallop_within(haystack, lo, hi, x)
+    below = 0
+    for at in range(lo, lo + _WINDOW):
+        below += haystack[at] < x
+    return lo + below if below < _WINDOW else gallop_within(haystack, lo + _WINDOW, hi, x)
+
+
 @helper
 def _touched(delta_keys, plus, minus):
     """The ascending union of three strictly ascending key arrays and each key's flags."""
@@ -75,27 +92,34 @@ def _touched(delta_keys, plus, minus):
     keys = np.empty(nd + np_ + nm, dtype=np.int64)
     flags = np.empty(nd + np_ + nm, dtype=np.int64)
     i = j = m = n = 0
-    while i < nd or j < np_ or m < nm:
-        # the next key written out here, as in ``_rebased``: a helper returning it made this
-        # loop six times slower (0.14 -> 0.83 ms for 41,000 keys)
-        x = _LARGEST
-        if i < nd:
-            x = delta_keys[i]
-        if j < np_ and plus[j] < x:
-            x = plus[j]
-        if m < nm and minus[m] < x:
-            x = minus[m]
+    while True:
+        # the change's keys below the next key of plus or minus copied in a tight loop (most
+        # touched keys are only the change's: on TC over graph10000 this made the merge
+        # 0.14 -> 0.06 ms for 41,000 keys), then that key with its flags
+        last = j == np_ and m == nm
+        y = _LARGEST
+        if j < np_:
+            y = plus[j]
+        if m < nm and minus[m] < y:
+            y = minus[m]
+        while i < nd and (last or delta_keys[i] < y):
+            keys[n] = delta_keys[i]
+            flags[n] = _DELTA
+            n += 1
+            i += 1
+        if last:
+            break
         flag = 0
-        if i < nd and delta_keys[i] == x:
+        if i < nd and delta_keys[i] == y:
             flag |= _DELTA
             i += 1
-        if j < np_ and plus[j] == x:
+        if j < np_ and plus[j] == y:
             flag |= _PLUS
             j += 1
-        if m < nm and minus[m] == x:
+        if m < nm and minus[m] == y:
             flag |= _MINUS
             m += 1
-        keys[n] = x
+        keys[n] = y
         flags[n] = flag
         n += 1
     return keys[:n], flags[:n]
@@ -122,7 +146,7 @@ def _summed(keys, counts, pending_keys, pending_counts, touched, flags, delta_co
     at = pat = d = 0
     for t in range(n):
         x = touched[t]
-        at = gallop_within(keys, at, e, x)
+        at = _gallop_near(keys, at, e, x)
         pat = gallop_within(pending_keys, pat, p, x)
         positions[t] = at
         old = 0
@@ -273,7 +297,7 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
     npl = nmi = ng = ndr = 0
     for t in range(n):
         x = touched[t]
-        position = searched = gallop_within(firsts, searched, first_hi, x)
+        position = searched = _gallop_near(firsts, searched, first_hi, x)
         places[t] = position
         was_first = position < first_hi and firsts[position] == x
         in_plus, in_minus = (flags[t] & _PLUS) != 0, (flags[t] & _MINUS) != 0

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_refresh import refreshed
+from herbrand.evaluators.incremental.counting_refresh import _gallop_near, refreshed
 from herbrand.evaluators.incremental.counting_trace import PackedCounts
 
 
@@ -145,3 +145,15 @@ def test_counts_widen_when_a_sum_needs_it_and_keep_their_type_otherwise():
 def test_a_count_below_zero_is_a_caller_bug():
     with pytest.raises(AssertionError, match="below zero"):
         _call([{1}], 1, {1: 1}, {1: -2}, set(), set())
+
+
+def test_gallop_near_finds_the_left_insertion_position():
+    """Every start ``lo`` at or before the position, every end ``hi`` and key, over keys
+    with repeats that are longer than two windows: within the window, past it, at ``hi``,
+    beyond the keys, the position of ``np.searchsorted`` (the kernel run as Python)."""
+    haystack = np.repeat(np.arange(0, 40, 2, dtype=np.int64), [1, 2, 1, 3] * 5)
+    for hi in range(len(haystack) + 1):
+        for x in range(-1, 42):
+            position = int(np.searchsorted(haystack[:hi], x))
+            for lo in range(position + 1):
+                assert _gallop_near(haystack, lo, hi, x) == position
