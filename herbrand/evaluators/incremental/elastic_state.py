@@ -42,13 +42,13 @@ class RelationState:
     the evaluator's indexes on it only grow. Tombstones are dropped (an O(n) compaction)
     once they outnumber the live rows. ``table`` is ``rows`` with each row's position as a
     last column, growable (``GrowingColumns``: the next Update's universe forks it and appends
-    in place), built when an Update first reads it (a state a switched epoch bootstraps and
-    the next one replaces never needs it); ``rows`` is then a view of it. ``numbers`` is the
-    same for ``iteration`` and ``count`` (a growable pair, views of it), and ``per_iteration``
-    the live tuples of each iteration (kept by an Update from the positions it moved, else
-    counted when first read). ``relation`` is the live rows; ``indexes`` find rows of the
-    universe (the last few appended runs apart); none until an Update first searches the rows
-    (a Bootstrap does not index them).
+    in place), built by ``set_up`` (the engine's first Bootstrap) or when an Update first
+    reads it (a state a switched epoch bootstraps and the next one replaces never needs it);
+    ``rows`` is then a view of it. ``numbers`` is the same for ``iteration`` and ``count`` (a
+    growable pair, views of it), and ``per_iteration`` the live tuples of each iteration
+    (kept by an Update from the positions it moved, else counted when first read).
+    ``relation`` is the live rows; ``indexes`` find rows of the universe (the last few
+    appended runs apart); none until ``index`` or an Update's first search of the rows.
     """
 
     rows: np.ndarray
@@ -117,10 +117,22 @@ class RelationState:
                                np.bincount(self.iteration[self.iteration < NEVER]))
         return self.counted
 
+    @property
+    def is_set_up(self) -> bool:
+        """Whether ``set_up`` has nothing left to build. O(1)."""
+        return (self.built_table is not None and self.built_numbers is not None
+                and self.counted is not None)
+
     def set_up(self) -> None:
         """Build what an Update reads of this state (``table``, ``numbers``,
         ``per_iteration``): O(n) for a Bootstrap's state, O(1) afterwards."""
         _ = self.table, self.numbers, self.per_iteration
+
+    def index(self) -> None:
+        """Index the rows when no row index finds them (an Update's first search would):
+        O(n) expected then, else O(1)."""
+        if not self.indexes and len(self.iteration):
+            object.__setattr__(self, "indexes", (RowIndex(self.rows),))
 
     def changes_to(self, new: RelationState) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) live rows from this state to ``new``, by one hash table of this

@@ -343,7 +343,16 @@ def test_join_indexes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
     assert (0, 32) in engine.database["tc"]
 
 
+def test_the_first_bootstrap_sets_up_its_states_and_a_switched_one_leaves_them():
+    engine = _tc_engine(0.0)
+    assert all(state.is_set_up and state.indexes for state in engine._snapshot.states.values())
+    engine.update(_edges([(30, 31)]), {})
+    assert engine.last_strategy == "switched-to-bootstrap"
+    assert not any(state.is_set_up for state in engine._snapshot.states.values())
+
+
 def test_plans_and_universes_for_the_native_bootstrap_are_charged_to_it(monkeypatch):
+    monkeypatch.setattr(elastic, "_set_up", lambda snapshot: None)  # a switched Bootstrap's
     engine = _tc_engine(0.05)
     now = _fake_clock(monkeypatch, engine, 10.0)  # a budget of 0.5 s
     translate, table = RelationalEvaluator._translated, RelationState.table.fget
@@ -442,7 +451,7 @@ def test_state_is_two_numbers_per_tuple_plus_the_row_index():
     engine = _tc_engine(1.0)
     tuples, size = engine.state_size()
     assert tuples == len(engine.database["tc"]) == 465
-    assert 16 * tuples <= size <= 40 * tuples
+    assert 16 * tuples <= size <= (16 + 4 * 12) * tuples  # a row index: 2-4 slots of 12 bytes
 
 
 def test_an_input_universe_is_searched_through_the_inputs_kept_table(monkeypatch):

@@ -77,6 +77,16 @@ def test_a_bootstrapped_state_is_indexed_by_its_first_search():
     assert universe.indexed and Universe.of_state(universe.state()).indexed
 
 
+def test_an_indexed_state_gives_an_indexed_universe_and_a_set_up_one_its_table():
+    state = RelationState.of(_rows(1, 2), np.array([1, 1]), np.array([1, 1]))
+    assert not state.is_set_up
+    state.set_up()
+    state.index()
+    assert state.is_set_up and len(state.indexes) == 1
+    universe = Universe.of_state(state)
+    assert universe.indexed and universe.find(_rows(2, 3)).tolist() == [1, ABSENT]
+
+
 def test_an_input_universe_marks_removed_and_added_rows():
     universe = Universe.of_input(Relation.from_rows([(1,), (2,)]), _rows(3), _rows(2))
     assert universe.old_iteration.tolist() == [0, 0, NEVER]
