@@ -213,7 +213,7 @@ class RelationalEvaluator(RuleEvaluator):
             if removed.shape[1]:
                 entry.index.delete(removed)
             if added.shape[1]:
-                entry.index.insert(added)
+                entry.index.insert_new(added)  # rows ``before`` did not hold
             # ``after`` is no prefix of an extension of ``before``: forget what was told
             entry.columns, entry.extended = after.columns, None
 
@@ -243,7 +243,8 @@ class RelationalEvaluator(RuleEvaluator):
         else:
             start, index = 0, self._index_class(relation.arity, key)
         if columns.shape[1] > start:
-            index.insert(columns[:, start:])
+            # a Relation's rows are distinct: those after the indexed prefix are not stored
+            index.insert_new(columns[:, start:])
         self._indexes[(name, key)] = _IndexEntry(columns, index)
         return index
 

@@ -70,6 +70,12 @@ class IndexBacking(Component, ABC):
     def insert(self, rows: np.ndarray) -> None:
         """Add an (arity, n) batch of rows; rows already present are ignored."""
 
+    def insert_new(self, rows: np.ndarray) -> None:
+        """Add an (arity, n) batch of rows the caller knows are not stored (rows appended to
+        a relation whose rows the index holds, rows a change added): ``insert``, for an index
+        whose insert would compare them against the stored rows without it."""
+        self.insert(rows)
+
     @abstractmethod
     def join(self, probe: np.ndarray, probe_key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         """Match a probe batch (probe_arity, m) on its columns ``probe_key`` against ``key``.

@@ -10,7 +10,8 @@ and each row is merged O(log n) times over its life. Joins probe every run and c
 Costs, for n stored rows in r = O(log n) runs, a batch of m rows, m probe rows, k result pairs:
 
 - ``insert``: O(m log m) to sort, O(m r log n) to drop rows already stored, and amortised
-  O(m log n) of merging (a numba linear merge).
+  O(m log n) of merging (a numba linear merge); ``insert_new`` of rows known not stored
+  drops none.
 - ``join``: O(r m log n + k): ``np.searchsorted`` bounds in each run, ranges expanded into pairs.
 - ``range``: O(r log n) Python steps and O(k) to merge the per-run slices into key order.
 - ``delete``: O(n + m r log n): every run loses the deleted rows (a copy of the runs that lose
@@ -71,6 +72,17 @@ class SpineIndex(IndexBacking):
         run = SortedRun.from_batch(self._codec, as_batch(rows, self.arity))
         for older in self._runs:
             run = run.difference(older)
+        self._append(run)
+
+    def insert_new(self, rows: np.ndarray) -> None:
+        """``insert`` of rows none of the runs holds: no run is searched for them (on RDFS
+        over LUBM(1), a 1% delete's catch-up of two indexes of ``m`` with the 1,048 rows
+        the insert before appended: 0.33 ms of searches of the 125k-row run). O(m log m)
+        plus the merging."""
+        self._append(SortedRun.from_batch(self._codec, as_batch(rows, self.arity)))
+
+    def _append(self, run: SortedRun) -> None:
+        """Add ``run`` (disjoint from the runs) as the newest, then merge."""
         if len(run):
             self._runs.append(run)
             self._restore()

@@ -99,3 +99,18 @@ def test_bad_arguments_raise_clear_errors(name):
     if cls.tags.ordered:
         with pytest.raises(ValueError, match="need 1 values"):
             index.range((1, 2), (3,))
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_insert_new_stores_what_insert_stores(name):
+    cls = BUILTINS[name]
+    rows = np.array([[1, 2, 3], [4, 5, 6]])
+    told, plain = cls(arity=2, key=(1,)), cls(arity=2, key=(1,))
+    told.insert(rows[:, :1])
+    plain.insert(rows[:, :1])
+    told.insert_new(rows[:, 1:])
+    plain.insert(rows[:, 1:])
+    assert sorted(map(tuple, told.rows().T.tolist())) == sorted(
+        map(tuple, plain.rows().T.tolist())) == [(1, 4), (2, 5), (3, 6)]
+    assert len(told) == 3
+

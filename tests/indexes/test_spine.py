@@ -102,3 +102,16 @@ def test_the_merge_factor_is_a_tunable(factor):
         index._check_invariants()
     sizes = index.run_sizes()
     assert all(newer < factor * older for older, newer in zip(sizes, sizes[1:], strict=False))
+
+
+def test_insert_new_searches_no_run_for_its_rows(monkeypatch):
+    index = SpineIndex(arity=2, key=(0,))
+    index.insert(np.array([np.arange(64), np.arange(64)]))
+    monkeypatch.setattr(SortedRun, "difference", lambda *_: pytest.fail("runs searched"))
+    index.insert_new(np.array([[70, 65, 70], [1, 2, 1]]))  # a repeat within the batch
+    assert index.run_sizes() == (64, 2)
+    positions, rows = index.join(np.array([[65, 70, 3]]), (0,))
+    assert sorted(zip(positions.tolist(), map(tuple, rows.T.tolist()), strict=True)) == [
+        (0, (65, 2)), (1, (70, 1)), (2, (3, 3))]
+    index._check_invariants()
+

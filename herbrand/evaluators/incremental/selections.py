@@ -54,12 +54,17 @@ def _selection(literal: Literal) -> tuple[tuple[tuple[int, int], ...], tuple]:
 
 def _view(relation: Relation, constants: tuple[tuple[int, int], ...]) -> Relation:
     """The rows of ``relation`` with those values, without those columns. O(n)."""
-    columns = relation.columns
+    return Relation(_selected(relation.columns, constants), unique=True)
+
+
+def _selected(columns: np.ndarray, constants: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """The rows of the (arity, n) batch ``columns`` with those values, without those
+    columns. O(n)."""
     mask = np.ones(columns.shape[1], dtype=bool)
     for column, value in constants:
         mask &= columns[column] == value
     kept = [c for c in range(columns.shape[0]) if c not in dict(constants)]
-    return Relation(columns[kept][:, mask], unique=True)
+    return columns[kept][:, mask]
 
 
 class KeptSelections:
@@ -100,8 +105,8 @@ class KeptSelections:
         """``after`` is ``before`` without the rows ``removed`` and with ``added`` (both
         (arity, m) batches): the views taken from ``before`` follow (their selected rows out
         and in, through their tables; the view of ``before`` stays readable until the next
-        change), the others of the relation are dropped. O(m) expected plus the copy of each
-        view that changes."""
+        change), the others of the relation are dropped. O(m) per view, plus O(m) expected
+        and the copy of each view that changes."""
         views = self._views.get(relation_name)
         if not views or after is before:
             return
@@ -109,8 +114,10 @@ class KeptSelections:
             if source is not before.columns:
                 del views[name]
                 continue
-            shrunk, gone = view.remove(_view(Relation(removed, unique=True), constants).columns)
-            grown, fresh = shrunk.insert(_view(Relation(added, unique=True), constants).columns)
+            # a batch holding none of the selection's rows leaves its view as it is: no probe
+            gone, fresh = _selected(removed, constants), _selected(added, constants)
+            shrunk, gone = view.remove(gone) if gone.shape[1] else (view, gone)
+            grown, fresh = shrunk.insert(fresh) if fresh.shape[1] else (shrunk, fresh)
             if self._evaluator is not None and grown is not view:
                 self._evaluator.relation_changed(name, view.relation, grown.relation, gone,
                                                  fresh)
