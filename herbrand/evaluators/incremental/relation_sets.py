@@ -13,15 +13,20 @@ immutable Relation costs anyway). It shrinks (``remove``) by unlinking the remov
 (backward-shift deletion, no tombstones) and moving the last rows into the freed positions
 (renumbering only those in the table), never rehashing, so a removal costs O(m) expected plus
 the copy of the kept rows. The table is the only memory beyond R: two to four slots per row (a
-power of two), each an int64 key and an int32 position, in two arrays.
+power of two), each one int64 holding a row's tag in its high bits and its position in the low
+ones (as many as the table's positions need: 18 for 262,144 rows), so that a slot takes 8 bytes
+and a probe reads one word.
 
-A row's key is the row itself packed into one int64 when every row of R is narrow enough
-(one column; two of 31 bits; three of 21: ``_row_keys``), else the row's 64-bit hash. With
-packed keys a lookup compares keys only and reads no row back from R's columns (a cache miss
-per column): 77,000 probes of 262,144 pairs took 1.0-1.2 ms against 2.0-2.7 ms with hashes
-and the rows read back, and the table's build 2.0-2.1 ms against 1.7-2.1. With hashed keys a
-probe reads the rows of equal keys only, and deletion reads no row. A set whose keys are
-packed switches to hashes (O(n), once) when a wider row is inserted.
+A row's tag is the row itself packed (``_Layout``) when R's arity is at most 3 and its columns'
+ranges fit the bits the positions leave: each column's offset from its least value, in as many
+bits as its range needs plus one when that fits too (room for later rows: the range doubled, a
+quarter of it below the least value; TC's pairs over n nodes: two columns of about
+log2(n) + 1 bits). Else the tag is the high 32 bits of the row's 64-bit hash. With packed tags
+a lookup compares tags only and reads no row back from R's columns (a cache miss per column).
+With hashed tags a probe reads the rows of equal tags only, and deletion reads no row. An
+insert of a row outside the ranges lays the table out again for the old and new rows (O(n),
+rare thanks to the room), as does a doubling whose one more position bit no longer leaves the
+packed tags room; a layout that does not fit is hashed.
 
 ``RelationSets`` keeps one RelationSet per relation name between updates. Contract (what keeps
 it safe without undo logs):
@@ -38,6 +43,7 @@ it safe without undo logs):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,19 +52,21 @@ from herbrand.evaluators.row_sets import _hashes
 from herbrand.framework.errors import EvaluationError
 from herbrand.framework.storage import Relation
 
-_EMPTY = -1  # a position no row has
-_NO_KEY = np.iinfo(np.int64).min  # the key of an empty slot (no exact key is, see ``_keys``)
+_EMPTY = -1  # a position no row has, and the value of an empty slot (no slot's is negative)
+_MISFIT = -1  # the tag of a row outside an exact layout's ranges (no slot's tag: found nowhere)
 _FMIX_1 = np.uint64(0xFF51AFD7ED558CCD)
 _FMIX_2 = np.uint64(0xC4CEB9FE1A85EC53)
-_MAX_POSITIONS = 2**31 - 1  # a table's positions are int32
-_MAX_EXACT_ARITY = 3  # wider rows are hashed (``_row_keys``)
+_MAX_POSITIONS = 2**31 - 1  # a table's positions fit 31 bits
+_MAX_EXACT_ARITY = 3  # wider rows are hashed (``_row_tags``)
+_SLOT_BITS = 63  # a slot's tag and position, so that no slot is negative
+_HASH_TAG_SHIFT = 32  # a hashed tag is a hash's high 32 bits: 31 position bits at most
 
 
 @helper(inline="always")
-def _home(key, mask):
-    """The slot a key hashes to (murmur3's 64-bit finaliser: an exact key's low bits alone
+def _home(tag, mask):
+    """The slot a tag hashes to (murmur3's 64-bit finaliser: an exact tag's low bits alone
     are its last column's)."""
-    h = np.uint64(key)
+    h = np.uint64(tag)
     h ^= h >> np.uint64(33)
     h *= _FMIX_1
     h ^= h >> np.uint64(33)
@@ -78,185 +86,238 @@ def _same_row(at, columns, n, out, block, i):
     return True
 
 
-@exported("void(i8[::1], i4[::1], i8[::1], i8)", writes=("keys", "positions"))
-def _add_positions(keys, positions, added, start):
-    """Put the rows of keys ``added`` (distinct rows, none in the table) into the table, at
-    positions ``start``, ``start + 1``, ..."""
-    mask = np.uint64(len(keys) - 1)
+@exported("void(i8[::1], i8, i8[::1], i8)", writes=("slots",))
+def _add_positions(slots, shift, added, start):
+    """Put the rows of tags ``added`` (distinct rows, none in the table) into the table of
+    ``shift`` position bits, at positions ``start``, ``start + 1``, ..."""
+    mask = np.uint64(len(slots) - 1)
     for j in range(len(added)):
         s = _home(added[j], mask)
-        while keys[s] != _NO_KEY:
+        while slots[s] != _EMPTY:
             s = (s + np.uint64(1)) & mask
-        keys[s] = added[j]
-        positions[s] = start + j
+        slots[s] = (added[j] << shift) | (start + j)
 
 
-@exported("i8[::1](i8[::1], i4[::1], i8[:, :], i8[:, ::1], i8[::1], b1)")
-def _positions(keys, positions, columns, block, wanted, exact):
-    """The position of each row of ``block`` (whose keys are ``wanted``) in ``columns``, -1
-    where absent (reads only). With exact keys the keys alone decide: no row is read."""
-    mask = np.uint64(len(keys) - 1)
+@exported("i8[::1](i8[::1], i8, i8[:, :], i8[:, ::1], i8[::1], b1)")
+def _positions(slots, shift, columns, block, wanted, exact):
+    """The position of each row of ``block`` (whose tags are ``wanted``) in ``columns``, -1
+    where absent (reads only). With exact tags the tags alone decide: no row is read."""
+    mask = np.uint64(len(slots) - 1)
+    low = (1 << shift) - 1
     out = np.full(block.shape[1], _EMPTY, dtype=np.int64)
     for i in range(block.shape[1]):
-        key = wanted[i]
-        s = _home(key, mask)
-        while keys[s] != _NO_KEY:
-            if keys[s] == key and (exact or _same_row(positions[s], columns, columns.shape[1],
-                                                      columns, block, i)):
-                out[i] = positions[s]
+        tag = wanted[i]
+        s = _home(tag, mask)
+        while slots[s] != _EMPTY:
+            if slots[s] >> shift == tag and (exact or _same_row(
+                    slots[s] & low, columns, columns.shape[1], columns, block, i)):
+                out[i] = slots[s] & low
                 break
             s = (s + np.uint64(1)) & mask
     return out
 
 
 @helper(inline="always")
-def _slot_of(keys, positions, key, p, mask):
-    """The slot holding position ``p`` (in the table, its row's key ``key``)."""
-    s = _home(key, mask)
-    while positions[s] != p:  # p is reached before any empty slot
+def _slot_of(slots, shift, tag, p, mask):
+    """The slot holding position ``p`` (in the table, its row's tag ``tag``)."""
+    s = _home(tag, mask)
+    while slots[s] != (tag << shift) | p:  # p is reached before any empty slot
         s = (s + np.uint64(1)) & mask
     return s
 
 
-@exported("void(i8[::1], i4[::1], i8[::1], i8[::1])", writes=("keys", "positions"))
-def _delete_positions(keys, positions, removed, removed_keys):
-    """Take positions ``removed`` (present in the table; their rows' keys ``removed_keys``)
+@exported("void(i8[::1], i8, i8[::1], i8[::1])", writes=("slots",))
+def _delete_positions(slots, shift, removed, removed_tags):
+    """Take positions ``removed`` (present in the table; their rows' tags ``removed_tags``)
     out of it by backward-shift deletion: each entry after a freed slot in its probe run
     moves back unless its home lies between the freed slot and it, so lookups never meet a
-    hole (homes read off the keys: no row read). Positions keep their numbers."""
-    mask = np.uint64(len(keys) - 1)
+    hole (homes read off the tags: no row read). Positions keep their numbers."""
+    mask = np.uint64(len(slots) - 1)
     for r in range(len(removed)):
-        i = _slot_of(keys, positions, removed_keys[r], removed[r], mask)
+        i = _slot_of(slots, shift, removed_tags[r], removed[r], mask)
         j = i
         while True:
             j = (j + np.uint64(1)) & mask
-            if keys[j] == _NO_KEY:
+            if slots[j] == _EMPTY:
                 break
-            k = _home(keys[j], mask)
+            k = _home(slots[j] >> shift, mask)
             if (i <= j and i < k <= j) or (i > j and (i < k or k <= j)):
                 continue  # its home is after the hole: it stays reachable
-            keys[i] = keys[j]
-            positions[i] = positions[j]
+            slots[i] = slots[j]
             i = j
-        keys[i] = _NO_KEY
+        slots[i] = _EMPTY
 
 
-@exported("void(i8[::1], i4[::1], i8[::1], i8[::1], i8[::1])", writes=("positions",))
-def _relink(keys, positions, sources, source_keys, targets):
-    """Renumber positions ``sources`` (present in the table; their rows' keys
-    ``source_keys``) as ``targets``: the rows moved to other positions of a relation with the
+@exported("void(i8[::1], i8, i8[::1], i8[::1], i8[::1])", writes=("slots",))
+def _relink(slots, shift, sources, source_tags, targets):
+    """Renumber positions ``sources`` (present in the table; their rows' tags
+    ``source_tags``) as ``targets``: the rows moved to other positions of a relation with the
     same rows. O(len(sources)) expected."""
-    mask = np.uint64(len(keys) - 1)
+    mask = np.uint64(len(slots) - 1)
     for j in range(len(sources)):
-        positions[_slot_of(keys, positions, source_keys[j], sources[j], mask)] = targets[j]
+        s = _slot_of(slots, shift, source_tags[j], sources[j], mask)
+        slots[s] = (source_tags[j] << shift) | targets[j]
 
 
-@exported("UniTuple(i8, 2)(i8[::1], i4[::1], i8[:, :], i8, i8[:, ::1], i8[::1], i8, "
-          "i8[:, ::1], i8, b1)", writes=("keys", "positions", "out"))
-def _insert_new(keys, positions, columns, n, block, wanted, start, out, k, exact):
-    """Append the rows ``start``, ... of ``block`` (whose keys are ``wanted``) that neither
+@exported("UniTuple(i8, 2)(i8[::1], i8, i8[:, :], i8, i8[:, ::1], i8[::1], i8, "
+          "i8[:, ::1], i8, b1)", writes=("slots", "out"))
+def _insert_new(slots, shift, columns, n, block, wanted, start, out, k, exact):
+    """Append the rows ``start``, ... of ``block`` (whose tags are ``wanted``) that neither
     the first ``n`` rows of ``columns`` nor ``out[:, :k]`` hold to ``out``, putting their
     positions (``n + k``, ...) in the table, until the block ends or a new row finds the
     table half full; returns (the next row, k)."""
-    mask = np.uint64(len(keys) - 1)
-    limit = len(keys) // 2
+    mask = np.uint64(len(slots) - 1)
+    low = (1 << shift) - 1
+    limit = len(slots) // 2
     i = start
     while i < block.shape[1]:
-        key = wanted[i]
-        s = _home(key, mask)
+        tag = wanted[i]
+        s = _home(tag, mask)
         while True:
-            if keys[s] == _NO_KEY:
+            if slots[s] == _EMPTY:
                 if n + k >= limit:
                     return i, k  # a new row, and the table is half full: grow first
-                keys[s] = key
-                positions[s] = n + k
+                slots[s] = (tag << shift) | (n + k)
                 for c in range(block.shape[0]):
                     out[c, k] = block[c, i]
                 k += 1
                 break
-            if keys[s] == key and (exact or _same_row(positions[s], columns, n, out, block, i)):
+            if slots[s] >> shift == tag and (exact or _same_row(slots[s] & low, columns, n,
+                                                                 out, block, i)):
                 break
             s = (s + np.uint64(1)) & mask
         i += 1
     return i, k
 
 
-@exported("Tuple((i8[::1], i8))(i8[:, :], b1)")
-def _row_keys(block, exact):
-    """(the key of each row of an (arity >= 1, m) block, how many rows do not fit an exact
-    key). With ``exact`` (arity at most 3), a row's values packed into one int64: one column
-    of any value but ``_NO_KEY``, or two of 31 bits, or three of 21 (signed), so that equal
-    keys are equal rows and no key is ``_NO_KEY``; a row that does not fit gets ``_NO_KEY``
-    (which no slot holds: it is found nowhere). Else the row's 64-bit hash
-    (``row_sets._hashes``), ``_NO_KEY`` taken as its successor. One loop per arity: a loop
-    over the columns inside the lookup kernels made a lookup of TC's pairs 2.2x slower."""
+@exported("Tuple((i8[::1], i8))(i8[:, :], i8[::1], i8[::1], i8[::1], b1)")
+def _row_tags(block, lows, highs, offsets, exact):
+    """(the tag of each row of an (arity >= 1, m) block, how many rows do not fit). With
+    ``exact`` (arity at most 3), the row's values packed into one int64: column c's offset
+    from ``lows[c]`` at bit ``offsets[c]``, so that equal tags are equal rows; a row with a
+    value outside ``lows[c] .. highs[c]`` gets ``_MISFIT`` (which no slot holds: it is found
+    nowhere). Else the row's 64-bit hash's high 32 bits (``row_sets._hashes``). One loop per
+    arity: a loop over the columns inside the lookup kernels made a lookup of TC's pairs 2.2x
+    slower."""
     arity, m = block.shape
-    keys = np.empty(m, dtype=np.int64)
+    tags = np.empty(m, dtype=np.int64)
     misfits = 0
     if exact and arity == 1:
         for i in range(m):
-            keys[i] = block[0, i]
-            if keys[i] == _NO_KEY:
+            a = block[0, i]
+            if lows[0] <= a <= highs[0]:
+                tags[i] = a - lows[0]
+            else:
+                tags[i] = _MISFIT
                 misfits += 1
     elif exact and arity == 2:
         for i in range(m):
             a, b = block[0, i], block[1, i]
-            if -2**30 <= a < 2**30 and -2**30 <= b < 2**30:
-                keys[i] = ((a & (2**31 - 1)) << 31) | (b & (2**31 - 1))
+            if lows[0] <= a <= highs[0] and lows[1] <= b <= highs[1]:
+                tags[i] = ((a - lows[0]) << offsets[0]) | (b - lows[1])
             else:
-                keys[i] = _NO_KEY
+                tags[i] = _MISFIT
                 misfits += 1
     elif exact:
         for i in range(m):
             a, b, c = block[0, i], block[1, i], block[2, i]
-            if -2**20 <= a < 2**20 and -2**20 <= b < 2**20 and -2**20 <= c < 2**20:
-                keys[i] = ((a & (2**21 - 1)) << 42) | ((b & (2**21 - 1)) << 21) | (c & (2**21 - 1))
+            if (lows[0] <= a <= highs[0] and lows[1] <= b <= highs[1]
+                    and lows[2] <= c <= highs[2]):
+                tags[i] = (((a - lows[0]) << offsets[0]) | ((b - lows[1]) << offsets[1])
+                           | (c - lows[2]))
             else:
-                keys[i] = _NO_KEY
+                tags[i] = _MISFIT
                 misfits += 1
     else:
         hashes = _hashes(block)
         for i in range(m):
-            key = np.int64(hashes[i])
-            keys[i] = key + 1 if key == _NO_KEY else key
-    return keys, misfits
+            tags[i] = np.int64(hashes[i] >> np.uint64(_HASH_TAG_SHIFT))
+    return tags, misfits
 
 
-def _keys(columns: np.ndarray) -> tuple[np.ndarray, bool]:
-    """(the key of each row of an (arity >= 1, n) array, whether they are exact): exact when
-    the arity is at most 3 and every row fits (``_row_keys``), else hashed. O(n)."""
-    if columns.shape[0] <= _MAX_EXACT_ARITY:
-        keys, misfits = _row_keys(columns, True)
-        if not misfits:
-            return keys, True
-    return _row_keys(columns, False)[0], False
+_INT64 = np.iinfo(np.int64)
+_NONE = np.zeros(0, dtype=np.int64)
 
 
-def _table(rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table for ``rows`` rows: (keys, positions), as many slots as the least power
-    of two at least twice as many (at least 16)."""
+class _Layout(NamedTuple):
+    """How a table tags rows: exact (each column's values ``lows[c] .. highs[c]`` packed at
+    bit ``offsets[c]``, in ``bits`` bits) or hashed (empty arrays, 32 bits)."""
+
+    exact: bool
+    bits: int
+    lows: np.ndarray = _NONE
+    highs: np.ndarray = _NONE
+    offsets: np.ndarray = _NONE
+
+    @staticmethod
+    def of(rows: list[np.ndarray], shift: int) -> _Layout:
+        """The layout of the rows of the (arity, n) arrays ``rows`` beside ``shift`` position
+        bits: exact when the arity is at most 3 and the columns' ranges fit the bits left,
+        with one more bit a column when that fits too (headroom: the range doubled, a quarter
+        of it below the least value, so that most later rows fit with no re-layout); else
+        hashed. O(n)."""
+        arity = rows[0].shape[0]
+        if arity <= _MAX_EXACT_ARITY:
+            held = [part for part in rows if part.shape[1]] or [np.zeros((arity, 1), np.int64)]
+            least = [min(int(part[c].min()) for part in held) for c in range(arity)]
+            spans = [max(int(part[c].max()) for part in held) - least[c] for c in range(arity)]
+            for room in (1, 0):
+                widths = [(2 * span + 1 if room else span).bit_length() for span in spans]
+                if sum(widths) + shift <= _SLOT_BITS:
+                    lows = [max(int(_INT64.min), low - ((1 << w) - 1 - span) // 4 * room)
+                            for low, span, w in zip(least, spans, widths, strict=True)]
+                    highs = [min(int(_INT64.max), low + (1 << w) - 1)
+                             for low, w in zip(lows, widths, strict=True)]
+                    offsets = [sum(widths[c + 1:]) for c in range(arity)]
+                    return _Layout(True, sum(widths), *(np.array(v, dtype=np.int64)
+                                                        for v in (lows, highs, offsets)))
+        return _Layout(False, 64 - _HASH_TAG_SHIFT)
+
+    def tags(self, block: np.ndarray) -> tuple[np.ndarray, int]:
+        """``_row_tags`` of an (arity >= 1, m) block: (tags, how many rows misfit)."""
+        return _row_tags(block, self.lows, self.highs, self.offsets, self.exact)
+
+
+def _shift(size: int) -> int:
+    """The position bits of a table of ``size`` slots (at most half full: positions below
+    ``size / 2``)."""
+    return size.bit_length() - 2
+
+
+def _table(rows: int) -> np.ndarray:
+    """An empty table for ``rows`` rows: as many slots as the least power of two at least
+    twice as many (at least 16)."""
     if rows > _MAX_POSITIONS:
         raise EvaluationError(f"a relation of {rows} rows is past a row set's "
                               f"{_MAX_POSITIONS} positions")
-    size = 1 << max(4, int(2 * rows - 1).bit_length())
-    return np.full(size, _NO_KEY, dtype=np.int64), np.empty(size, dtype=np.int32)
+    return np.full(1 << max(4, int(2 * rows - 1).bit_length()), _EMPTY, dtype=np.int64)
+
+
+def _filled(slots: np.ndarray, layout: _Layout, *parts: np.ndarray) -> np.ndarray:
+    """``slots`` (empty) holding the rows of ``parts`` (distinct (arity, n_i) arrays) at
+    positions 0, 1, ... in order. O(rows) expected."""
+    start = 0
+    for part in parts:
+        _add_positions(slots, _shift(len(slots)), layout.tags(part)[0], start)
+        start += part.shape[1]
+    return slots
 
 
 class RelationSet:
     """A Relation and the hash table of its row positions (see the module doc)."""
 
-    __slots__ = ("relation", "_exact", "_table")
+    __slots__ = ("relation", "_layout", "_slots")
 
-    def __init__(self, relation: Relation, table: tuple[np.ndarray, np.ndarray] | None = None,
-                 exact: bool = False):
-        """Index ``relation`` (O(n) expected), or wrap it with ``table`` (keys, positions)
-        already indexing it, whose keys are ``exact`` or not."""
+    def __init__(self, relation: Relation, slots: np.ndarray | None = None,
+                 layout: _Layout | None = None):
+        """Index ``relation`` (O(n) expected), or wrap it with ``slots`` already indexing it
+        in ``layout``."""
         self.relation = relation
-        if table is None:
-            keys, exact = _keys(self._columns())
-            table = _table(len(relation))
-            _add_positions(*table, keys, 0)
-        self._table, self._exact = table, exact
+        if slots is None:
+            slots = _table(len(relation))
+            layout = _Layout.of([self._columns()], _shift(len(slots)))
+            _filled(slots, layout, self._columns())
+        self._slots, self._layout = slots, layout
 
     def _columns(self) -> np.ndarray:
         columns = self.relation.columns
@@ -270,7 +331,7 @@ class RelationSet:
     @property
     def nbytes(self) -> int:
         """Bytes of the table (the Relation's own rows not counted)."""
-        return sum(part.nbytes for part in self._table)
+        return self._slots.nbytes
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
         """The position of each row of an (arity, m) batch in the relation, -1 where absent.
@@ -278,8 +339,9 @@ class RelationSet:
         if not rows.shape[1] or not len(self.relation):
             return np.full(rows.shape[1], _EMPTY, dtype=np.int64)
         block = self._block(rows)
-        wanted, _ = _row_keys(block, self._exact)  # a row too wide for exact keys: _NO_KEY
-        return _positions(*self._table, self._columns(), block, wanted, self._exact)
+        wanted, _ = self._layout.tags(block)  # a row outside an exact layout: _MISFIT
+        return _positions(self._slots, _shift(len(self._slots)), self._columns(), block, wanted,
+                          self._layout.exact)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         """Whether the relation holds each row of an (arity, m) batch. O(m) expected."""
@@ -290,31 +352,34 @@ class RelationSet:
         (arity, m) batch it does not hold (each once, in the batch's order), and those rows.
         Takes this set's table over (this RelationSet must not be used afterwards). One hash
         probe per row (a kernel that dedups and indexes at once): O(m) expected, plus the O(n)
-        copy of the appended Relation (and an O(n) rehash when the table doubles)."""
+        copy of the appended Relation (and an O(n) rebuild when the table doubles, or when a
+        row falls outside an exact layout's ranges: a new layout of the old and new rows)."""
         block = self._block(rows)
         n, m = len(self.relation), block.shape[1]
-        columns, table, exact = self._columns(), self._table, self._exact
-        wanted, misfits = _row_keys(block, exact)
-        if misfits:  # a row too wide for exact keys: the rows' hashes instead
-            exact = False
-            table = _table(n)
-            _add_positions(*table, _row_keys(columns, exact)[0], 0)
-            wanted, _ = _row_keys(block, exact)
+        columns, slots, layout = self._columns(), self._slots, self._layout
+        wanted, misfits = layout.tags(block)
+        if misfits:
+            layout = _Layout.of([columns, block], _shift(len(slots)))
+            slots = _filled(np.full_like(slots, _EMPTY), layout, columns)
+            wanted, _ = layout.tags(block)
         out = np.empty((block.shape[0], m), dtype=np.int64)
         i = k = 0
         while True:
-            i, k = _insert_new(*table, columns, n, block, wanted, i, out, k, exact)
+            i, k = _insert_new(slots, _shift(len(slots)), columns, n, block, wanted, i, out, k,
+                               layout.exact)
             if i == m:
                 break
-            table = _table(len(table[0]))  # half full: double
-            _add_positions(*table, _row_keys(columns[:, :n], exact)[0], 0)
-            _add_positions(*table, _row_keys(out[:, :k], exact)[0], n)
+            slots = _table(len(slots))  # half full: double (one bit more of positions)
+            if layout.bits + _shift(len(slots)) > _SLOT_BITS:
+                layout = _Layout.of([columns, block], _shift(len(slots)))
+                wanted, _ = layout.tags(block)
+            _filled(slots, layout, columns[:, :n], out[:, :k])
         fresh = out[:, :k] if rows.shape[0] else out[:0, :k]
         if not k:
-            self._table, self._exact = table, exact
+            self._slots, self._layout = slots, layout
             return self, fresh
-        grown = RelationSet(self.relation.extend(Relation(fresh, unique=True)), table, exact)
-        self._table = None  # handed over
+        grown = RelationSet(self.relation.extend(Relation(fresh, unique=True)), slots, layout)
+        self._slots = None  # handed over
         return grown, fresh
 
     def remove(self, rows: np.ndarray) -> tuple[RelationSet, np.ndarray]:
@@ -338,7 +403,7 @@ class RelationSet:
         if 2 * len(at) >= n:  # most rows leave: a new table of the few kept is cheaper
             keep = np.ones(n, dtype=bool)
             keep[at] = False
-            self._table = None  # handed over (dropped)
+            self._slots = None  # handed over (dropped)
             return (RelationSet(Relation(np.compress(keep, columns, axis=1), unique=True)),
                     np.compress(~keep, columns, axis=1))
         at = np.sort(at)
@@ -348,18 +413,18 @@ class RelationSet:
         tail_kept[at[at >= size] - size] = False
         sources = size + np.flatnonzero(tail_kept)
         targets = at[:len(sources)]  # the freed positions below size, in order
-        table = self._table
+        slots, layout, shift = self._slots, self._layout, _shift(len(self._slots))
         rows_of = self._columns()
-        _delete_positions(*table, at, _row_keys(rows_of[:, at], self._exact)[0])
+        _delete_positions(slots, shift, at, layout.tags(rows_of[:, at])[0])
         if len(sources):
-            _relink(*table, sources, _row_keys(rows_of[:, sources], self._exact)[0], targets)
+            _relink(slots, shift, sources, layout.tags(rows_of[:, sources])[0], targets)
             kept = np.empty((columns.shape[0], size), dtype=np.int64)
             kept[:] = columns[:, :size]
             kept[:, targets] = columns[:, sources]
         else:  # the last rows left (the last ones inserted, say): the others are a prefix
             kept = columns[:, :size]
-        shrunk = RelationSet(Relation(kept, unique=True), table, self._exact)
-        self._table = None  # handed over
+        shrunk = RelationSet(Relation(kept, unique=True), slots, layout)
+        self._slots = None  # handed over
         return shrunk, columns[:, at]
 
 

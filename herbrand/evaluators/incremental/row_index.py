@@ -44,7 +44,7 @@ class RowIndex:
     def __init__(self, rows: np.ndarray, positions: np.ndarray | None = None):
         """Index ``rows`` (distinct; not copied when each of its rows is contiguous) with
         ``positions`` (default ``arange(n)``). O(n) expected, plus a table of two to four
-        12-byte slots per row (``RelationSet``)."""
+        8-byte slots per row (``RelationSet``)."""
         self._rows = RelationSet(Relation(rows, unique=True))
         self._positions = None if positions is None else np.asarray(positions, dtype=np.int64)
 

@@ -30,8 +30,8 @@ def test_updates_run_only_variants_reading_changes(monkeypatch):
 def test_state_is_the_base_facts_of_derived_relations_and_the_kept_tables():
     session = IncrementalSession(DRedEngine, TC + "tc(7, 7).\n", {"e": [(1, 2)]})
     # the base fact tc(7, 7) (16 bytes), and the hash tables of tc and of the input e, built
-    # at bootstrap for the first update (16 slots of an 8-byte key and a 4-byte position)
-    assert session.engine.state_size() == (1, 16 + 2 * 16 * 12)
+    # at bootstrap for the first update (16 slots of 8 bytes: a tag and a position)
+    assert session.engine.state_size() == (1, 16 + 2 * 16 * 8)
     assert session.engine.last_strategy == "bootstrap"
 
 

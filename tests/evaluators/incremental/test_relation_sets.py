@@ -35,7 +35,7 @@ def test_insert_grows_the_table_past_its_load():
         kept, _ = kept.insert(np.arange(start, start + 7)[None, :])
     assert len(kept.relation) == 105
     assert kept.contains(np.arange(110)[None, :]).tolist() == [True] * 105 + [False] * 5
-    assert kept.nbytes == 256 * 12  # (key, position) in the least power of two >= 2 * 105
+    assert kept.nbytes == 256 * 8  # one int64 a slot, the least power of two >= 2 * 105
 
 
 def test_insert_of_known_rows_changes_nothing():
@@ -136,11 +136,12 @@ def test_removing_most_rows_builds_a_new_table_of_the_kept_ones_in_order():
     assert shrunk.positions(rows).tolist() == [-1, 0, -1, -1, 1, -1, 2, -1, 3, -1]
 
 
-# values of each row set's kind: keys packing the rows (arities 1 to 3, the edges of their
-# bits included) and rows hashed (values past them, and arity 4)
-_NARROW = {1: [np.iinfo(np.int64).min + 1, -1, 0, 5, np.iinfo(np.int64).max],
-           2: [-2**30, -1, 0, 7, 2**30 - 1], 3: [-2**20, -1, 0, 3, 2**20 - 1]}
-_WIDE = {1: [np.iinfo(np.int64).min], 2: [2**30, -2**30 - 1, 2**40], 3: [2**20, -2**20 - 1]}
+# values of each row set's kind: rows whose tags pack them (arities 1 to 3, the edges of int64
+# and of a layout's bits included) and rows hashed (ranges past the bits left, and arity 4)
+_NARROW = {1: [np.iinfo(np.int64).min + 1, -1, 0, 5, 2**62 - 1],
+           2: [-2**30, -1, 0, 7, 2**30 - 1], 3: [-2**18, -1, 0, 3, 2**18 - 1]}
+_WIDE = {1: [np.iinfo(np.int64).min, np.iinfo(np.int64).max], 2: [2**30, -2**30 - 1, 2**40],
+         3: [2**20, -2**20 - 1]}
 
 
 @settings(max_examples=60, deadline=None)
@@ -174,13 +175,39 @@ def test_exact_and_hashed_keys_agree_with_set_algebra(data):
                                                  for row in map(tuple, probe.T.tolist())]
 
 
-def test_a_wider_row_switches_a_packed_set_to_hashes_and_keeps_its_positions():
+def test_a_row_past_the_ranges_lays_the_table_out_again_and_keeps_its_positions():
     kept = RelationSet(Relation.from_rows([(1, 2), (-3, 4)]))
-    assert kept._exact  # two columns of 31 bits: packed
-    grown, new = kept.insert(np.array([[2**40, 1], [5, 2]]))
-    assert not grown._exact and new.tolist() == [[2**40], [5]]
-    probe = np.array([[1, -3, 2**40, 2**40], [2, 4, 5, 6]])
-    assert grown.positions(probe).tolist() == [0, 1, 2, -1]
-    # a packed set finds no row past its bits, even one whose low bits are a held row's
-    packed = RelationSet(Relation.from_rows([(1, 2)]))
-    assert packed.positions(np.array([[1 + 2**31], [2]])).tolist() == [-1]
+    assert kept._layout.exact and kept._layout.bits == 7  # spans 4 and 2, one bit of room each
+    same, _ = kept.insert(np.array([[3, -4], [5, 1]]))  # within the room above and below
+    assert same._layout is kept._layout
+    grown, new = same.insert(np.array([[-2**40, 1], [5, 2]]))  # past it: a new exact layout
+    assert grown._layout.exact and new.tolist() == [[-2**40], [5]]
+    probe = np.array([[1, -3, 3, -4, -2**40, -2**40, 2**41], [2, 4, 5, 1, 5, 6, 2]])
+    assert grown.positions(probe).tolist() == [0, 1, 2, 3, 4, -1, -1]
+    hashed, new = grown.insert(np.array([[2**62], [2**62]]))  # 2 * 64 bits: hashes
+    assert not hashed._layout.exact and new.tolist() == [[2**62], [2**62]]
+    probe = np.array([[1, -3, 3, -4, -2**40, 2**62, 2**62], [2, 4, 5, 1, 5, 2**62, 0]])
+    assert hashed.positions(probe).tolist() == [0, 1, 2, 3, 4, 5, -1]
+
+
+def test_an_exact_set_finds_no_row_outside_its_ranges():
+    # a row whose offset from the least values, cut to the layout's bits, is a held row's
+    packed = RelationSet(Relation.from_rows([(1, 2), (2, 3)]))
+    probe = np.array([[1 + 2**31, 1 - 2**31, 1, 0], [2, 2, 2 + 2**62, 2]])
+    assert packed.positions(probe).tolist() == [-1, -1, -1, -1]
+
+
+def test_the_position_bits_of_a_doubled_table_leave_a_full_layout_hashed():
+    # three columns of 20 bits and 3 position bits (16 slots) fill the 63 bits of a slot
+    rows = [(0, 0, 0), (2**20 - 1, 2**20 - 1, 2**20 - 1), (-1, -1, -1)]
+    kept = RelationSet(Relation.from_rows(rows[:2]))
+    assert kept._layout.exact and kept._layout.bits == 60 and kept.nbytes == 16 * 8
+    grown, _ = kept.insert(np.array(rows[2:]).T)  # 3 * 21 bits and 3 of positions: hashes
+    assert not grown._layout.exact
+    full = RelationSet(Relation.from_rows([(i, i, i) for i in range(7)] + rows[1:2]))
+    assert full._layout.exact and full._layout.bits == 60  # 8 rows: 16 slots again
+    more = np.array([(i, 2**20 - 1, i) for i in range(9)]).T
+    grown, _ = full.insert(more)  # 17 rows: 64 slots, whose 5 position bits leave 58
+    assert not grown._layout.exact and grown.nbytes == 64 * 8
+    every = np.concatenate([full.relation.columns, more, np.array([[5], [5], [6]])], axis=1)
+    assert grown.positions(every).tolist() == [*range(17), -1]

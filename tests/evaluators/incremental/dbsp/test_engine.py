@@ -207,9 +207,9 @@ def test_the_first_update_finds_the_inputs_hash_tables_built(monkeypatch):
     built = []
     init = relation_sets.RelationSet.__init__
 
-    def counted(self, relation, table=None, exact=False):
-        built.append(table is None)
-        init(self, relation, table, exact)
+    def counted(self, relation, slots=None, layout=None):
+        built.append(slots is None)
+        init(self, relation, slots, layout)
 
     monkeypatch.setattr(relation_sets.RelationSet, "__init__", counted)
     session.update(insert={"e": [(3, 1)]}, delete={"e": [(7, 8)]})
