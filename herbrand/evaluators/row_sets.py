@@ -31,18 +31,24 @@ _MIX = np.uint64(0xFF51AFD7ED558CCD)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
 
 
+@helper(inline="always")
+def row_hash(block, i):
+    """The 64-bit hash of column i of an (arity, m) block (a murmur-style finaliser per
+    value): the hash every table of this module keys rows by."""
+    h = _SEED
+    for c in range(block.shape[0]):
+        h ^= np.uint64(block[c, i])
+        h *= _MIX
+        h ^= h >> np.uint64(33)
+    return h
+
+
 @exported("u8[::1](i8[:, ::1])")
 def _hashes(block):
-    """One 64-bit hash per column of a (arity, m) block (a murmur-style finaliser per value)."""
-    arity, m = block.shape
-    out = np.empty(m, dtype=np.uint64)
-    for i in range(m):
-        h = _SEED
-        for c in range(arity):
-            h ^= np.uint64(block[c, i])
-            h *= _MIX
-            h ^= h >> np.uint64(33)
-        out[i] = h
+    """One ``row_hash`` per column of an (arity, m) block."""
+    out = np.empty(block.shape[1], dtype=np.uint64)
+    for i in range(block.shape[1]):
+        out[i] = row_hash(block, i)
     return out
 
 

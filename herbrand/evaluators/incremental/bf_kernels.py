@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.evaluators.native.exported import exported, helper
-from herbrand.evaluators.row_sets import _EMPTY, _MIX, _SEED, _find
+from herbrand.evaluators.row_sets import _EMPTY, _find, row_hash
 from herbrand.indexes.kernels import _lex_bound, _lex_end
 
 
@@ -53,17 +53,6 @@ def _head_value(source, i, lower, j, at):
     return source[at, i] if at >= 0 else lower[-at - 1, j]
 
 
-@helper
-def _hash(values):
-    """The hash of ``row_sets`` of the (k, 1) block ``values``."""
-    h = _SEED
-    for c in range(values.shape[0]):
-        h ^= np.uint64(values[c, 0])
-        h *= _MIX
-        h ^= h >> np.uint64(33)
-    return h
-
-
 @exported("UniTuple(i8, 2)(i8[:, ::1], i8, i8, i8[:, ::1], i8[:, ::1], i8[::1], i8[::1], "
           "i8[::1], i8[:, ::1], b1[::1], i8[:, ::1], i8, b1)",
           writes=("proved", "proved_rows"))
@@ -88,7 +77,7 @@ def saturate_pair(source, start, stop, lower, keys, source_key, head_of,
         for j in range(lo, hi):
             for c in range(head_of.shape[0]):
                 head[c, 0] = _head_value(source, i, lower, j, head_of[c])
-            p = slots[_find(slots, stored, head, 0, _hash(head))]
+            p = slots[_find(slots, stored, head, 0, row_hash(head, 0))]
             if p != _EMPTY and not proved[p]:
                 proved[p] = True
                 proved_rows[:, count] = head[:, 0]
@@ -116,7 +105,7 @@ def saturate_pair_on_grid(source, start, stop, lower, keys, lower_part, source_k
     while i < (count if same else stop):
         for c in range(source_part.shape[0]):
             part[c, 0] = source[source_part[c], i]
-        x = slots[_find(slots, stored, part, 0, _hash(part))]
+        x = slots[_find(slots, stored, part, 0, row_hash(part, 0))]
         if x != _EMPTY:
             if single:
                 lo, hi = _lane_range(lane, source[source_key[0], i])

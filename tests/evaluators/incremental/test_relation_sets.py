@@ -177,7 +177,8 @@ def test_exact_and_hashed_keys_agree_with_set_algebra(data):
 
 def test_a_row_past_the_ranges_lays_the_table_out_again_and_keeps_its_positions():
     kept = RelationSet(Relation.from_rows([(1, 2), (-3, 4)]))
-    assert kept._layout.exact and kept._layout.bits == 7  # spans 4 and 2, one bit of room each
+    # both columns in the range of all values (-3 .. 4, span 7), one bit of room each
+    assert kept._layout.exact and kept._layout.bits == 8
     same, _ = kept.insert(np.array([[3, -4], [5, 1]]))  # within the room above and below
     assert same._layout is kept._layout
     grown, new = same.insert(np.array([[-2**40, 1], [5, 2]]))  # past it: a new exact layout
@@ -188,6 +189,20 @@ def test_a_row_past_the_ranges_lays_the_table_out_again_and_keeps_its_positions(
     assert not hashed._layout.exact and new.tolist() == [[2**62], [2**62]]
     probe = np.array([[1, -3, 3, -4, -2**40, 2**62, 2**62], [2, 4, 5, 1, 5, 2**62, 0]])
     assert hashed.positions(probe).tolist() == [0, 1, 2, 3, 4, 5, -1]
+
+
+def test_a_fresh_value_in_a_column_of_few_fits_the_range_of_every_column():
+    # the second column holds one value (a predicate, a class): a row bringing another one
+    # that the first column's values span keeps the layout (its own range would not)
+    kept = RelationSet(Relation.from_rows([(0, 7), (1000, 7)]))
+    same, new = kept.insert(np.array([[5], [900]]))
+    assert same._layout is kept._layout and new.tolist() == [[5], [900]]
+    assert same.positions(np.array([[0, 1000, 5, 5], [7, 7, 900, 7]])).tolist() == [0, 1, 2, -1]
+    # columns too wide together for one shared range take their own
+    wide = RelationSet(Relation.from_rows([(0, 2**40), (1, 2**40 + 3)]))
+    assert wide._layout.exact and wide._layout.bits == 5  # spans 1 and 3, one bit of room each
+    assert wide.positions(np.array([[0, 1, 0], [2**40, 2**40 + 3, 2**40 + 3]])).tolist() == [
+        0, 1, -1]
 
 
 def test_an_exact_set_finds_no_row_outside_its_ranges():
