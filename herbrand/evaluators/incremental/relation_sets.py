@@ -18,10 +18,11 @@ ones (as many as the table's positions need: 18 for 262,144 rows), so that a slo
 and a probe reads one word.
 
 A row's tag is the row itself packed (``_Layout``) when R's arity is at most 3 and its columns'
-ranges fit the bits the positions leave: each column's offset from its least value, in as many
-bits as its range needs plus one when that fits too (room for later rows: the range doubled, a
+ranges fit the bits the positions leave: each column's offset from the least value, in as many
+bits as the range needs plus one when that fits too (room for later rows: the range doubled, a
 quarter of it below the least value; TC's pairs over n nodes: two columns of about
-log2(n) + 1 bits). Else the tag is the high 32 bits of the row's 64-bit hash. With packed tags
+log2(n) + 1 bits); the range of all the columns' values when that fits, else the column's
+own. Else the tag is the high 32 bits of the row's 64-bit hash. With packed tags
 a lookup compares tags only and reads no row back from R's columns (a cache miss per column).
 With hashed tags a probe reads the rows of equal tags only, and deletion reads no row. An
 insert of a row outside the ranges lays the table out again for the old and new rows (O(n),
