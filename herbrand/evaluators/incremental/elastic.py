@@ -55,8 +55,9 @@ from herbrand.evaluators.incremental.elastic_derivations import NegatedInput
 from herbrand.evaluators.incremental.elastic_native import NativeNumbering
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule, universe_name
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
-from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
 from herbrand.evaluators.incremental.elastic_stratum import StratumRun
+from herbrand.evaluators.incremental.elastic_universe import Universe
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.row_index import RowIndex

@@ -48,7 +48,8 @@ from herbrand.evaluators.incremental.elastic_rules import (
     seed_name,
     universe_name,
 )
-from herbrand.evaluators.incremental.elastic_state import NEVER, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER
+from herbrand.evaluators.incremental.elastic_universe import Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, RowIndex
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation

@@ -34,7 +34,7 @@ from functools import partial
 import numpy as np
 
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
-from herbrand.evaluators.incremental.elastic_state import Universe
+from herbrand.evaluators.incremental.elastic_universe import Universe
 from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.contracts import IndexBacking

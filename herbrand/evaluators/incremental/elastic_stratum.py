@@ -51,7 +51,8 @@ from herbrand.evaluators.incremental.elastic_derivations import (
 from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_kernels import CHANGE, GROWTH
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
-from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, Universe
+from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN
+from herbrand.evaluators.incremental.elastic_universe import Universe
 from herbrand.evaluators.incremental.row_index import ABSENT, position_sums, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation

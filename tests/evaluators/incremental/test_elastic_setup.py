@@ -7,7 +7,7 @@ import pytest
 
 from herbrand.evaluators.incremental.elastic_budget import Abandoned, SwitchBudget
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
-from herbrand.evaluators.incremental.elastic_state import Universe
+from herbrand.evaluators.incremental.elastic_universe import Universe
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation
 from herbrand.indexes.sorted_vector import SortedVectorIndex
