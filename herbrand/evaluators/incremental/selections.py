@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.incremental.counting_selections import selected_rows
 from herbrand.evaluators.incremental.programs import with_body
 from herbrand.evaluators.incremental.relation_sets import RelationSet
 from herbrand.evaluators.relational import RelationalEvaluator
@@ -53,18 +54,9 @@ def _selection(literal: Literal) -> tuple[tuple[tuple[int, int], ...], tuple]:
 
 
 def _view(relation: Relation, constants: tuple[tuple[int, int], ...]) -> Relation:
-    """The rows of ``relation`` with those values, without those columns. O(n)."""
-    return Relation(_selected(relation.columns, constants), unique=True)
-
-
-def _selected(columns: np.ndarray, constants: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """The rows of the (arity, n) batch ``columns`` with those values, without those
-    columns. O(n)."""
-    mask = np.ones(columns.shape[1], dtype=bool)
-    for column, value in constants:
-        mask &= columns[column] == value
-    kept = [c for c in range(columns.shape[0]) if c not in dict(constants)]
-    return columns[kept][:, mask]
+    """The rows of ``relation`` with those values, without those columns
+    (``counting_selections.selected_rows``). O(n)."""
+    return Relation(selected_rows(relation.columns, constants), unique=True)
 
 
 class KeptSelections:
@@ -115,7 +107,7 @@ class KeptSelections:
                 del views[name]
                 continue
             # a batch holding none of the selection's rows leaves its view as it is: no probe
-            gone, fresh = _selected(removed, constants), _selected(added, constants)
+            gone, fresh = selected_rows(removed, constants), selected_rows(added, constants)
             shrunk, gone = view.remove(gone) if gone.shape[1] else (view, gone)
             grown, fresh = shrunk.insert(fresh) if fresh.shape[1] else (shrunk, fresh)
             if self._evaluator is not None and grown is not view:

@@ -99,7 +99,7 @@ def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monk
     selected = counting_selections._selected(columns, wanted)
     assert passes == [200]  # the three of column 1 together; column 2's alone, a scan
     for constants in wanted:
-        alone = counting_selections._select(columns, constants)
+        alone = counting_selections.selected_rows(columns, constants)
         assert selected[constants].tolist() == alone.tolist(), constants
 
 

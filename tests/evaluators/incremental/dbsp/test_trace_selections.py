@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.counting_selections import _select
+from herbrand.evaluators.incremental.counting_selections import selected_rows
 from herbrand.evaluators.incremental.dbsp import trace_selections
 from herbrand.evaluators.incremental.dbsp.engine import DbspEngine
 from herbrand.evaluators.incremental.dbsp.trace import Trace
@@ -30,7 +30,7 @@ def _assert_selections(trace: Trace) -> None:
     for constants in CONSTANTS:
         for i in range(-1, len(trace.offsets) + 1):
             got = trace.selected(constants, i).columns
-            assert np.array_equal(got, _select(trace.value(i).columns, constants)), (constants, i)
+            assert np.array_equal(got, selected_rows(trace.value(i).columns, constants)), (constants, i)
 
 
 @settings(max_examples=50, deadline=None)
