@@ -53,6 +53,50 @@ def test_the_cause_chain_is_read_even_when_a_message_cannot_be():
     assert "\n" not in str(failure)
 
 
+class _Gateway:
+    """pyspark's gateway as ``driver_exit_code`` reads it: its JVM process (``proc``) exited
+    with ``code`` (None: it still runs)."""
+
+    def __init__(self, code):
+        self.proc = self
+        self.code = code
+
+    def wait(self, timeout):
+        if self.code is None:
+            raise subprocess.TimeoutExpired("java", timeout)
+        return self.code
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    (52, "ran out of memory on local[1] (its JVM exited with code 52, Spark's for "
+         "java.lang.OutOfMemoryError); spark.driver.memory is 512m"),
+    (-9, "stopped on local[1]: its JVM died mid-run (exit code -9), most likely out of memory"),
+])
+def test_a_broken_connection_to_a_jvm_that_exited_names_its_exit(monkeypatch, code, said):
+    """The texts Python sees of a dying JVM depend on when it stops answering: a reset socket
+    says nothing of memory, but the JVM's exit code does."""
+    from pyspark import SparkContext
+
+    monkeypatch.setattr(SparkContext, "_gateway", _Gateway(code))
+    with pytest.raises(BackendMemoryError) as raised, \
+            failures_reported("local[1]", {"spark.driver.memory": "512m"}):
+        raise ConnectionResetError(104, "Connection reset by peer")
+    assert said in str(raised.value)
+    assert isinstance(raised.value.__cause__, ConnectionResetError)
+
+
+def test_a_failure_with_a_running_or_no_jvm_passes_unchanged(monkeypatch):
+    from pyspark import SparkContext
+
+    for gateway in (_Gateway(None), None):
+        monkeypatch.setattr(SparkContext, "_gateway", gateway)
+        with pytest.raises(ConnectionResetError), failures_reported("local[1]", {}):
+            raise ConnectionResetError(104, "Connection reset by peer")
+    monkeypatch.setattr(SparkContext, "_gateway", _Gateway(52))
+    with pytest.raises(ValueError), failures_reported("local[1]", {}):
+        raise ValueError("a failure that broke no connection")
+
+
 def test_a_driver_below_sparks_floor_is_named():
     text = "java.lang.IllegalArgumentException: System memory 209715200 must be at least 471859200"
     failure = memory_failure(RuntimeError(text), "local[*]", {"spark.driver.memory": "200m"})
@@ -107,6 +151,6 @@ def test_a_run_that_exhausts_the_driver_heap_says_which_setting_to_raise(tmp_pat
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=600)
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1, result.stdout + result.stderr[-2000:]
+    assert len(lines) == 1, f"exit {result.returncode}\n{result.stdout}{result.stderr[-4000:]}"
     assert "spark.driver.memory is 512m: raise it with --spark-conf spark.driver.memory" \
         in lines[0]
