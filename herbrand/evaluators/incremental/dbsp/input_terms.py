@@ -133,6 +133,21 @@ class InputTerms:
                              else union(before, positions))
         return kept
 
+    def last_change(self, traces: Mapping[str, Trace],
+                    kept: Mapping[str, np.ndarray | None]) -> int:
+        """The last iteration at which the terms' sum can change (``changes``), given the
+        positions ``kept`` keeps: 0 when no term reads a kept row, else 1 + the last
+        iteration of the previous epoch's traces (``traces``) whose slice holds one.
+        O(terms)."""
+        last = 0
+        for r, positions in kept.items():
+            offsets = traces[r].offsets
+            if positions is None:
+                last = max(last, len(offsets))
+            elif len(positions):
+                last = max(last, int(np.searchsorted(offsets, positions[-1], side="right")) + 1)
+        return last
+
     def changes(self, i: int, slices: Callable[[str, int], Relation],
                 evaluation: Callable[[Mapping[str, Relation]], LiftedEvaluation],
                 rules: Sequence[LiftedRule]) -> dict[str, ZSet]:
