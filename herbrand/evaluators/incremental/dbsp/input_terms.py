@@ -50,6 +50,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import union
+from herbrand.evaluators.incremental.counting_selections import (
+    Constants,
+    holding,
+    integer_constants,
+)
 from herbrand.evaluators.incremental.dbsp.operators import LiftedEvaluation, LiftedRule, old_name
 from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -60,6 +65,9 @@ from herbrand.framework.syntax import Literal, Rule, Var
 from herbrand.translators.join_ordering import DELTA_PREFIX
 
 Term = tuple[tuple[int, ...], Rule]
+# per delta literal of a term: its name, its integer constants and the (slice column, delta
+# column) pairs of the variables it shares with the slice's literal
+Shared = tuple[tuple[str, Constants, tuple[tuple[int, int], ...]], ...]
 
 
 def slice_name(relation: str) -> str:
@@ -76,9 +84,10 @@ class InputTerm:
     rule: int
     reads: str | None
     term: Term
-    # per delta literal of the term, the (slice column, delta column) pairs of the variables
-    # it shares with the slice's literal (none when the term reads no stratum relation)
-    shared: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    # per delta literal of the term, its constants and the (slice column, delta column) pairs
+    # of the variables it shares with the slice's literal (none when the term reads no
+    # stratum relation)
+    shared: Shared = ()
 
 
 class InputTerms:
@@ -156,13 +165,17 @@ def kept_rows(terms: Sequence[InputTerm], traces: Mapping[str, Trace],
     (``traces``), among the rows of the slices from ``start`` on, of the rows that may join
     the changes ``deltas`` (delta name -> Z-set) in one of those terms: a row is kept for a
     term when its values in the columns shared with each of the term's delta literals occur
-    in that delta (a term with an unchanged delta keeps none); None (every row) when a term
-    shares no column with its deltas. O(n) per shared column for the n rows from ``start``
-    (``matching``)."""
+    in that delta's rows holding the delta literal's constants (a term with an unchanged
+    delta, or none of whose rows holds them, keeps none); None (every row) when a term shares
+    no column with its deltas. O(n) per shared column for the n rows from ``start``
+    (``matching``), once per distinct (relation, ``InputTerm.shared``)."""
     kept: dict[str, np.ndarray | None] = {}
+    seen = set()
     for t in terms:
-        if t.reads is None or (t.reads in kept and kept[t.reads] is None):
+        if (t.reads is None or (t.reads in kept and kept[t.reads] is None)
+                or (t.reads, t.shared) in seen):
             continue
+        seen.add((t.reads, t.shared))
         trace = traces[t.reads]
         offsets = trace.offsets
         first = int(offsets[min(start, len(offsets)) - 1]) if start > 0 and len(offsets) else 0
@@ -213,9 +226,10 @@ def _input_term(at: int, read: str | None, chosen: tuple[int, ...], rule: Rule) 
                      _shared(sliced, slice_name(read)) if read else ())
 
 
-def _shared(rule: Rule, name: str) -> tuple[tuple[str, tuple[tuple[int, int], ...]], ...]:
-    """Per delta literal of ``rule``, the (column of the literal over ``name``, column of the
-    delta literal) pairs of the variables they share (the first column of each)."""
+def _shared(rule: Rule, name: str) -> Shared:
+    """Per delta literal of ``rule``, its name, its integer constants and the (column of the
+    literal over ``name``, column of the delta literal) pairs of the variables they share
+    (the first column of each)."""
     (atom,) = [e.atom for e in rule.body if isinstance(e, Literal) and e.atom.relation == name]
     columns: dict[Var, int] = {}
     for column, term in enumerate(atom.terms):
@@ -228,22 +242,28 @@ def _shared(rule: Rule, name: str) -> tuple[tuple[str, tuple[tuple[int, int], ..
             for column, term in enumerate(e.atom.terms):
                 if isinstance(term, Var) and term in columns:
                     pairs.setdefault(term, (columns[term], column))
-            out.append((e.atom.relation, tuple(pairs.values())))
+            out.append((e.atom.relation, integer_constants(e.atom), tuple(pairs.values())))
     return tuple(out)
 
 
-def _joining(columns: np.ndarray, shared: tuple[tuple[str, tuple[tuple[int, int], ...]], ...],
-             deltas: Mapping[str, ZSet]) -> np.ndarray | None:
+def _joining(columns: np.ndarray, shared: Shared, deltas: Mapping[str, ZSet]
+             ) -> np.ndarray | None:
     """The ascending positions of the (arity, n) ``columns`` whose values in each delta
-    literal's shared columns occur in that delta's (``InputTerm.shared``): none when a delta
-    is unchanged, None (all) when no column is shared. One ``matching`` pass per pair, over
-    the rows kept so far (``matching_rows``)."""
+    literal's shared columns occur in that delta's rows holding its constants
+    (``InputTerm.shared``): none when a delta is unchanged or no row of it holds them, None
+    (all) when no column is shared. One ``matching`` pass per pair, over the rows kept so far
+    (``matching_rows``)."""
     positions = None
-    for name, pairs in shared:
+    for name, constants, pairs in shared:
         delta = deltas.get(name)
         if delta is None or not len(delta):
             return _NONE
-        positions = matching_rows(columns, delta.rows, pairs, positions)
+        rows = delta.rows
+        if constants:
+            rows = rows[:, holding(rows, constants)]
+            if not rows.shape[1]:
+                return _NONE
+        positions = matching_rows(columns, rows, pairs, positions)
     return positions
 
 

@@ -64,7 +64,7 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
                and old_name("m") not in _reads(t.term[1]) for t in terms.sliced)
     # each shares with its Δm the variable it joins on: m(x, y)'s slice with Δm(y, z) by y
     by_chosen = {t.term[0]: t.shared for t in terms.sliced}
-    assert by_chosen[(1,)] == ((delta_name("m"), ((1, 0),)),)
+    assert by_chosen[(1,)] == ((delta_name("m"), (), ((1, 0),)),)
     assert {chosen for chosen, _ in terms.multiple[0]} == {(2,)}
     assert terms.multiple_read == {"m"}
 
@@ -106,3 +106,27 @@ def test_a_term_sharing_no_variable_with_its_change_keeps_every_row():
     trace = Trace.of(rows, np.array([0, 1]), [ZSet.of_set(rows)])
     kept = kept_rows(terms.terms, {"p": trace}, {delta_name("e"): ZSet.of_set(np.array([[7]]))})
     assert kept == {"p": None} and last_change({"p": trace}, kept) == 2
+
+
+def test_kept_rows_join_only_the_delta_rows_holding_its_literals_constants():
+    """``p(x), Δe(x, 1)`` keeps the rows of p whose x occurs in Δe's rows with 1 in their
+    second column: (2, 1) keeps p(2), (1, 0) keeps nothing; the same term twice is matched
+    once."""
+    rules = [LiftedRule.of(rule) for rule in parse("""
+    .decl e(x: number, k: number)
+    .decl p(x: number)
+    p(x) :- e(x, 0).
+    p(x) :- p(x), e(x, 1).
+    p(x) :- p(x), e(x, 1).
+    """).rules]
+    terms = InputTerms(rules, ["p"])
+    assert [t.shared for t in terms.terms if t.reads] == [
+        ((delta_name("e"), ((1, 1),), ((0, 0),)),)] * 2
+    rows = np.array([[1, 2]])
+    trace = Trace.of(rows, np.array([0, 1]), [ZSet.of_set(rows)])
+    delta = ZSet.of_set(np.array([[1, 2], [0, 1]]))
+    kept = kept_rows(terms.terms, {"p": trace}, {delta_name("e"): delta})
+    assert trace.relation.columns[:, kept["p"]].tolist() == [[2]]
+    assert last_change({"p": trace}, kept) == 2
+    only_zero = ZSet.of_set(np.array([[1], [0]]))
+    assert kept_rows(terms.terms, {"p": trace}, {delta_name("e"): only_zero})["p"].tolist() == []
