@@ -78,3 +78,9 @@ class CountReads:
         the next one resuming from the last. O(i - the last read's iteration)."""
         return (rows is self._rows and i < self._settled
                 and not any(len(z) for z in self._recent[self._read_at + 1:i + 1]))
+
+    def settled(self, rows: ZSet) -> bool:
+        """Whether ``holds(rows, i)`` for every later iteration i: no count of the rows read
+        last changes after that read. O(the recent changes' iterations)."""
+        return (rows is self._rows and self._settled == NEVER
+                and not any(len(z) for z in self._recent[self._read_at + 1:]))

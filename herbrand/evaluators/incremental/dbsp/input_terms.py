@@ -24,7 +24,7 @@ A slice is read under its own name (``slice_name``): the evaluator's kept indexe
 circuit's kept selections of the growing prefix R_{i-1} are not replaced by it.
 
 Before the iterations, each relation the input-driven terms read is reduced once, whole
-(``InputTerms.kept``): its trace's rows whose values, in the columns its literal shares with a
+(``kept_rows``): its trace's rows whose values, in the columns its literal shares with a
 term's delta literals, occur in those deltas (a semi-join with every delta literal, one native
 pass per shared column: ``member_kernels.matching``). A row left out joins no change, so the
 terms over a slice's kept rows derive what they derived over the slice; an iteration whose
@@ -32,7 +32,11 @@ slice keeps no row evaluates nothing (on TC over graph10000, one fresh edge kept
 262k, where each of the five slices was reduced and joined on its own). The terms read the kept
 rows as they are, with no semi-join reduction of their own: it is by the term's smallest
 literal, most often a delta the rows are kept by already (on TC over graph10000 it kept every
-row: 0.36 ms of a 1% update for nothing).
+row: 0.36 ms of a 1% update for nothing). The sliced terms (``InputTerms.sliced``: those
+reading R_{i-1} of one stratum relation once, driven by ΔR too) are read the same way while ΔR
+repeats, since their deltas are then fixed: their rows are kept from the slice where the
+repetition began (``kept_rows``' ``start``), and ``last_change`` tells the circuit when
+neither kind can change any more.
 
 Cost over an update: one scan of the trace per shared column of the input-driven terms,
 then each term over the kept rows of each slice.
@@ -46,6 +50,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import union
+from herbrand.evaluators.incremental.counting_selections import (
+    Constants,
+    holding,
+    integer_constants,
+)
 from herbrand.evaluators.incremental.dbsp.operators import LiftedEvaluation, LiftedRule, old_name
 from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -56,6 +65,9 @@ from herbrand.framework.syntax import Literal, Rule, Var
 from herbrand.translators.join_ordering import DELTA_PREFIX
 
 Term = tuple[tuple[int, ...], Rule]
+# per delta literal of a term: its name, its integer constants and the (slice column, delta
+# column) pairs of the variables it shares with the slice's literal
+Shared = tuple[tuple[str, Constants, tuple[tuple[int, int], ...]], ...]
 
 
 def slice_name(relation: str) -> str:
@@ -72,9 +84,10 @@ class InputTerm:
     rule: int
     reads: str | None
     term: Term
-    # per delta literal of the term, the (slice column, delta column) pairs of the variables
-    # it shares with the slice's literal (none when the term reads no stratum relation)
-    shared: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    # per delta literal of the term, its constants and the (slice column, delta column) pairs
+    # of the variables it shares with the slice's literal (none when the term reads no
+    # stratum relation)
+    shared: Shared = ()
 
 
 class InputTerms:
@@ -92,10 +105,7 @@ class InputTerms:
                 if len(reads) > 1 or any(lifted.factors[j].relation in stratum for j in chosen):
                     rest.append((chosen, rule))
                     continue
-                read = reads[0] if reads else None
-                sliced = _sliced(rule, read)
-                found.append(InputTerm(at, read, (chosen, sliced),
-                                       _shared(sliced, slice_name(read)) if read else ()))
+                found.append(_input_term(at, reads[0] if reads else None, chosen, rule))
             others.append(rest)
         self.terms = tuple(found)
         # per rule, the terms left to the circuit's evaluation over R_{i-1} and ΔR_{i-1}
@@ -105,33 +115,17 @@ class InputTerms:
         self.read = frozenset(r for rest in others for _, rule in rest for r in _reads(rule, olds))
         # those terms split: the ones reading R_{i-1} of at most one relation once (linear in
         # it: while ΔR repeats, an iteration adds their value over the slice dR[i-1], the
-        # ``sliced`` rules), and the others (evaluated over R_{i-1} again when it grew)
+        # ``sliced`` terms, read like input-driven ones), and the others (evaluated over
+        # R_{i-1} again when it grew)
         self.single = tuple(tuple(t for t in rest if len(_reads(t[1], olds)) <= 1)
                             for rest in others)
-        self.sliced = tuple(tuple((r, (chosen, _sliced(rule, r))) for chosen, rule in single
-                                  for r in _reads(rule, olds)) for single in self.single)
+        self.sliced = tuple(_input_term(at, r, chosen, rule)
+                            for at, single in enumerate(self.single) for chosen, rule in single
+                            for r in _reads(rule, olds))
         self.multiple = tuple(tuple(t for t in rest if len(_reads(t[1], olds)) > 1)
                               for rest in others)
         self.multiple_read = frozenset(r for rest in self.multiple for _, rule in rest
                                        for r in _reads(rule, olds))
-
-    def kept(self, traces: Mapping[str, Trace], deltas: Mapping[str, ZSet]
-             ) -> dict[str, np.ndarray | None]:
-        """Per stratum relation that input-driven terms read, the ascending positions in its
-        trace (``traces``) of the rows that may join the changes ``deltas`` (delta name ->
-        Z-set) in one of those terms: a row is kept for a term when its values in the columns
-        shared with each of the term's delta literals occur in that delta (a term with an
-        unchanged delta keeps none); None (every row) when a term shares no column with its
-        deltas. O(n) per shared column for n rows of the trace (``matching``)."""
-        kept: dict[str, np.ndarray | None] = {}
-        for t in self.terms:
-            if t.reads is None or (t.reads in kept and kept[t.reads] is None):
-                continue
-            positions = _joining(traces[t.reads].relation.columns, t.shared, deltas)
-            before = kept.get(t.reads)
-            kept[t.reads] = (positions if positions is None or before is None
-                             else union(before, positions))
-        return kept
 
     def changes(self, i: int, slices: Callable[[str, int], Relation],
                 evaluation: Callable[[Mapping[str, Relation]], LiftedEvaluation],
@@ -139,21 +133,73 @@ class InputTerms:
         """The change of the input-driven terms' sum from iteration i - 1 to ``i``, per head
         relation (none where it is empty): at 0 the terms reading no stratum relation, at
         i > 0 the others over dR[i-1]. ``slices(r, j)``: dR[j] of the previous epoch's trace
-        of ``r``, or its rows that ``kept`` keeps (a term over no row is not evaluated);
+        of ``r``, or its rows that ``kept_rows`` keeps (a term over no row is not evaluated);
         ``evaluation(old)``: a LiftedEvaluation over ``old`` with the epoch's input
         changes. O(the terms' joins over the slices)."""
-        wanted = [t for t in self.terms if (t.reads is None) == (i == 0)]
-        parts = {r: slices(r, i - 1) for r in {t.reads for t in wanted} - {None}}
-        wanted = [t for t in wanted if t.reads is None or len(parts[t.reads])]
-        if not wanted:
-            return {}
-        step = evaluation({slice_name(r): part for r, part in parts.items()})
-        out: dict[str, ZSet] = {}
-        for t in wanted:
-            head = rules[t.rule].head
-            value = step.change(rules[t.rule], (t.term,))
-            out[head] = out[head] + value if head in out else value
-        return out
+        return evaluated([t for t in self.terms if (t.reads is None) == (i == 0)], i, slices,
+                         evaluation, rules)
+
+
+def evaluated(wanted: Sequence[InputTerm], i: int, slices: Callable[[str, int], Relation],
+              evaluation: Callable[[Mapping[str, Relation]], LiftedEvaluation],
+              rules: Sequence[LiftedRule]) -> dict[str, ZSet]:
+    """The sum of the terms ``wanted`` over the slices ``slices(r, i - 1)`` of the relations
+    they read (``InputTerms.changes``), per head relation (none where it is empty); a term
+    whose slice holds no row is not evaluated. O(the terms' joins over the slices)."""
+    parts = {r: slices(r, i - 1) for r in {t.reads for t in wanted} - {None}}
+    wanted = [t for t in wanted if t.reads is None or len(parts[t.reads])]
+    if not wanted:
+        return {}
+    step = evaluation({slice_name(r): part for r, part in parts.items()})
+    out: dict[str, ZSet] = {}
+    for t in wanted:
+        head = rules[t.rule].head
+        value = step.change(rules[t.rule], (t.term,))
+        out[head] = out[head] + value if head in out else value
+    return out
+
+
+def kept_rows(terms: Sequence[InputTerm], traces: Mapping[str, Trace],
+              deltas: Mapping[str, ZSet], start: int = 0) -> dict[str, np.ndarray | None]:
+    """Per stratum relation that ``terms`` read, the ascending positions in its trace
+    (``traces``), among the rows of the slices from ``start`` on, of the rows that may join
+    the changes ``deltas`` (delta name -> Z-set) in one of those terms: a row is kept for a
+    term when its values in the columns shared with each of the term's delta literals occur
+    in that delta's rows holding the delta literal's constants (a term with an unchanged
+    delta, or none of whose rows holds them, keeps none); None (every row) when a term shares
+    no column with its deltas. O(n) per shared column for the n rows from ``start``
+    (``matching``), once per distinct (relation, ``InputTerm.shared``)."""
+    kept: dict[str, np.ndarray | None] = {}
+    seen = set()
+    for t in terms:
+        if (t.reads is None or (t.reads in kept and kept[t.reads] is None)
+                or (t.reads, t.shared) in seen):
+            continue
+        seen.add((t.reads, t.shared))
+        trace = traces[t.reads]
+        offsets = trace.offsets
+        first = int(offsets[min(start, len(offsets)) - 1]) if start > 0 and len(offsets) else 0
+        positions = _joining(trace.relation.columns[:, first:], t.shared, deltas)
+        if positions is not None:
+            positions = positions + first
+        before = kept.get(t.reads)
+        kept[t.reads] = (positions if positions is None or before is None
+                         else union(before, positions))
+    return kept
+
+
+def last_change(traces: Mapping[str, Trace], kept: Mapping[str, np.ndarray | None]) -> int:
+    """The last iteration at which terms over the slices of ``kept``'s rows (``kept_rows``)
+    can change: 0 when it keeps no row, else 1 + the last iteration of the previous epoch's
+    traces (``traces``) whose slice holds one. O(relations)."""
+    last = 0
+    for r, positions in kept.items():
+        offsets = traces[r].offsets
+        if positions is None:
+            last = max(last, len(offsets))
+        elif len(positions):
+            last = max(last, int(np.searchsorted(offsets, positions[-1], side="right")) + 1)
+    return last
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -172,9 +218,18 @@ def kept_slice(trace: Trace, kept: np.ndarray | None, j: int) -> Relation:
     return Relation(np.take(columns, kept[lo:hi], axis=1), unique=True)
 
 
-def _shared(rule: Rule, name: str) -> tuple[tuple[str, tuple[tuple[int, int], ...]], ...]:
-    """Per delta literal of ``rule``, the (column of the literal over ``name``, column of the
-    delta literal) pairs of the variables they share (the first column of each)."""
+def _input_term(at: int, read: str | None, chosen: tuple[int, ...], rule: Rule) -> InputTerm:
+    """The term (``chosen``, ``rule``) of the ``at``-th rule reading the slice of ``read``
+    (None: no stratum relation) in place of its old value."""
+    sliced = _sliced(rule, read)
+    return InputTerm(at, read, (chosen, sliced),
+                     _shared(sliced, slice_name(read)) if read else ())
+
+
+def _shared(rule: Rule, name: str) -> Shared:
+    """Per delta literal of ``rule``, its name, its integer constants and the (column of the
+    literal over ``name``, column of the delta literal) pairs of the variables they share
+    (the first column of each)."""
     (atom,) = [e.atom for e in rule.body if isinstance(e, Literal) and e.atom.relation == name]
     columns: dict[Var, int] = {}
     for column, term in enumerate(atom.terms):
@@ -187,22 +242,28 @@ def _shared(rule: Rule, name: str) -> tuple[tuple[str, tuple[tuple[int, int], ..
             for column, term in enumerate(e.atom.terms):
                 if isinstance(term, Var) and term in columns:
                     pairs.setdefault(term, (columns[term], column))
-            out.append((e.atom.relation, tuple(pairs.values())))
+            out.append((e.atom.relation, integer_constants(e.atom), tuple(pairs.values())))
     return tuple(out)
 
 
-def _joining(columns: np.ndarray, shared: tuple[tuple[str, tuple[tuple[int, int], ...]], ...],
-             deltas: Mapping[str, ZSet]) -> np.ndarray | None:
+def _joining(columns: np.ndarray, shared: Shared, deltas: Mapping[str, ZSet]
+             ) -> np.ndarray | None:
     """The ascending positions of the (arity, n) ``columns`` whose values in each delta
-    literal's shared columns occur in that delta's (``InputTerm.shared``): none when a delta
-    is unchanged, None (all) when no column is shared. One ``matching`` pass per pair, over
-    the rows kept so far (``matching_rows``)."""
+    literal's shared columns occur in that delta's rows holding its constants
+    (``InputTerm.shared``): none when a delta is unchanged or no row of it holds them, None
+    (all) when no column is shared. One ``matching`` pass per pair, over the rows kept so far
+    (``matching_rows``)."""
     positions = None
-    for name, pairs in shared:
+    for name, constants, pairs in shared:
         delta = deltas.get(name)
         if delta is None or not len(delta):
             return _NONE
-        positions = matching_rows(columns, delta.rows, pairs, positions)
+        rows = delta.rows
+        if constants:
+            rows = rows[:, holding(rows, constants)]
+            if not rows.shape[1]:
+                return _NONE
+        positions = matching_rows(columns, rows, pairs, positions)
     return positions
 
 

@@ -17,7 +17,7 @@ from herbrand.framework.errors import EvaluationError, StratificationError, Unsa
 from herbrand.framework.oracle import oracle_materialize
 from herbrand.framework.parser import parse
 from herbrand.framework.syntax import Literal
-from herbrand.framework.testing import IncrementalSession
+from herbrand.framework.testing import IncrementalSession, encode_facts
 from tests.evaluators.incremental.dbsp.test_circuit import _traces
 
 PROGRAM = """
@@ -149,6 +149,43 @@ def test_iterations_whose_terms_read_repeated_inputs_reuse_their_value(monkeypat
     session.update(insert={"e": [(99, 99)]})
     assert len(evaluated) == 2
     _check_against_oracle(session, PROGRAM)
+
+
+SQUARED = """
+.decl e(x: number, y: number)
+.decl p(x: number, y: number)
+p(x, y) :- e(x, y).
+p(x, z) :- p(x, y), p(y, z).
+"""
+
+
+@pytest.mark.parametrize(("text", "edge", "iterations"), [
+    (PROGRAM, (99, 99), 2), (PROGRAM, (14, 15), 16), (SQUARED, (99, 99), 2),
+    (SQUARED, (14, 15), 6)])
+def test_an_update_stops_once_no_term_can_change_and_its_counts_hold(monkeypatch, text, edge,
+                                                                      iterations):
+    """A fresh self-loop e(99, 99) changes the closure at iterations 0 and 1 only: Δe keeps
+    no row of tc's trace, and p's terms over its old value, read slice by slice while ΔR
+    repeats, keep none either; the new row has no count that changes later. So the update
+    stops at 1 (two iterations), not at the trace's depth (14 for tc, 5 for p). e(14, 15)
+    joins tc(0, 14), first derived at 13, and p(0, 14) at 4: those updates run past them.
+    All leave the oracle's relations and the traces a bootstrap makes."""
+    session = IncrementalSession(DbspEngine, text, {"e": CHAIN})
+    runs = []
+    retraced = StratumCircuit._retraced
+
+    def counted(self, trace, dx_stream, x_stream, moves):
+        if {"tc", "p"} & set(self.relations):
+            runs.append(len(dx_stream))
+        return retraced(self, trace, dx_stream, x_stream, moves)
+
+    monkeypatch.setattr(StratumCircuit, "_retraced", counted)
+    session.update(insert={"e": [edge]})
+    assert runs == [iterations]
+    _check_against_oracle(session, text)
+    fresh = DbspEngine()
+    fresh.bootstrap(parse(text), encode_facts(parse(text), session.facts))
+    assert _traces(session.engine) == _traces(fresh)
 
 
 def test_input_driven_terms_read_their_kept_slices_unreduced(monkeypatch):

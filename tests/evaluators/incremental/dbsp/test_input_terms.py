@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.dbsp.input_terms import InputTerms, kept_slice, slice_name
+from herbrand.evaluators.incremental.dbsp.input_terms import (
+    InputTerms,
+    kept_rows,
+    kept_slice,
+    last_change,
+    slice_name,
+)
 from herbrand.evaluators.incremental.dbsp.operators import LiftedRule, delta_name, old_name
 from herbrand.evaluators.incremental.dbsp.trace import Trace
 from herbrand.evaluators.incremental.dbsp.zset import ZSet
@@ -53,9 +59,12 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
     # twice, both Δm not at all
     single = {chosen for chosen, _ in terms.single[0]}
     assert single == {(0,), (1,), (0, 1), (0, 2), (1, 2), (0, 1, 2)}
-    assert {chosen for _, (chosen, _) in terms.sliced[0]} == {(0,), (1,), (0, 2), (1, 2)}
-    assert all(slice_name("m") in _reads(rule) and old_name("m") not in _reads(rule)
-               for _, (_, rule) in terms.sliced[0])
+    assert {t.term[0] for t in terms.sliced} == {(0,), (1,), (0, 2), (1, 2)}
+    assert all(t.rule == 0 and t.reads == "m" and slice_name("m") in _reads(t.term[1])
+               and old_name("m") not in _reads(t.term[1]) for t in terms.sliced)
+    # each shares with its Δm the variable it joins on: m(x, y)'s slice with Δm(y, z) by y
+    by_chosen = {t.term[0]: t.shared for t in terms.sliced}
+    assert by_chosen[(1,)] == ((delta_name("m"), (), ((1, 0),)),)
     assert {chosen for chosen, _ in terms.multiple[0]} == {(2,)}
     assert terms.multiple_read == {"m"}
 
@@ -69,14 +78,20 @@ def test_kept_rows_are_those_joining_the_changes():
     iteration = np.array([0, 0, 1, 1, 2, 2])
     trace = Trace.of(rows, iteration, [ZSet.of_set(rows[:, :2])])
     delta = ZSet.of_set(np.array([[3, 9], [7, 8]]))  # Δe: (3, 7), (9, 8)
-    kept = terms.kept({"tc": trace}, {delta_name("e"): delta})
+    kept = kept_rows(terms.terms, {"tc": trace}, {delta_name("e"): delta})
     columns = trace.relation.columns
     assert sorted(map(tuple, columns[:, kept["tc"]].T.tolist())) == [(1, 3), (2, 3)]
     assert kept_slice(trace, kept["tc"], 0).to_set() == frozenset()
     assert kept_slice(trace, kept["tc"], 1).to_set() == {(2, 3)}
     assert kept_slice(trace, kept["tc"], 2).to_set() == {(1, 3)}
     assert kept_slice(trace, None, 1).to_set() == {(2, 3), (3, 5)}
-    assert not len(terms.kept({"tc": trace}, {})["tc"])
+    assert not len(kept_rows(terms.terms, {"tc": trace}, {})["tc"])
+    assert last_change({"tc": trace}, kept) == 3  # a kept row at 2: the change at 3 reads it
+    # from the slice of 2 on, only (1, 3); past the trace, none
+    later = kept_rows(terms.terms, {"tc": trace}, {delta_name("e"): delta}, 2)
+    assert columns[:, later["tc"]].T.tolist() == [[1, 3]]
+    assert kept_rows(terms.terms, {"tc": trace}, {delta_name("e"): delta}, 3)["tc"].tolist() == []
+    assert last_change({"tc": trace}, {"tc": np.zeros(0, dtype=np.int64)}) == 0
 
 
 def test_a_term_sharing_no_variable_with_its_change_keeps_every_row():
@@ -89,5 +104,29 @@ def test_a_term_sharing_no_variable_with_its_change_keeps_every_row():
     terms = InputTerms(rules, ["p"])
     rows = np.array([[1, 2]])
     trace = Trace.of(rows, np.array([0, 1]), [ZSet.of_set(rows)])
-    assert terms.kept({"p": trace}, {delta_name("e"): ZSet.of_set(np.array([[7]]))}) == {
-        "p": None}
+    kept = kept_rows(terms.terms, {"p": trace}, {delta_name("e"): ZSet.of_set(np.array([[7]]))})
+    assert kept == {"p": None} and last_change({"p": trace}, kept) == 2
+
+
+def test_kept_rows_join_only_the_delta_rows_holding_its_literals_constants():
+    """``p(x), Δe(x, 1)`` keeps the rows of p whose x occurs in Δe's rows with 1 in their
+    second column: (2, 1) keeps p(2), (1, 0) keeps nothing; the same term twice is matched
+    once."""
+    rules = [LiftedRule.of(rule) for rule in parse("""
+    .decl e(x: number, k: number)
+    .decl p(x: number)
+    p(x) :- e(x, 0).
+    p(x) :- p(x), e(x, 1).
+    p(x) :- p(x), e(x, 1).
+    """).rules]
+    terms = InputTerms(rules, ["p"])
+    assert [t.shared for t in terms.terms if t.reads] == [
+        ((delta_name("e"), ((1, 1),), ((0, 0),)),)] * 2
+    rows = np.array([[1, 2]])
+    trace = Trace.of(rows, np.array([0, 1]), [ZSet.of_set(rows)])
+    delta = ZSet.of_set(np.array([[1, 2], [0, 1]]))
+    kept = kept_rows(terms.terms, {"p": trace}, {delta_name("e"): delta})
+    assert trace.relation.columns[:, kept["p"]].tolist() == [[2]]
+    assert last_change({"p": trace}, kept) == 2
+    only_zero = ZSet.of_set(np.array([[1], [0]]))
+    assert kept_rows(terms.terms, {"p": trace}, {delta_name("e"): only_zero})["p"].tolist() == []
