@@ -120,6 +120,22 @@ def test_refreshed_follows_the_formulas_over_sets(case, least):
     assert out.changed == bool(gained or dropped)
 
 
+@settings(max_examples=200, deadline=None)
+@given(_iterations())
+def test_without_a_change_of_d_k_delta_k_alone_as_iteration_1_s_run_refreshes_the_same(case):
+    """``Walk._searched_runs``: with no change of D_k, every touched tuple is of plus_{k-1}
+    or minus_{k-1}, so no earlier run is searched and Δ_k alone, passed as the run of an
+    iteration 1, gives the same result as every old run."""
+    runs, k, counts, _, plus, minus, layout = case
+    packed = _packed(counts, layout)
+    whole = _call(runs, k, counts, {}, plus, minus, packed=packed)
+    first = runs[k - 1] if k <= len(runs) else set()
+    alone = _call([first], 1, counts, {}, plus, minus, packed=packed)
+    for field in ("first", "plus", "minus", "gained", "dropped"):
+        assert getattr(alone, field).tolist() == getattr(whole, field).tolist(), field
+    assert alone.patch is whole.patch is None and alone.counts is whole.counts is packed
+
+
 def test_a_change_within_the_budget_patches_the_base_and_keeps_new_keys_pending():
     # D_1 = {1: 2, 3: 1, 5: 1}; the change: 3 drops to 0 (a zero of the base), 4 is new
     out = _call([{1, 3, 5}], 1, {1: 2, 3: 1, 5: 1}, {3: -1, 4: 2}, set(), set())
