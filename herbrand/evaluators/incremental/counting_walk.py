@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
-from herbrand.evaluators.incremental.counting_merge import spliced
+from herbrand.evaluators.incremental.counting_merge import found_in, spliced
 from herbrand.evaluators.incremental.counting_refresh import refreshed
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
@@ -329,14 +329,18 @@ class Walk:
                                 else np.zeros(0, dtype=np.int64))
         return self._keys[name]
 
-    def _searched_runs(self, name: str, changed: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    def _searched_runs(self, name: str, change: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """(keys, ends, k) of the old runs for ``refreshed`` in iteration k (every run packs;
-        ``changed``: whether D_k has a change): Δ_k alone, as the run of an iteration 1, when
-        no touched tuple's membership of X_{k-1} needs a search, that is when k is 1 or D_k
-        has no change (the touched tuples are then plus_{k-1}'s, not in X_{k-1}, and
-        minus_{k-1}'s, in it; on a one-fact update, every iteration): O(1). Else all of them
+        ``change``: the keys of D_k's change): Δ_k alone, as the run of an iteration 1, when
+        no touched tuple's membership of X_{k-1} needs a search, that is when k is 1 or every
+        key of the change is of plus_{k-1}, not in X_{k-1}, or of minus_{k-1}, in it (on a
+        one-fact update, every iteration): O(1), plus a search of the change's keys when
+        there are no more of them than of plus_{k-1} and minus_{k-1}. Else all of them
         (``_old_keys``: a copy of X's keys once per walk)."""
-        if self.k == 1 or not changed:
+        plus, minus = self.plus[name].data[0], self.minus[name].data[0]
+        if self.k == 1 or not len(change) or (
+                len(change) <= len(plus) + len(minus)
+                and (found_in(plus, change) | found_in(minus, change)).all()):
             first = self._old_first(name, self.k).data[0]
             return first, np.array([len(first)], dtype=np.int64), 1
         return self._old_keys(name), self.old_ends[name], self.k
@@ -347,10 +351,10 @@ class Walk:
         minus, gained and dropped, and records the patch of D_k's base D'_k needs in
         ``patches``. D_k itself when there is no change of it."""
         codec = self.codecs[name]
-        empty = self.empty[name].data[0]
-        out = refreshed(counts, empty if run is None else run.data[0],
-                        empty if run is None else weights, self.plus[name].data[0],
-                        self.minus[name].data[0], *self._searched_runs(name, run is not None))
+        change = self.empty[name].data[0] if run is None else run.data[0]
+        out = refreshed(counts, change, change if run is None else weights,
+                        self.plus[name].data[0], self.minus[name].data[0],
+                        *self._searched_runs(name, change))
         for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
                            (self.gained, out.gained), (self.dropped, out.dropped)):
             runs[name] = SortedRun(codec, rows[None, :], True)

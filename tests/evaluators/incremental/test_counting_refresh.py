@@ -122,18 +122,18 @@ def test_refreshed_follows_the_formulas_over_sets(case, least):
 
 @settings(max_examples=200, deadline=None)
 @given(_iterations())
-def test_without_a_change_of_d_k_delta_k_alone_as_iteration_1_s_run_refreshes_the_same(case):
-    """``Walk._searched_runs``: with no change of D_k, every touched tuple is of plus_{k-1}
-    or minus_{k-1}, so no earlier run is searched and Δ_k alone, passed as the run of an
-    iteration 1, gives the same result as every old run."""
-    runs, k, counts, _, plus, minus, layout = case
-    packed = _packed(counts, layout)
-    whole = _call(runs, k, counts, {}, plus, minus, packed=packed)
+def test_a_change_within_plus_and_minus_refreshes_the_same_with_delta_k_alone(case):
+    """``Walk._searched_runs``: when every key of D_k's change is of plus_{k-1} or
+    minus_{k-1} (or there is none), so is every touched tuple, no earlier run is searched,
+    and Δ_k alone, passed as the run of an iteration 1, gives what every old run gives."""
+    runs, k, counts, delta, plus, minus, layout = case
+    delta = {key: weight for key, weight in delta.items() if key in plus | minus}
+    whole = _call(runs, k, counts, delta, plus, minus, layout)
     first = runs[k - 1] if k <= len(runs) else set()
-    alone = _call([first], 1, counts, {}, plus, minus, packed=packed)
+    alone = _call([first], 1, counts, delta, plus, minus, layout)
     for field in ("first", "plus", "minus", "gained", "dropped"):
         assert getattr(alone, field).tolist() == getattr(whole, field).tolist(), field
-    assert alone.patch is whole.patch is None and alone.counts is whole.counts is packed
+    assert _committed(alone) == _committed(whole)
 
 
 def test_a_change_within_the_budget_patches_the_base_and_keeps_new_keys_pending():
