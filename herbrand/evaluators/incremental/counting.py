@@ -119,6 +119,7 @@ class VariantGroup:
 
     @classmethod
     def of(cls, delta: str, variants: tuple[SignedRule, ...]) -> VariantGroup:
+        """The group of ``variants``, which all read ``delta`` first. O(variants · body)."""
         reads = frozenset(lit.atom.relation for signed in variants
                           for lit, _ in rule_literals(signed.rule))
         changes = frozenset(name for name in reads if name[:name.find(":") + 1] in _CHANGES)
