@@ -98,11 +98,15 @@ _CHANGES = frozenset({PLUS, MINUS, PLUS_PREV, MINUS_PREV, GAINED, DROPPED})
 @dataclass(frozen=True)
 class VariantGroup:
     """The signed variants whose first literal reads ``delta`` (they derive nothing while it
-    is empty), and every relation they read."""
+    is empty), every relation they read, the changes between the states among those
+    (``changes``) and the (change, integer constants) of their literals over one
+    (``constants``): what ``CountingEngine._signed`` checks, found once."""
 
     delta: str
     variants: tuple[SignedRule, ...]
     reads: frozenset[str]
+    changes: frozenset[str]
+    constants: frozenset[tuple[str, tuple[tuple[int, int], ...]]]
 
     @classmethod
     def grouped(cls, variants: list[SignedRule]) -> tuple[VariantGroup, ...]:
@@ -111,9 +115,17 @@ class VariantGroup:
         groups: dict[str, list[SignedRule]] = {}
         for signed in variants:
             groups.setdefault(signed.delta, []).append(signed)
-        return tuple(cls(delta, tuple(group), frozenset(
-            lit.atom.relation for signed in group for lit, _ in rule_literals(signed.rule)))
-            for delta, group in groups.items())
+        return tuple(cls.of(delta, tuple(group)) for delta, group in groups.items())
+
+    @classmethod
+    def of(cls, delta: str, variants: tuple[SignedRule, ...]) -> VariantGroup:
+        """The group of ``variants``, which all read ``delta`` first. O(variants · body)."""
+        reads = frozenset(lit.atom.relation for signed in variants
+                          for lit, _ in rule_literals(signed.rule))
+        changes = frozenset(name for name in reads if name[:name.find(":") + 1] in _CHANGES)
+        return cls(delta, variants, reads, changes, frozenset(
+            literal for signed in variants for literal in signed.reads.literals
+            if literal[1] and literal[0] in changes))
 
 
 class CountingEngine(StoredEngine):
@@ -263,8 +275,7 @@ class CountingEngine(StoredEngine):
                 continue
             needed = set(whole_reads).union(*(group.reads for group in active))
             instance = new.with_relations({**fixed, **walk.reads(needed)})
-            parts = self._signed([s for group in active for s in group.variants], instance,
-                                 reducible, walk.bounds_of)
+            parts = self._signed(active, instance, reducible, walk.bounds_of)
             whole_change = self._whole(whole, instance, old, relations)
             deltas = {}
             for name in relations:
@@ -360,21 +371,23 @@ class CountingEngine(StoredEngine):
         finally:
             self._selections.release(rewrites=False)
 
-    def _signed(self, signed: list[SignedRule], instance: Database, reducible: frozenset[str],
+    def _signed(self, groups: list[VariantGroup], instance: Database, reducible: frozenset[str],
                 bounds: Callable[[str], np.ndarray | None]) -> dict[str, list[weighted.Weighted]]:
-        """The derivations of the signed rules, weighted, one evaluator call per sign. A rule
-        with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer constants
-        no row of it holds derives nothing and is left out (``RuleReads.may_derive``: on RDFS,
-        most rules read one predicate; each constant is looked up once per call, ``held``); the
+        """The derivations of the groups' signed rules, weighted, one evaluator call per sign.
+        A rule with a literal over a change (``@plus:``, ``@gained:``, ...) whose integer
+        constants no row of it holds derives nothing and is left out (``RuleReads.may_derive``:
+        on RDFS, most rules read one predicate; each constant is looked up once per call,
+        ``held``, only the changes the groups read are looked at: ``VariantGroup``); the
         others' atoms over the ``reducible`` relations (those replaced in each iteration) read
         semi-join reductions by the change (``counting_semijoins``; a reduction by values
         outside the ``bounds`` of a run's columns is empty without a scan), their constant
         atoms over the large relations kept selections (``counting_selections``)."""
-        changes = {name: instance[name].columns for name in instance
-                   if name[:name.find(":") + 1] in _CHANGES}
-        seen = held(changes, {literal for s in signed for literal in s.reads.literals
-                              if literal[1] and literal[0] in changes})
-        signed = [s for s in signed if s.reads.may_derive(changes, {}, seen)]
+        names = frozenset().union(*(group.changes for group in groups))
+        changes = {name: instance[name].columns for name in names if name in instance}
+        seen = held(changes, [key for key in frozenset().union(*(g.constants for g in groups))
+                              if key[0] in changes])
+        signed = [s for group in groups for s in group.variants
+                  if s.reads.may_derive(changes, {}, seen)]
         parts: dict[str, list[weighted.Weighted]] = {}
         for sign in (1, -1):
             rules = [s.rule for s in signed if s.sign == sign]

@@ -58,14 +58,20 @@ _DELTA, _PLUS, _MINUS = 1, 2, 4
 _LARGEST = 9223372036854775807
 # the entries ``_gallop_near`` compares before it gallops
 _WINDOW = 8
-# D_k's counts (its base's and pending ones) and D'_k's of one of four integer types
-_SIGNATURE = ("Tuple((i8[::1], {0}[::1], i8[::1], {0}[::1], i8[::1], {0}[::1], i8[::1], i8[::1], "
-              "i8[::1], i8[::1], i8[::1], i8[::1]))"
+# D_k's counts (its base's and pending ones) and D'_k's of one of four integer types; the
+# kernel returns five arrays (a call costs about 1 us per array returned): the scratch (the
+# sizes, then the patch's positions, plus_k, minus_k, gained and dropped, n slots each),
+# the patch's counts, Δ'_k, and D'_k's pending (patched) or base (rebased) keys and counts
+_SIGNATURE = ("Tuple((i8[::1], {0}[::1], i8[::1], i8[::1], {0}[::1]))"
               "(i8[::1], {0}[::1], i8[::1], {0}[::1], i8, i8[::1], i8[::1], i8[::1], i8[::1], "
               "i8[::1], i8[::1], i8, i8, i8)")
-# the sizes the kernel returns, by index
+# the sizes at the scratch's start, by index
 _MODE, _MERGED, _PATCHES, _PENDING, _ZEROS, _FIRST, _PLUS_K, _MINUS_K, _GAINED, _DROPPED = range(10)
 _NEGATIVE, _OVERFLOW = 10, 11
+_SIZES = 12
+# the scratch's parts after the sizes, n slots each, in order (by the index of their size)
+_SCRATCH_PARTS = (_PATCHES, _PLUS_K, _MINUS_K, _GAINED, _DROPPED)
+_PARTS = len(_SCRATCH_PARTS)
 # D'_k: D_k itself, D_k's base patched (pending rebuilt), or one merged base
 _KEPT, _PATCHED, _REBASED = 0, 1, 2
 
@@ -234,7 +240,14 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
     n, e, p = touched.shape[0], keys.shape[0], pending_keys.shape[0]
     positions, olds, sums = _summed(keys, counts, pending_keys, pending_counts, touched, flags,
                                     delta_counts)
-    sizes = np.zeros(12, dtype=np.int64)
+    scratch = np.empty(_SIZES + _PARTS * n, dtype=np.int64)
+    sizes = scratch[:_SIZES]
+    sizes[:] = 0
+    patch_positions = scratch[_SIZES:_SIZES + n]
+    plus_k = scratch[_SIZES + n:_SIZES + 2 * n]
+    minus_k = scratch[_SIZES + 2 * n:_SIZES + 3 * n]
+    gained = scratch[_SIZES + 3 * n:_SIZES + 4 * n]
+    dropped = scratch[_SIZES + 4 * n:_SIZES + 5 * n]
     nothing, no_counts = np.empty(0, dtype=np.int64), np.empty(0, dtype=counts.dtype)
     for t in range(n):
         if sums[t] < 0:
@@ -242,8 +255,7 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
         elif sums[t] > high:
             sizes[_OVERFLOW] = 1
     if sizes[_NEGATIVE] or sizes[_OVERFLOW]:
-        return (nothing, no_counts, nothing, no_counts, nothing, no_counts, nothing, nothing,
-                nothing, nothing, nothing, sizes)
+        return scratch, no_counts, nothing, nothing, no_counts
     # D'_k is D_k when there is no change of it (touched by plus or minus only); else the
     # base patched while its zeros and the pending entries stay within the budget
     zeros_after, pending_after = zeros, p
@@ -261,23 +273,20 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
                 elif sums[t] == 0 and olds[t] > 0:
                     pending_after -= 1
         sizes[_MODE] = _PATCHED if zeros_after + pending_after <= budget else _REBASED
-    merged_keys, merged_counts = nothing, no_counts
-    patch_positions, patch_counts, out_pending, out_pending_counts = (
-        nothing, no_counts, nothing, no_counts)
+    patch_counts, out_keys, out_counts = no_counts, nothing, no_counts
     if sizes[_MODE] == _PATCHED:
-        patch_positions = np.empty(n, dtype=np.int64)
         patch_counts = np.empty(n, dtype=counts.dtype)
-        out_pending = np.empty(pending_after, dtype=np.int64)
-        out_pending_counts = np.empty(pending_after, dtype=counts.dtype)
+        out_keys = np.empty(pending_after, dtype=np.int64)
+        out_counts = np.empty(pending_after, dtype=counts.dtype)
         sizes[_PATCHES] = _patched(keys, pending_keys, pending_counts, touched, flags,
                                    positions, olds, sums, patch_positions,
-                                   patch_counts, out_pending, out_pending_counts)
+                                   patch_counts, out_keys, out_counts)
         sizes[_PENDING], sizes[_ZEROS] = pending_after, zeros_after
     elif sizes[_MODE] == _REBASED:
-        merged_keys = np.empty(e + p + n, dtype=np.int64)
-        merged_counts = np.empty(e + p + n, dtype=counts.dtype)
+        out_keys = np.empty(e + p + n, dtype=np.int64)
+        out_counts = np.empty(e + p + n, dtype=counts.dtype)
         sizes[_MERGED] = _rebased(keys, counts, pending_keys, pending_counts, touched, sums,
-                                  merged_keys, merged_counts)
+                                  out_keys, out_counts)
     # the old runs: X_{k-1} is the runs of iterations 1..k-1, Δ_k the k-th (disjoint)
     runs = ends.shape[0]
     before = min(k - 1, runs)
@@ -290,10 +299,6 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
     searched = first_lo  # in Δ_k: galloped to
     moves = np.zeros(n, dtype=np.int8)  # 1: joins Δ'_k, 2: leaves it
     places = np.empty(n, dtype=np.int64)  # of the touched keys in Δ_k
-    plus_k = np.empty(n, dtype=np.int64)
-    minus_k = np.empty(n, dtype=np.int64)
-    gained = np.empty(n, dtype=np.int64)
-    dropped = np.empty(n, dtype=np.int64)
     npl = nmi = ng = ndr = 0
     for t in range(n):
         x = touched[t]
@@ -350,8 +355,7 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
         nf += first_hi - copied
     sizes[_FIRST], sizes[_PLUS_K], sizes[_MINUS_K] = nf, npl, nmi
     sizes[_GAINED], sizes[_DROPPED] = ng, ndr
-    return (merged_keys, merged_counts, patch_positions, patch_counts, out_pending,
-            out_pending_counts, new_first, plus_k, minus_k, gained, dropped, sizes)
+    return scratch, patch_counts, new_first, out_keys, out_counts
 
 
 @dataclass(frozen=True)
@@ -390,19 +394,23 @@ def refreshed(counts: PackedCounts, delta_keys: np.ndarray, delta_counts: np.nda
     count the change makes negative (a bug of the caller)."""
     while True:
         pending_keys, pending_counts = counts.pending_entries()
-        out = _refreshed(counts.data[0], counts.counts, pending_keys, pending_counts,
-                         counts.zeros, delta_keys, delta_counts, plus, minus, firsts, ends, k,
-                         int(np.iinfo(counts.counts.dtype).max), counts.budget())
-        sizes = out[11].tolist()
+        scratch, patch_counts, first, keys, values = _refreshed(
+            counts.data[0], counts.counts, pending_keys, pending_counts, counts.zeros,
+            delta_keys, delta_counts, plus, minus, firsts, ends, k,
+            int(np.iinfo(counts.counts.dtype).max), counts.budget())
+        sizes = scratch[:_SIZES].tolist()
         assert not sizes[_NEGATIVE], "a derivation count below zero"
         if not sizes[_OVERFLOW]:
             break
         counts = counts.widened()
+    n = (len(scratch) - _SIZES) // _PARTS
+    patch_positions, plus_k, minus_k, gained, dropped = (
+        scratch[_SIZES + part * n:_SIZES + part * n + sizes[size]]
+        for part, size in enumerate(_SCRATCH_PARTS))
     patch = None
     if sizes[_MODE] == _PATCHED:
-        patch = (counts.counts, out[2][:sizes[_PATCHES]], out[3][:sizes[_PATCHES]])
-        counts = counts.patched(out[4], out[5], sizes[_ZEROS])
+        patch = (counts.counts, patch_positions, patch_counts[:sizes[_PATCHES]])
+        counts = counts.patched(keys, values, sizes[_ZEROS])
     elif sizes[_MODE] == _REBASED:
-        counts = PackedCounts(out[0][None, :sizes[_MERGED]], True, out[1][:sizes[_MERGED]])
-    return Refreshed(counts, patch, *(array[:size] for array, size in zip(
-        out[6:11], sizes[_FIRST:_DROPPED + 1], strict=True)))
+        counts = PackedCounts(keys[None, :sizes[_MERGED]], True, values[:sizes[_MERGED]])
+    return Refreshed(counts, patch, first[:sizes[_FIRST]], plus_k, minus_k, gained, dropped)

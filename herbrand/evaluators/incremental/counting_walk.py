@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 
 from herbrand.evaluators.incremental import weighted
-from herbrand.evaluators.incremental.counting_merge import spliced
+from herbrand.evaluators.incremental.counting_merge import found_in, spliced
 from herbrand.evaluators.incremental.counting_refresh import refreshed
 from herbrand.evaluators.incremental.counting_rules import (
     DROPPED,
@@ -94,7 +94,7 @@ class Walk:
         self._blocks: dict[tuple[str, int], tuple[int, int]] = {}  # Δ'_m's rows in X'
         self._moves: dict[tuple[str, int], tuple[SortedRun, SortedRun]] = {}  # gained, dropped
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
-        self._keys: dict[str, np.ndarray | None] = {}  # the old runs' keys (``_old_keys``)
+        self._keys: dict[str, np.ndarray] = {}  # the old runs' keys (``_old_keys``)
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
                                          dtype=np.int64) for name in self.relations}
 
@@ -272,10 +272,9 @@ class Walk:
                 counts = PackedCounts.of(codec, weighted.empty(codec.arity))
             first = old_first
             if run is not None or len(self.plus[name]) or len(self.minus[name]):
-                keys = self._old_keys(name)
-                if (keys is not None and counts.packed and self.plus[name].packed
+                if (self._packs(name) and counts.packed and self.plus[name].packed
                         and self.minus[name].packed and (run is None or run.packed)):
-                    counts, first = self._refresh_packed(name, counts, run, weights, keys)
+                    counts, first = self._refresh_packed(name, counts, run, weights)
                 else:
                     counts, first = self._refresh(name, counts, run, weights, old_first)
             self.counts[name].append(counts)
@@ -316,29 +315,46 @@ class Walk:
             return self._old_bounds(name, self.k - 1)
         return None
 
-    def _old_keys(self, name: str) -> np.ndarray | None:
+    def _packs(self, name: str) -> bool:
+        """Whether every old run of ``name`` packs its rows into one key each."""
+        return all(run.packed for run in self.old[name].firsts)
+
+    def _old_keys(self, name: str) -> np.ndarray:
         """The old runs Δ_1, Δ_2, ... of ``name`` one after the other (ending at
-        ``old_ends``), as packed keys, or None when one does not pack: one O(|X|) copy per
-        update, on first use."""
+        ``old_ends``), as packed keys (every run packs): one O(|X|) copy per update, on
+        first use."""
         if name not in self._keys:
             firsts = self.old[name].firsts
-            self._keys[name] = (
-                None if not all(run.packed for run in firsts)
-                else np.concatenate([run.data[0] for run in firsts]) if firsts
-                else np.zeros(0, dtype=np.int64))
+            self._keys[name] = (np.concatenate([run.data[0] for run in firsts]) if firsts
+                                else np.zeros(0, dtype=np.int64))
         return self._keys[name]
 
+    def _searched_runs(self, name: str, change: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """(keys, ends, k) of the old runs for ``refreshed`` in iteration k (every run packs;
+        ``change``: the keys of D_k's change): Δ_k alone, as the run of an iteration 1, when
+        no touched tuple's membership of X_{k-1} needs a search, that is when k is 1 or every
+        key of the change is of plus_{k-1}, not in X_{k-1}, or of minus_{k-1}, in it (on a
+        one-fact update, every iteration): O(1), plus a search of the change's keys when
+        there are no more of them than of plus_{k-1} and minus_{k-1}. Else all of them
+        (``_old_keys``: a copy of X's keys once per walk)."""
+        plus, minus = self.plus[name].data[0], self.minus[name].data[0]
+        if self.k == 1 or not len(change) or (
+                len(change) <= len(plus) + len(minus)
+                and (found_in(plus, change) | found_in(minus, change)).all()):
+            first = self._old_first(name, self.k).data[0]
+            return first, np.array([len(first)], dtype=np.int64), 1
+        return self._old_keys(name), self.old_ends[name], self.k
+
     def _refresh_packed(self, name: str, counts: PackedCounts, run: SortedRun | None,
-                        weights: np.ndarray | None,
-                        keys: np.ndarray) -> tuple[PackedCounts, SortedRun]:
+                        weights: np.ndarray | None) -> tuple[PackedCounts, SortedRun]:
         """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
         minus, gained and dropped, and records the patch of D_k's base D'_k needs in
         ``patches``. D_k itself when there is no change of it."""
         codec = self.codecs[name]
-        empty = self.empty[name].data[0]
-        out = refreshed(counts, empty if run is None else run.data[0],
-                        empty if run is None else weights, self.plus[name].data[0],
-                        self.minus[name].data[0], keys, self.old_ends[name], self.k)
+        change = self.empty[name].data[0] if run is None else run.data[0]
+        out = refreshed(counts, change, change if run is None else weights,
+                        self.plus[name].data[0], self.minus[name].data[0],
+                        *self._searched_runs(name, change))
         for runs, rows in ((self.plus, out.plus), (self.minus, out.minus),
                            (self.gained, out.gained), (self.dropped, out.dropped)):
             runs[name] = SortedRun(codec, rows[None, :], True)

@@ -120,6 +120,22 @@ def test_refreshed_follows_the_formulas_over_sets(case, least):
     assert out.changed == bool(gained or dropped)
 
 
+@settings(max_examples=200, deadline=None)
+@given(_iterations())
+def test_a_change_within_plus_and_minus_refreshes_the_same_with_delta_k_alone(case):
+    """``Walk._searched_runs``: when every key of D_k's change is of plus_{k-1} or
+    minus_{k-1} (or there is none), so is every touched tuple, no earlier run is searched,
+    and Δ_k alone, passed as the run of an iteration 1, gives what every old run gives."""
+    runs, k, counts, delta, plus, minus, layout = case
+    delta = {key: weight for key, weight in delta.items() if key in plus | minus}
+    whole = _call(runs, k, counts, delta, plus, minus, layout)
+    first = runs[k - 1] if k <= len(runs) else set()
+    alone = _call([first], 1, counts, delta, plus, minus, layout)
+    for field in ("first", "plus", "minus", "gained", "dropped"):
+        assert getattr(alone, field).tolist() == getattr(whole, field).tolist(), field
+    assert _committed(alone) == _committed(whole)
+
+
 def test_a_change_within_the_budget_patches_the_base_and_keeps_new_keys_pending():
     # D_1 = {1: 2, 3: 1, 5: 1}; the change: 3 drops to 0 (a zero of the base), 4 is new
     out = _call([{1, 3, 5}], 1, {1: 2, 3: 1, 5: 1}, {3: -1, 4: 2}, set(), set())

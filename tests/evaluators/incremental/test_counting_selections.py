@@ -3,10 +3,13 @@ and a selection follows its relation as it grows, or is taken again when it does
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from herbrand.evaluators.incremental import counting_selections
 from herbrand.evaluators.incremental.counting_selections import (
     GrowingSelections,
     held,
@@ -87,7 +90,6 @@ def test_a_selection_of_a_growing_relation_grows_in_place(monkeypatch):
 
 
 def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monkeypatch):
-    from herbrand.evaluators.incremental import counting_selections
 
     rng = np.random.default_rng(5)
     columns = rng.integers(0, 5, (3, 200))
@@ -106,11 +108,15 @@ def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monk
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(*[st.integers(0, 3)] * 3), max_size=8),
        st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4)), min_size=1,
-                         max_size=2, unique_by=lambda pair: pair[0]).map(tuple), max_size=6))
-def test_held_tells_whether_a_row_holds_each_key_s_constants_as_holding_does(rows, keys):
+                         max_size=2, unique_by=lambda pair: pair[0]).map(tuple), max_size=6),
+       st.sampled_from([0, 5, counting_selections.SMALL_BATCH]))
+def test_held_tells_whether_a_row_holds_each_key_s_constants_as_holding_does(rows, keys, small):
+    # small: the batches below it are looked up in a set, the others searched when sorted
     batch = np.array(rows, dtype=np.int64).reshape(len(rows), 3).T
     batches = {"d": batch, "e": batch[:, ::-1]}
     asked = {(relation, constants) for constants in keys for relation in ("d", "e")}
-    assert held(batches, asked) == {
+    with mock.patch.object(counting_selections, "SMALL_BATCH", small):
+        answers = held(batches, asked)
+    assert answers == {
         (relation, constants): bool(holding(batches[relation], constants).any())
         for relation, constants in asked}
