@@ -14,6 +14,7 @@ from herbrand.evaluators.incremental import (
     elastic_derivations,
     elastic_native,
     elastic_stratum,
+    elastic_universe,
 )
 from herbrand.evaluators.incremental.changes import apply_updates
 from herbrand.evaluators.incremental.elastic import ElasticEngine
@@ -476,6 +477,24 @@ def test_an_input_universe_is_searched_through_the_inputs_kept_table(monkeypatch
     assert engine.database["tc"].to_set() == {
         (a, b) for a in range(32) for b in range(a + 1, 32)
         if not (a <= 3 < b) and not (a <= 15 < b)}
+
+
+def test_an_input_read_by_whole_row_joins_only_is_never_copied_with_its_positions(
+        monkeypatch):
+    program = parse(TC.replace("tc(x, z) :- tc(x, y), e(y, z).", "tc(x, z) :- tc(x, y), tc(y, z)."))
+    engine = ElasticEngine(switch=1e9)
+    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1) for i in range(9)])}))
+    tables = []
+    positioned = elastic_universe.positioned
+    monkeypatch.setattr(elastic_universe, "positioned",
+                        lambda rows: tables.append(rows.shape) or positioned(rows))
+    engine.update(_edges([(20, 21)]), _edges([(4, 5)]))
+    assert engine.last_strategy == "update" and tables == []
+    assert engine.database["tc"].to_set() == {
+        (a, b) for a in range(10) for b in range(a + 1, 10) if not a <= 4 < b} | {(20, 21)}
+    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows([(0, 1)])}))
+    engine.update(_edges([(1, 2)]), {})  # tc(x, z) :- tc(x, y), e(y, z) joins e on y
+    assert tables == [(2, 2)] and engine.database["tc"].to_set() == {(0, 1), (1, 2), (0, 2)}
 
 
 def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows():

@@ -114,3 +114,13 @@ def test_rows_appended_before_the_first_search_leave_the_first_rows_findable():
     assert not universe.indexed
     assert universe.find(np.array([[1, 4, 6], [2, 4, 6]], dtype=np.int64)).tolist() == [1, 3, -1]
     assert universe.indexed and len(universe.state().indexes) == 2
+
+
+def test_a_universe_without_its_table_makes_it_when_its_relation_is_first_read():
+    universe = Universe.of_input(Relation.from_rows([(1, 5), (2, 6)]), _rows(3, 7).reshape(2, 1),
+                                 _rows(2, 6).reshape(2, 1))
+    relation = universe.relation()
+    assert len(relation) == 3 and relation.arity == 3 and universe._table is None
+    assert universe.holds(relation) and not universe.holds(Relation(relation.columns))
+    assert relation.columns.tolist() == [[1, 2, 3], [5, 6, 7], [0, 1, 2]]  # rows, positions
+    assert universe._table is not None and universe.relation() is relation
