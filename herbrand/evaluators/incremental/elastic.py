@@ -64,6 +64,7 @@ from herbrand.evaluators.incremental.row_index import RowIndex
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
 from herbrand.framework.errors import EvaluationError
+from herbrand.framework.growing import prefix_view
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 
@@ -298,7 +299,7 @@ class ElasticEngine(IncrementalEvaluator):
             universes[r] = (Universe.of_input(old[r], *changes[r])
                             if r in changes else Universe.of_current(new[r]))
         for r in inputs:
-            universes[r] = _input_universe(self._kept_set(r, new[r]),
+            universes[r] = _input_universe(self._kept_set(r, new[r]), old[r],
                                            *changes.get(r, (None, None)))
         # whole-row joins read their row indexes; a join index in their order takes it
         self._evaluator.universes({universe_name(r): universes[r]
@@ -357,15 +358,19 @@ def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
     return Universe.of_state(state)
 
 
-def _input_universe(kept: RelationSet, added: np.ndarray | None,
+def _input_universe(kept: RelationSet, old: Relation, added: np.ndarray | None,
                     removed: np.ndarray | None) -> Universe:
     """An input of the stratum (every row at iteration 0) after an update that gained the
-    rows ``added`` and lost ``removed`` (exact set differences; None: unchanged), in the
-    order of its new relation, which ``kept`` holds and finds (its RelationSet: the added
-    rows are its last ones, as ``RelationSet.insert`` appends them), the removed rows after
-    them. Its whole-row searches (the provenance queries' joins of it) read ``kept``'s
-    table and a row index of the removed rows: no O(n) index of the input is built per
-    update. O(n) to copy the rows and numbers, O(m) expected for m changed rows."""
+    rows ``added`` and lost ``removed`` from its ``old`` relation (exact set differences;
+    None: unchanged), in the order of its new relation, which ``kept`` holds and finds (its
+    RelationSet: the added rows are its last ones, as ``RelationSet.insert`` appends them),
+    the removed rows after them: when they were ``old``'s last rows and none was added (a
+    delete of the rows the update before inserted), the new relation is a prefix of
+    ``old``'s memory (``RelationSet.remove``) and the universe's rows are ``old``'s, not a
+    copy. Its whole-row searches (the provenance queries' joins of it) read ``kept``'s table
+    and a row index of the removed rows: no O(n) index of the input is built per update.
+    O(n) to make the numbers (zeros, written where the rows changed) and to copy the rows
+    when they are not ``old``'s, O(m) expected for m changed rows."""
     new = kept.relation.columns
     n = new.shape[1]
     a = 0 if added is None else added.shape[1]
@@ -376,10 +381,15 @@ def _input_universe(kept: RelationSet, added: np.ndarray | None,
     new_iteration[n:] = NEVER
     rows, index = new, (_KeptRows(kept),)
     if r:
-        rows = np.concatenate([new, removed], axis=1)
+        if not a and len(old) == n + r and prefix_view(old.columns, new):
+            rows = old.columns
+            removed = rows[:, n:]
+        else:
+            rows = np.concatenate([new, removed], axis=1)
         index += (RowIndex(removed, np.arange(n, n + r, dtype=np.int64)),)
     return Universe(rows, old_iteration, np.zeros(n + r, dtype=np.int64), new_iteration,
-                    index, moved=np.arange(n - a, n + r, dtype=np.int64))
+                    index, moved=np.arange(n - a, n + r, dtype=np.int64),
+                    new_count=np.zeros(n + r, dtype=np.int64))
 
 
 class _KeptRows:

@@ -64,21 +64,27 @@ class Universe:
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
                  table: GrowingColumns | None = None, moved: np.ndarray | None = None,
                  numbers: GrowingColumns | None = None,
-                 per_iteration: np.ndarray | None = None):
+                 per_iteration: np.ndarray | None = None, new_count: np.ndarray | None = None):
         """``index``: finds the rows (None: built on the first ``find``); ``table``: the
         rows with their positions (``positioned``; None: made when first needed), appended
         to by this run; ``moved``: the distinct positions whose new iteration may differ
         from the old one (default none); ``numbers``: the old iterations and counts, growable
         (a fork of the committed state's, never written but past its rows; None: made on
         the first append); ``per_iteration``: the old tuples per iteration (None: counted
-        on the first ``kept_at``)."""
+        on the first ``kept_at``); ``new_count``: given (with ``new_iteration``) when both are
+        the run's own, written in place (an input's: no copy of them is made unless the run
+        appends or commits a state), else None: the new numbers start as a growable copy of
+        the old ones."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
         self._old = numbers
         self._old_owned = False  # whether ``_old`` is this run's own (else read-only)
-        self._new = GrowingColumns([new_iteration, old_count], room(len(new_iteration)))
-        self.new_iteration, self.new_count = self._new.writable_columns()
+        self._new: GrowingColumns | None = None  # the new numbers, growable (``_growable``)
+        if new_count is None:
+            self._new = GrowingColumns([new_iteration, old_count], room(len(new_iteration)))
+            new_iteration, new_count = self._new.writable_columns()
+        self.new_iteration, self.new_count = new_iteration, new_count
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
         # the first rows, which no index holds yet (``find`` indexes them first)
@@ -248,11 +254,19 @@ class Universe:
         old = self._old.append(np.stack([np.full(m, NEVER), np.zeros(m, dtype=np.int64)]))
         self.old_iteration, self.old_count = (self._old.writable_columns() if self._old_owned
                                               else old)
-        self._new.append(np.stack([np.full(m, iteration), count]))
+        self._growable().append(np.stack([np.full(m, iteration), count]))
         self.new_iteration, self.new_count = self._new.writable_columns()
         self._indexes.append(RowIndex(rows, positions))
         self._mark_moved(positions)
         self._relation = None
+
+    def _growable(self) -> GrowingColumns:
+        """The new numbers, growable: made from the run's own arrays when they were given
+        (O(n), once). O(1) otherwise."""
+        if self._new is None:
+            self._new = GrowingColumns([self.new_iteration, self.new_count], room(len(self)))
+            self.new_iteration, self.new_count = self._new.writable_columns()
+        return self._new
 
     def _positioned(self) -> GrowingColumns:
         if self._table is None:
@@ -279,7 +293,7 @@ class Universe:
         O(n)."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
                                 None if self._unindexed else tuple(self._indexes),
-                                self._table, self._new, self._new_per_iteration())
+                                self._table, self._growable(), self._new_per_iteration())
 
     def _new_per_iteration(self) -> np.ndarray | None:
         """The live tuples per new iteration, from the old ones and the moved positions

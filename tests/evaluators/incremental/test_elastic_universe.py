@@ -124,3 +124,16 @@ def test_a_universe_without_its_table_makes_it_when_its_relation_is_first_read()
     assert universe.holds(relation) and not universe.holds(Relation(relation.columns))
     assert relation.columns.tolist() == [[1, 2, 3], [5, 6, 7], [0, 1, 2]]  # rows, positions
     assert universe._table is not None and universe.relation() is relation
+
+
+def test_a_universe_given_its_own_new_numbers_writes_them_in_place_until_it_grows():
+    new_iteration, new_count = np.array([1, NEVER]), np.zeros(2, dtype=np.int64)
+    universe = Universe(_rows(1, 2), np.array([1, 1]), np.ones(2, dtype=np.int64), new_iteration,
+                        None, new_count=new_count)
+    assert universe.new_iteration is new_iteration and universe.new_count is new_count
+    universe.settle(np.array([1]), np.array([2]), np.array([3]))
+    assert new_iteration.tolist() == [1, 2] and new_count.tolist() == [0, 3]
+    universe.append(_rows(5), 2, np.array([1]))  # grows a copy of them
+    assert universe.new_iteration.tolist() == [1, 2, 2] and new_iteration.tolist() == [1, 2]
+    state = universe.state()
+    assert state.iteration.tolist() == [1, 2, 2] and state.count.tolist() == [0, 3, 1]
