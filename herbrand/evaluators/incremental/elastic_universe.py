@@ -319,6 +319,39 @@ class Universe:
         return self.rows[:, added], self.rows[:, removed]
 
 
+class InputNumbers:
+    """Read-only runs of zeros followed by NEVERs, views of one buffer kept across runs: the
+    iterations and counts of an input's universe (``elastic._input_universe``), which are 0
+    but for its changed rows, and which no run writes. Four fresh arrays of them per update
+    cost RDFS LUBM(1)'s one-fact update about 0.2 ms (zeroing 3 MB). The buffer holds as
+    many zeros and NEVERs as the largest request so far, with an eighth more room: 8 bytes
+    per row of the largest input (``nbytes``)."""
+
+    __slots__ = ("_buffer", "_zeros")
+
+    def __init__(self) -> None:
+        self._buffer = np.zeros(0, dtype=np.int64)
+        self._zeros = 0  # the buffer is this many zeros, then NEVERs
+
+    @property
+    def nbytes(self) -> int:
+        return self._buffer.nbytes
+
+    def runs(self, zeros: int, nevers: int = 0) -> np.ndarray:
+        """A read-only int64 array of ``zeros`` zeros, then ``nevers`` NEVERs. O(1), or
+        O(zeros + nevers) when the buffer grows."""
+        if zeros > self._zeros or nevers > len(self._buffer) - self._zeros:
+            more_zeros = max(zeros, self._zeros)
+            more_zeros += more_zeros // 8
+            more_nevers = max(nevers, len(self._buffer) - self._zeros)
+            more_nevers += more_nevers // 8 + 64
+            self._buffer = np.concatenate([np.zeros(more_zeros, dtype=np.int64),
+                                           np.full(more_nevers, NEVER)])
+            self._buffer.setflags(write=False)
+            self._zeros = more_zeros
+        return self._buffer[self._zeros - zeros:self._zeros + nevers]
+
+
 class _PositionedRows(Relation):
     """A universe's ``relation()`` before its table is made: its rows with their positions,
     made when first read (``Universe._positioned``). An input's universe is read by its

@@ -20,6 +20,7 @@ from herbrand.evaluators.incremental.changes import apply_updates
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
+from herbrand.evaluators.incremental.elastic_universe import InputNumbers
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.evaluators.native.store import NativeStore
@@ -503,7 +504,8 @@ def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows()
     new, added, removed = apply_updates(Database({"e": old}), _edges([(7, 7)]),
                                         _edges([(2, 3)]), sets)
     kept = sets.take("e", new["e"])
-    universe = elastic._input_universe(kept, old, added["e"].columns, removed["e"].columns)
+    universe = elastic._input_universe(kept, old, added["e"].columns, removed["e"].columns,
+                                       InputNumbers())
     rows = [tuple(row) for row in universe.rows.T]
     assert rows == [tuple(row) for row in new["e"].columns.T] + [(2, 3)]
     assert rows[-2] == (7, 7)
@@ -512,7 +514,7 @@ def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows()
     assert sorted(universe.moved().tolist()) == [3, 4]
     assert universe.find(universe.rows).tolist() == list(range(5))
     assert universe.find(np.array([[9], [9]])).tolist() == [ABSENT]
-    unchanged = elastic._input_universe(kept, new["e"], None, None)
+    unchanged = elastic._input_universe(kept, new["e"], None, None, InputNumbers())
     assert unchanged.moved().tolist() == [] and len(unchanged) == 4
 
 
@@ -521,13 +523,13 @@ def test_a_delete_of_an_inputs_last_rows_gives_a_universe_of_its_old_rows():
     sets = RelationSets.of({"e": old})
     new, _, removed = apply_updates(Database({"e": old}), {}, _edges([(4, 5)]), sets)
     kept = sets.take("e", new["e"])
-    universe = elastic._input_universe(kept, old, None, removed["e"].columns)
+    universe = elastic._input_universe(kept, old, None, removed["e"].columns, InputNumbers())
     assert universe.rows is old.columns  # the kept rows are a prefix of them: no copy
     assert universe.new_iteration.tolist() == [0, 0, 0, NEVER]
     assert universe.find(np.array([[4, 3, 1], [5, 4, 2]])).tolist() == [3, 2, 0]
     new, _, removed = apply_updates(Database({"e": old}), {}, _edges([(1, 2)]), sets)
     universe = elastic._input_universe(sets.take("e", new["e"]), old, None,
-                                       removed["e"].columns)
+                                       removed["e"].columns, InputNumbers())
     assert universe.rows is not old.columns  # (4, 5) moved into (1, 2)'s position
     assert [tuple(row) for row in universe.rows.T] == [(4, 5), (2, 3), (3, 4), (1, 2)]
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from herbrand.evaluators.incremental.elastic_state import NEVER, RelationState
-from herbrand.evaluators.incremental.elastic_universe import Universe
+from herbrand.evaluators.incremental.elastic_universe import InputNumbers, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.framework.storage import Relation
 
@@ -137,3 +138,15 @@ def test_a_universe_given_its_own_new_numbers_writes_them_in_place_until_it_grow
     assert universe.new_iteration.tolist() == [1, 2, 2] and new_iteration.tolist() == [1, 2]
     state = universe.state()
     assert state.iteration.tolist() == [1, 2, 2] and state.count.tolist() == [0, 3, 1]
+
+
+def test_input_numbers_are_read_only_runs_of_zeros_then_nevers_of_one_buffer():
+    numbers = InputNumbers()
+    assert numbers.runs(3, 2).tolist() == [0, 0, 0, NEVER, NEVER]
+    size = numbers.nbytes
+    assert numbers.runs(2, 1).tolist() == [0, 0, NEVER] and numbers.runs(0).tolist() == []
+    assert numbers.nbytes == size  # held already: a view
+    assert numbers.runs(100).tolist() == [0] * 100 and numbers.nbytes > size
+    assert numbers.runs(1, 3).tolist() == [0, NEVER, NEVER, NEVER]
+    with pytest.raises(ValueError):
+        numbers.runs(2)[0] = 1
