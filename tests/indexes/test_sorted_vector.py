@@ -117,3 +117,41 @@ def test_a_read_only_batch_waits_in_the_tail_uncopied_and_the_run_is_new(scale, 
     assert (index.rows() // scale).tolist() == [[1, 2, 3], [10, 20, 30], [6, 7, 5]]
     assert index._main.packed == (scale == 1)
     assert not index._tail and not np.may_share_memory(index._main.data, buffer)
+
+
+def test_few_new_rows_are_joined_in_a_run_of_their_own_until_they_grow(monkeypatch):
+    from herbrand.indexes import sorted_vector
+
+    index = SortedVectorIndex(arity=2, key=(0,))
+    index.insert_new(np.array([np.arange(100), np.arange(100) * 10]))
+    index.join(np.zeros((1, 0), dtype=np.int64), (0,))  # the first rows make the main run
+    main = index._main
+    index.insert_new(np.array([[5, 200], [7, 2000]]))
+    index.insert_new(np.array([[5], [8]]))
+    positions, rows = index.join(np.array([[5, 200, 9]]), (0,))
+    assert index._main is main and len(index._fresh) == 1  # not merged into the main run
+    assert sorted(zip(positions.tolist(), map(tuple, rows.T.tolist()), strict=True)) == [
+        (0, (5, 7)), (0, (5, 8)), (0, (5, 50)), (1, (200, 2000)), (2, (9, 90))]
+    index.insert_new(np.array([[300], [1]]))
+    assert index.join(np.array([[300]]), (0,))[1].tolist() == [[300], [1]]
+    assert index._main is main and len(index._fresh) == 2
+    monkeypatch.setattr(sorted_vector, "FRESH_RUNS", 2)
+    index.insert_new(np.array([[301], [1]]))
+    index.join(np.array([[301]]), (0,))
+    assert index._main is main and len(index._fresh) == 1  # three runs, merged together
+    index._check_invariants()
+    index.insert_new(np.array([np.arange(1000, 1010), np.zeros(10, dtype=np.int64)]))
+    assert index.join(np.array([[1009]]), (0,))[1].tolist() == [[1009], [0]]
+    assert index._main is not main and not index._fresh  # 15 > 100 / 16 rows: merged
+    assert len(index) == 115
+
+
+def test_new_rows_after_rows_that_may_be_stored_wait_for_one_merge():
+    index = SortedVectorIndex(arity=1, key=(0,))
+    index.insert_new(np.arange(100)[None, :])
+    assert len(index) == 100
+    index.insert(np.array([[3, 500]]))  # 3 is stored already
+    index.insert_new(np.array([[600]]))
+    assert index.pending == 3
+    assert index.join(np.array([[3, 600]]), (0,))[0].tolist() == [0, 1]
+    assert not index._fresh and len(index) == 102

@@ -57,13 +57,14 @@ from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
 from herbrand.evaluators.incremental.elastic_stratum import StratumRun
-from herbrand.evaluators.incremental.elastic_universe import Universe
+from herbrand.evaluators.incremental.elastic_universe import InputNumbers, Universe
 from herbrand.evaluators.incremental.programs import IncrementalProgram, aggregated_relations
 from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
 from herbrand.evaluators.incremental.row_index import RowIndex
 from herbrand.framework.analysis import Stratum
 from herbrand.framework.contracts import Batch, BatchChanges, IncrementalEvaluator
 from herbrand.framework.errors import EvaluationError
+from herbrand.framework.growing import prefix_view
 from herbrand.framework.storage import Database, Relation
 from herbrand.framework.syntax import Program
 
@@ -136,6 +137,7 @@ class ElasticEngine(IncrementalEvaluator):
         self._strategy = "none"
         self.last_switch: SwitchRecord | None = None  # the last Update against its budget
         self._sets = RelationSets()  # hash tables of the input relations, for the next update
+        self._input_numbers = InputNumbers()  # the numbers of the inputs' universes
         # per stratum (its index), the constant selections of its universes, for the next update
         self._selections: dict[int, GrowingSelections] = {}
 
@@ -199,7 +201,7 @@ class ElasticEngine(IncrementalEvaluator):
         states = snapshot.states.values()
         owned = {universe_name(r) for r in snapshot.states}
         return (sum(len(s.iteration) for s in states),
-                sum(s.nbytes for s in states) + self._sets.nbytes
+                sum(s.nbytes for s in states) + self._sets.nbytes + self._input_numbers.nbytes
                 + sum(kept.held_nbytes(owned) for kept in self._selections.values()))
 
     # -- internals -----------------------------------------------------------------------------
@@ -298,8 +300,8 @@ class ElasticEngine(IncrementalEvaluator):
             universes[r] = (Universe.of_input(old[r], *changes[r])
                             if r in changes else Universe.of_current(new[r]))
         for r in inputs:
-            universes[r] = _input_universe(self._kept_set(r, new[r]),
-                                           *changes.get(r, (None, None)))
+            universes[r] = _input_universe(self._kept_set(r, new[r]), old[r],
+                                           *changes.get(r, (None, None)), self._input_numbers)
         # whole-row joins read their row indexes; a join index in their order takes it
         self._evaluator.universes({universe_name(r): universes[r]
                                    for r in (*own, *inputs)})
@@ -357,29 +359,40 @@ def _universe(state: RelationState, budget: SwitchBudget) -> Universe:
     return Universe.of_state(state)
 
 
-def _input_universe(kept: RelationSet, added: np.ndarray | None,
-                    removed: np.ndarray | None) -> Universe:
+def _input_universe(kept: RelationSet, old: Relation, added: np.ndarray | None,
+                    removed: np.ndarray | None, numbers: InputNumbers) -> Universe:
     """An input of the stratum (every row at iteration 0) after an update that gained the
-    rows ``added`` and lost ``removed`` (exact set differences; None: unchanged), in the
-    order of its new relation, which ``kept`` holds and finds (its RelationSet: the added
-    rows are its last ones, as ``RelationSet.insert`` appends them), the removed rows after
-    them. Its whole-row searches (the provenance queries' joins of it) read ``kept``'s
-    table and a row index of the removed rows: no O(n) index of the input is built per
-    update. O(n) to copy the rows and numbers, O(m) expected for m changed rows."""
+    rows ``added`` and lost ``removed`` from its ``old`` relation (exact set differences;
+    None: unchanged), in the order of its new relation, which ``kept`` holds and finds (its
+    RelationSet: the added rows are its last ones, as ``RelationSet.insert`` appends them),
+    the removed rows after them: when they were ``old``'s last rows and none was added (a
+    delete of the rows the update before inserted), the new relation is a prefix of
+    ``old``'s memory (``RelationSet.remove``) and the universe's rows are ``old``'s, not a
+    copy. Its whole-row searches (the provenance queries' joins of it) read ``kept``'s table
+    and a row index of the removed rows: no O(n) index of the input is built per update.
+    Its numbers are read-only views of ``numbers`` (O(1)), but the old iterations of an
+    update that both adds and removes rows (O(n)); O(n) to copy the rows when they are not
+    ``old``'s; O(m) expected for m changed rows."""
     new = kept.relation.columns
     n = new.shape[1]
     a = 0 if added is None else added.shape[1]
     r = 0 if removed is None else removed.shape[1]
-    old_iteration = np.zeros(n + r, dtype=np.int64)
-    old_iteration[n - a:n] = NEVER
-    new_iteration = np.zeros(n + r, dtype=np.int64)
-    new_iteration[n:] = NEVER
+    if a and r:
+        old_iteration = np.zeros(n + r, dtype=np.int64)
+        old_iteration[n - a:n] = NEVER
+    else:  # n - a zeros and a NEVERs, or n + r zeros
+        old_iteration = numbers.runs(n - a, a) if a else numbers.runs(n + r)
     rows, index = new, (_KeptRows(kept),)
     if r:
-        rows = np.concatenate([new, removed], axis=1)
+        if not a and len(old) == n + r and prefix_view(old.columns, new):
+            rows = old.columns
+            removed = rows[:, n:]
+        else:
+            rows = np.concatenate([new, removed], axis=1)
         index += (RowIndex(removed, np.arange(n, n + r, dtype=np.int64)),)
-    return Universe(rows, old_iteration, np.zeros(n + r, dtype=np.int64), new_iteration,
-                    index, moved=np.arange(n - a, n + r, dtype=np.int64))
+    zeros = numbers.runs(n + r)
+    return Universe(rows, old_iteration, zeros, numbers.runs(n, r), index,
+                    moved=np.arange(n - a, n + r, dtype=np.int64), new_count=zeros)
 
 
 class _KeptRows:

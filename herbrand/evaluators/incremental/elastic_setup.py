@@ -77,8 +77,8 @@ class SetUpEvaluator(RelationalEvaluator):
     def relation_index(self, name: str, relation: Relation, key: tuple[int, ...]) -> IndexBacking:
         universe = self._universes.get(name)
         if (universe is not None and key == tuple(range(relation.arity - 1))
-                and universe.holds(relation.columns)):
-            return _FoundRows(universe, relation.columns, self._budget)
+                and universe.holds(relation)):
+            return _FoundRows(universe, self._budget)
         if (name, key) in self._held:
             return super().relation_index(name, relation, key)
         self._held.add((name, key))
@@ -100,13 +100,14 @@ class _FoundRows:
     The first search of a universe without its row index builds it: the Bootstrap's
     deferred work, exempt from ``budget``. O(m) expected per join of m probe rows."""
 
-    def __init__(self, universe: Universe, columns: np.ndarray, budget: SwitchBudget):
-        self._universe, self._columns, self._budget = universe, columns, budget
+    def __init__(self, universe: Universe, budget: SwitchBudget):
+        self._universe, self._budget = universe, budget
 
     def join(self, probe: np.ndarray, probe_key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """(positions of the probe rows found, the stored rows they match)."""
+        """(positions of the probe rows found, the stored rows they match, with their
+        positions: taken from the universe's rows, so that its relation's are never read)."""
         rows = probe[list(probe_key)]
         find = partial(self._universe.find, rows)
         at = find() if self._universe.indexed else self._budget.exempt(find)
         found = np.flatnonzero(at != ABSENT)
-        return found, self._columns[:, at[found]]
+        return found, self._universe.rows_at(at[found]).columns

@@ -64,23 +64,23 @@ class RelationState:
         """The state of distinct ``rows`` (tombstones included), found by ``indexes`` (None:
         indexed when first searched), with ``table`` and ``numbers`` when they are built
         already (``rows``, ``iteration`` and ``count`` their views) and ``per_iteration``
-        when known. O(n) (no copy when every row is live), plus O(n) expected to merge too
-        many index runs."""
-        live = iteration < NEVER
-        live_rows = int(live.sum())
-        if len(live) - live_rows > max(live_rows, _COMPACT_MINIMUM):
+        when known. O(iterations) with ``per_iteration`` (the live rows are counted by it, and
+        those of a state with tombstones are taken when first read: ``LiveRows``), else O(n)
+        to count them; O(n) to compact, plus O(n) expected to merge too many index runs."""
+        live_rows = (int(per_iteration.sum()) if per_iteration is not None
+                     else int(np.count_nonzero(iteration < NEVER)))
+        if len(iteration) - live_rows > max(live_rows, _COMPACT_MINIMUM):
+            live = iteration < NEVER
             rows, iteration, count = rows[:, live], iteration[live], count[live]
-            indexes, table, numbers, live = None, None, None, None
-        elif live_rows == len(live):
-            live = None
+            indexes, table, numbers = None, None, None
         if indexes is None:
             indexes = ()
         elif len(indexes) > _MAX_RUNS:
             indexes = (RowIndex(rows),)
         for array in (iteration, count):
             array.setflags(write=False)
-        relation = (Relation(rows, unique=True) if live is None
-                    else LiveRows(rows, live, live_rows))
+        relation = (Relation(rows, unique=True) if live_rows == len(iteration)
+                    else LiveRows(rows, iteration, live_rows))
         return cls(rows, iteration, count, tuple(indexes), relation, table, numbers,
                    per_iteration)
 
@@ -149,19 +149,20 @@ class RelationState:
 
 
 class LiveRows(Relation):
-    """The live rows of a state with tombstones (``rows[:, live]``), copied out of ``rows``
-    when first read. An Update commits a new state per changed relation, and most of their
-    relations nobody reads before the next Update replaces them (one no higher stratum
-    reads, between a user's reads): the copy of every live row (a millisecond of RDFS
-    LUBM(1)'s one-fact update once its relation has a tombstone) is paid only when read.
-    O(1); ``len`` O(1); the first other read O(n)."""
+    """The live rows of a state with tombstones (the rows whose iteration is not NEVER),
+    copied out of the state's rows when first read. An Update commits a new state per changed
+    relation, and most of their relations nobody reads before the next Update replaces them
+    (one no higher stratum reads, between a user's reads): the copy of every live row (a
+    millisecond of RDFS LUBM(1)'s one-fact update once its relation has a tombstone), and
+    the mask of the live ones, are paid only when read. O(1); ``len`` O(1); the first other
+    read O(n)."""
 
-    __slots__ = ("_count", "_live", "_rows")
+    __slots__ = ("_count", "_iteration", "_rows")
 
-    def __init__(self, rows: np.ndarray, live: np.ndarray, count: int):
-        """The rows of (arity, n) ``rows`` where the bool mask ``live`` holds (``count`` of
-        them: its sum); neither is written afterwards."""
-        self._rows, self._live, self._count = rows, live, count
+    def __init__(self, rows: np.ndarray, iteration: np.ndarray, count: int):
+        """The rows of (arity, n) ``rows`` whose ``iteration`` is below NEVER (``count`` of
+        them); neither array is written afterwards."""
+        self._rows, self._iteration, self._count = rows, iteration, count
         self._set = None
 
     def __len__(self) -> int:
@@ -172,9 +173,9 @@ class LiveRows(Relation):
         lands here)."""
         if name != "_columns":
             raise AttributeError(name)
-        columns = self._rows[:, self._live]
+        columns = self._rows[:, self._iteration < NEVER]
         columns.setflags(write=False)
-        self._columns, self._rows, self._live = columns, None, None
+        self._columns, self._rows, self._iteration = columns, None, None
         return columns
 
 

@@ -64,21 +64,27 @@ class Universe:
                  new_iteration: np.ndarray, index: RowIndex | tuple[RowIndex, ...] | None,
                  table: GrowingColumns | None = None, moved: np.ndarray | None = None,
                  numbers: GrowingColumns | None = None,
-                 per_iteration: np.ndarray | None = None):
+                 per_iteration: np.ndarray | None = None, new_count: np.ndarray | None = None):
         """``index``: finds the rows (None: built on the first ``find``); ``table``: the
         rows with their positions (``positioned``; None: made when first needed), appended
         to by this run; ``moved``: the distinct positions whose new iteration may differ
         from the old one (default none); ``numbers``: the old iterations and counts, growable
         (a fork of the committed state's, never written but past its rows; None: made on
         the first append); ``per_iteration``: the old tuples per iteration (None: counted
-        on the first ``kept_at``)."""
+        on the first ``kept_at``); ``new_count``: given (with ``new_iteration``) when both are
+        the run's own, written in place (an input's: no copy of them is made unless the run
+        appends or commits a state), else None: the new numbers start as a growable copy of
+        the old ones."""
         self.rows = rows
         self.old_iteration = old_iteration
         self.old_count = old_count
         self._old = numbers
         self._old_owned = False  # whether ``_old`` is this run's own (else read-only)
-        self._new = GrowingColumns([new_iteration, old_count], room(len(new_iteration)))
-        self.new_iteration, self.new_count = self._new.writable_columns()
+        self._new: GrowingColumns | None = None  # the new numbers, growable (``_growable``)
+        if new_count is None:
+            self._new = GrowingColumns([new_iteration, old_count], room(len(new_iteration)))
+            new_iteration, new_count = self._new.writable_columns()
+        self.new_iteration, self.new_count = new_iteration, new_count
         self._indexes = list(index) if isinstance(index, tuple) else (
             [] if index is None else [index])
         # the first rows, which no index holds yet (``find`` indexes them first)
@@ -152,10 +158,10 @@ class Universe:
             self._unindexed = 0
         return find_in(self._indexes, rows)
 
-    def holds(self, columns: np.ndarray) -> bool:
-        """Whether ``columns`` are the columns of ``relation()`` as it is now (so ``find``
-        gives their rows' positions in them). O(1)."""
-        return self._relation is not None and columns is self._relation.columns
+    def holds(self, relation: Relation) -> bool:
+        """Whether ``relation`` is ``relation()`` as it is now (so ``find`` gives its rows'
+        positions in it). O(1)."""
+        return relation is self._relation
 
     def moved(self) -> np.ndarray:
         """The distinct positions whose new iteration may differ from the old one (in no
@@ -248,11 +254,19 @@ class Universe:
         old = self._old.append(np.stack([np.full(m, NEVER), np.zeros(m, dtype=np.int64)]))
         self.old_iteration, self.old_count = (self._old.writable_columns() if self._old_owned
                                               else old)
-        self._new.append(np.stack([np.full(m, iteration), count]))
+        self._growable().append(np.stack([np.full(m, iteration), count]))
         self.new_iteration, self.new_count = self._new.writable_columns()
         self._indexes.append(RowIndex(rows, positions))
         self._mark_moved(positions)
         self._relation = None
+
+    def _growable(self) -> GrowingColumns:
+        """The new numbers, growable: made from the run's own arrays when they were given
+        (O(n), once). O(1) otherwise."""
+        if self._new is None:
+            self._new = GrowingColumns([self.new_iteration, self.new_count], room(len(self)))
+            self.new_iteration, self.new_count = self._new.writable_columns()
+        return self._new
 
     def _positioned(self) -> GrowingColumns:
         if self._table is None:
@@ -262,9 +276,11 @@ class Universe:
     def relation(self) -> Relation:
         """The rows with their positions as a last column: a view of the table (appends keep
         the old rows as a prefix in the same buffer, so an evaluator's index on it only
-        grows, found to in O(1)). O(n) on the first call of a universe without its table."""
+        grows, found to in O(1)). O(1); a universe without its table (an input's) makes it
+        when the relation's rows are first read (``_PositionedRows``), O(n)."""
         if self._relation is None:
-            self._relation = Relation(self._positioned().columns, unique=True)
+            self._relation = (_PositionedRows(self) if self._table is None
+                              else Relation(self._table.columns, unique=True))
         return self._relation
 
     def rows_at(self, positions: np.ndarray) -> Relation:
@@ -277,7 +293,7 @@ class Universe:
         O(n)."""
         return RelationState.of(self.rows, self.new_iteration, self.new_count,
                                 None if self._unindexed else tuple(self._indexes),
-                                self._table, self._new, self._new_per_iteration())
+                                self._table, self._growable(), self._new_per_iteration())
 
     def _new_per_iteration(self) -> np.ndarray | None:
         """The live tuples per new iteration, from the old ones and the moved positions
@@ -301,3 +317,67 @@ class Universe:
         added = moved[(new < NEVER) & (old >= NEVER)]
         removed = moved[(old < NEVER) & (new >= NEVER)]
         return self.rows[:, added], self.rows[:, removed]
+
+
+class InputNumbers:
+    """Read-only runs of zeros followed by NEVERs, views of one buffer kept across runs: the
+    iterations and counts of an input's universe (``elastic._input_universe``), which are 0
+    but for its changed rows, and which no run writes. Four fresh arrays of them per update
+    cost RDFS LUBM(1)'s one-fact update about 0.2 ms (zeroing 3 MB). The buffer holds as
+    many zeros and NEVERs as the largest request so far, with an eighth more room: 8 bytes
+    per row of the largest input (``nbytes``)."""
+
+    __slots__ = ("_buffer", "_zeros")
+
+    def __init__(self) -> None:
+        self._buffer = np.zeros(0, dtype=np.int64)
+        self._zeros = 0  # the buffer is this many zeros, then NEVERs
+
+    @property
+    def nbytes(self) -> int:
+        return self._buffer.nbytes
+
+    def runs(self, zeros: int, nevers: int = 0) -> np.ndarray:
+        """A read-only int64 array of ``zeros`` zeros, then ``nevers`` NEVERs. O(1), or
+        O(zeros + nevers) when the buffer grows."""
+        if zeros > self._zeros or nevers > len(self._buffer) - self._zeros:
+            more_zeros = max(zeros, self._zeros)
+            more_zeros += more_zeros // 8
+            more_nevers = max(nevers, len(self._buffer) - self._zeros)
+            more_nevers += more_nevers // 8 + 64
+            self._buffer = np.concatenate([np.zeros(more_zeros, dtype=np.int64),
+                                           np.full(more_nevers, NEVER)])
+            self._buffer.setflags(write=False)
+            self._zeros = more_zeros
+        return self._buffer[self._zeros - zeros:self._zeros + nevers]
+
+
+class _PositionedRows(Relation):
+    """A universe's ``relation()`` before its table is made: its rows with their positions,
+    made when first read (``Universe._positioned``). An input's universe is read by its
+    whole-row joins only, which find rows by its row index (``elastic_setup``): the copy of
+    every row with its position (RDFS LUBM(1): 0.1 ms of a one-fact update's 1.2) is paid
+    only when a join reads the rows. O(1); ``len`` and ``arity`` O(1); the first other read
+    O(n)."""
+
+    __slots__ = ("_arity", "_count", "_universe")
+
+    def __init__(self, universe: Universe):
+        self._universe, self._count, self._arity = universe, len(universe), len(universe.rows) + 1
+        self._set = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def arity(self) -> int:
+        return self._arity
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """``_columns``, the table's, made on the first read (an unset slot's read lands
+        here)."""
+        if name != "_columns":
+            raise AttributeError(name)
+        columns = self._universe._positioned().columns
+        self._columns, self._universe = columns, None
+        return columns

@@ -14,11 +14,13 @@ from herbrand.evaluators.incremental import (
     elastic_derivations,
     elastic_native,
     elastic_stratum,
+    elastic_universe,
 )
 from herbrand.evaluators.incremental.changes import apply_updates
 from herbrand.evaluators.incremental.elastic import ElasticEngine
 from herbrand.evaluators.incremental.elastic_setup import SetUpEvaluator
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN, RelationState
+from herbrand.evaluators.incremental.elastic_universe import InputNumbers
 from herbrand.evaluators.incremental.relation_sets import RelationSets
 from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.evaluators.native.store import NativeStore
@@ -478,13 +480,32 @@ def test_an_input_universe_is_searched_through_the_inputs_kept_table(monkeypatch
         if not (a <= 3 < b) and not (a <= 15 < b)}
 
 
+def test_an_input_read_by_whole_row_joins_only_is_never_copied_with_its_positions(
+        monkeypatch):
+    program = parse(TC.replace("tc(x, z) :- tc(x, y), e(y, z).", "tc(x, z) :- tc(x, y), tc(y, z)."))
+    engine = ElasticEngine(switch=1e9)
+    engine.bootstrap(program, Database({"e": Relation.from_rows([(i, i + 1) for i in range(9)])}))
+    tables = []
+    positioned = elastic_universe.positioned
+    monkeypatch.setattr(elastic_universe, "positioned",
+                        lambda rows: tables.append(rows.shape) or positioned(rows))
+    engine.update(_edges([(20, 21)]), _edges([(4, 5)]))
+    assert engine.last_strategy == "update" and tables == []
+    assert engine.database["tc"].to_set() == {
+        (a, b) for a in range(10) for b in range(a + 1, 10) if not a <= 4 < b} | {(20, 21)}
+    engine.bootstrap(parse(TC), Database({"e": Relation.from_rows([(0, 1)])}))
+    engine.update(_edges([(1, 2)]), {})  # tc(x, z) :- tc(x, y), e(y, z) joins e on y
+    assert tables == [(2, 2)] and engine.database["tc"].to_set() == {(0, 1), (1, 2), (0, 2)}
+
+
 def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows():
     old = Relation.from_rows([(1, 2), (2, 3), (3, 4), (4, 5)])
     sets = RelationSets.of({"e": old})
     new, added, removed = apply_updates(Database({"e": old}), _edges([(7, 7)]),
                                         _edges([(2, 3)]), sets)
     kept = sets.take("e", new["e"])
-    universe = elastic._input_universe(kept, added["e"].columns, removed["e"].columns)
+    universe = elastic._input_universe(kept, old, added["e"].columns, removed["e"].columns,
+                                       InputNumbers())
     rows = [tuple(row) for row in universe.rows.T]
     assert rows == [tuple(row) for row in new["e"].columns.T] + [(2, 3)]
     assert rows[-2] == (7, 7)
@@ -493,8 +514,24 @@ def test_an_input_universe_is_in_its_new_relations_order_then_its_removed_rows()
     assert sorted(universe.moved().tolist()) == [3, 4]
     assert universe.find(universe.rows).tolist() == list(range(5))
     assert universe.find(np.array([[9], [9]])).tolist() == [ABSENT]
-    unchanged = elastic._input_universe(kept, None, None)
+    unchanged = elastic._input_universe(kept, new["e"], None, None, InputNumbers())
     assert unchanged.moved().tolist() == [] and len(unchanged) == 4
+
+
+def test_a_delete_of_an_inputs_last_rows_gives_a_universe_of_its_old_rows():
+    old = Relation.from_rows([(1, 2), (2, 3), (3, 4), (4, 5)])
+    sets = RelationSets.of({"e": old})
+    new, _, removed = apply_updates(Database({"e": old}), {}, _edges([(4, 5)]), sets)
+    kept = sets.take("e", new["e"])
+    universe = elastic._input_universe(kept, old, None, removed["e"].columns, InputNumbers())
+    assert universe.rows is old.columns  # the kept rows are a prefix of them: no copy
+    assert universe.new_iteration.tolist() == [0, 0, 0, NEVER]
+    assert universe.find(np.array([[4, 3, 1], [5, 4, 2]])).tolist() == [3, 2, 0]
+    new, _, removed = apply_updates(Database({"e": old}), {}, _edges([(1, 2)]), sets)
+    universe = elastic._input_universe(sets.take("e", new["e"]), old, None,
+                                       removed["e"].columns, InputNumbers())
+    assert universe.rows is not old.columns  # (4, 5) moved into (1, 2)'s position
+    assert [tuple(row) for row in universe.rows.T] == [(4, 5), (2, 3), (3, 4), (1, 2)]
 
 
 def test_tombstones_are_compacted_and_the_state_stays_exact():

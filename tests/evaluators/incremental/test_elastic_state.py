@@ -40,3 +40,19 @@ def test_a_state_with_tombstones_copies_its_live_rows_when_first_read():
     assert relation == Relation(np.array([[4, 6, 7], [1, 3, 4]])) and state.nbytes == size
     rows[0, 0] = 9  # the rows a state holds are never written: the copy is its own
     assert (4, 1) in relation
+
+
+def test_a_state_given_its_tuples_per_iteration_counts_its_live_rows_by_them():
+    compared = []
+
+    class Iterations(np.ndarray):
+        def __lt__(self, other):
+            compared.append(other)
+            return np.asarray(self) < other
+
+    rows = np.array([[4, 5, 6, 7]], dtype=np.int64)
+    iteration = np.array([1, NEVER, 2, 1]).view(Iterations)
+    state = RelationState.of(rows, iteration, np.array([1, 0, 1, 1]),
+                             per_iteration=np.array([0, 2, 1]))
+    assert len(state.relation) == 3 and compared == []  # no O(n) mask of the live rows yet
+    assert state.relation.columns.tolist() == [[4, 6, 7]] and compared == [NEVER]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from herbrand.evaluators.incremental.elastic_state import NEVER, RelationState
-from herbrand.evaluators.incremental.elastic_universe import Universe
+from herbrand.evaluators.incremental.elastic_universe import InputNumbers, Universe
 from herbrand.evaluators.incremental.row_index import ABSENT
 from herbrand.framework.storage import Relation
 
@@ -114,3 +115,38 @@ def test_rows_appended_before_the_first_search_leave_the_first_rows_findable():
     assert not universe.indexed
     assert universe.find(np.array([[1, 4, 6], [2, 4, 6]], dtype=np.int64)).tolist() == [1, 3, -1]
     assert universe.indexed and len(universe.state().indexes) == 2
+
+
+def test_a_universe_without_its_table_makes_it_when_its_relation_is_first_read():
+    universe = Universe.of_input(Relation.from_rows([(1, 5), (2, 6)]), _rows(3, 7).reshape(2, 1),
+                                 _rows(2, 6).reshape(2, 1))
+    relation = universe.relation()
+    assert len(relation) == 3 and relation.arity == 3 and universe._table is None
+    assert universe.holds(relation) and not universe.holds(Relation(relation.columns))
+    assert relation.columns.tolist() == [[1, 2, 3], [5, 6, 7], [0, 1, 2]]  # rows, positions
+    assert universe._table is not None and universe.relation() is relation
+
+
+def test_a_universe_given_its_own_new_numbers_writes_them_in_place_until_it_grows():
+    new_iteration, new_count = np.array([1, NEVER]), np.zeros(2, dtype=np.int64)
+    universe = Universe(_rows(1, 2), np.array([1, 1]), np.ones(2, dtype=np.int64), new_iteration,
+                        None, new_count=new_count)
+    assert universe.new_iteration is new_iteration and universe.new_count is new_count
+    universe.settle(np.array([1]), np.array([2]), np.array([3]))
+    assert new_iteration.tolist() == [1, 2] and new_count.tolist() == [0, 3]
+    universe.append(_rows(5), 2, np.array([1]))  # grows a copy of them
+    assert universe.new_iteration.tolist() == [1, 2, 2] and new_iteration.tolist() == [1, 2]
+    state = universe.state()
+    assert state.iteration.tolist() == [1, 2, 2] and state.count.tolist() == [0, 3, 1]
+
+
+def test_input_numbers_are_read_only_runs_of_zeros_then_nevers_of_one_buffer():
+    numbers = InputNumbers()
+    assert numbers.runs(3, 2).tolist() == [0, 0, 0, NEVER, NEVER]
+    size = numbers.nbytes
+    assert numbers.runs(2, 1).tolist() == [0, 0, NEVER] and numbers.runs(0).tolist() == []
+    assert numbers.nbytes == size  # held already: a view
+    assert numbers.runs(100).tolist() == [0] * 100 and numbers.nbytes > size
+    assert numbers.runs(1, 3).tolist() == [0, NEVER, NEVER, NEVER]
+    with pytest.raises(ValueError):
+        numbers.runs(2)[0] = 1
