@@ -47,6 +47,16 @@ def _joined(batches: list[np.ndarray]) -> np.ndarray:
     return batches[0] if len(batches) == 1 else np.concatenate(batches, axis=1)
 
 
+def _merged(runs: list[SortedRun]) -> SortedRun:
+    """One run of the disjoint ``runs`` (at least one), the small ones merged first.
+    O(their rows) per merge."""
+    runs = sorted(runs, key=len)
+    merged = runs[0]
+    for run in runs[1:]:
+        merged = merged.merge(run)
+    return merged
+
+
 class SortedVectorIndex(IndexBacking):
     """Rows in one sorted, deduplicated numpy run; inserts wait in a tail until the next read."""
 
@@ -98,8 +108,7 @@ class SortedVectorIndex(IndexBacking):
             runs = self._fresh
             if self._tail:
                 runs = [*runs, SortedRun.from_batch(self._codec, _joined(self._tail))]
-            for run in runs:
-                self._main = self._main.merge(run)
+            self._main = _merged([self._main, *runs])
             self._tail, self._fresh = [], []
 
     def _sort_new(self) -> None:
@@ -111,13 +120,9 @@ class SortedVectorIndex(IndexBacking):
         self._fresh.append(SortedRun.from_batch(self._codec, _joined(self._new)))
         self._new = []
         if len(self._fresh) > FRESH_RUNS:
-            merged = self._fresh[0]
-            for run in self._fresh[1:]:
-                merged = merged.merge(run)
-            self._fresh = [merged]
+            self._fresh = [_merged(self._fresh)]
         if sum(len(run) for run in self._fresh) * FRESH_RATIO > len(self._main):
-            for run in self._fresh:
-                self._main = self._main.merge(run)
+            self._main = _merged([self._main, *self._fresh])
             self._fresh = []
 
     def join(self, probe: np.ndarray, probe_key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
