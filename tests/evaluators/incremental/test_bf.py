@@ -295,18 +295,38 @@ def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch)
         return original(self, frontier, rules)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
     _without_unfolding(monkeypatch)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
     assert calls[0] == (False,)  # reach(x) :- source(x) alone
     assert calls[1] == (True,)  # then reach(y) :- reach(x), e(x, y) for those left unproved
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 3)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 3)
     calls.clear()
     session.update(insert={"source": [(2,), (3,)]})
     session.update(delete={"source": [(2,), (3,)]})
     assert calls[0] == (False, True)  # a smaller frontier: every rule in one call
+
+
+def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_call(
+        monkeypatch):
+    calls = []
+    original = BackwardForward._instances_of
+
+    def recorded(self, frontier, rules):
+        calls.append(tuple(bool(i.atoms) for i in rules))
+        return original(self, frontier, rules)
+
+    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 1)
+    _without_unfolding(monkeypatch)
+    facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
+    session = IncrementalSession(BFEngine, REACH, facts)
+    session.update(delete={"source": [(2,), (3,)]})
+    # the seeds reach(2), reach(3): their outright pass, then the others' instances; then
+    # reach(1), an atom of those instances, no fact of the batch: every rule in one call
+    assert calls == [(False,), (True,), (False, True)]
 
 
 def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expanding(
@@ -320,7 +340,7 @@ def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expa
         return original(self, frontier, rules)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
@@ -396,7 +416,7 @@ def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(m
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
 def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
         checks, monkeypatch, shift):
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)  # every frontier's outright pass
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)  # the seeds' outright pass
     ran = []
     kernel = two_step_proofs.two_step_proved
     monkeypatch.setattr(two_step_proofs, "two_step_proved",
