@@ -40,7 +40,8 @@ bounded by the materialization.
   fixpoint (``pair_saturation``). The unproved facts of the frontier are expanded: their
   instances' stratum atoms not yet in C form the next frontier.
 - Before a round of a lazy frontier, or of a batch's own frontier of
-  ``BATCH_OUTRIGHT_FIRST`` facts or more (the facts that lost a derivation), enumerates
+  ``BATCH_OUTRIGHT_FIRST`` facts or more (the facts that lost a derivation; each pass below
+  only while its last run on such a frontier proved a fact), enumerates
   every instance of its frontier, it runs only the rules whose body has no atom of the
   stratum: such an instance proves its head outright, and ``saturate`` chains forwards
   from those facts. Only the frontier facts still unproved then
@@ -152,7 +153,10 @@ class BackwardForward:
     # instances found with the others: their facts are body atoms of instances that proved
     # nothing, and rarely have an outright proof (Andersen over 1,000 variables, a 1% delete:
     # 1-7% of the facts of its frontiers of 564-1,230 facts, one of 30%), so the extra calls
-    # and saturations cost more than they save. Below this size a batch's own frontier is
+    # and saturations cost more than they save. On a batch's own small frontier, a pass runs
+    # only while its last run there in the step proved a fact (``_paying``): a 1% delete of
+    # CRDT checks 1,662 batches, 523 of them of 64 facts or more, whose passes prove nearly
+    # nothing (without this, two calls each for none: 430 -> 480 ms of checks). Below this size a batch's own frontier is
     # fully expanded at once, its outright instances with the others: its expansion costs
     # about one call (the floor is a guess, not measured; a one-fact delete pays no more).
     # Measured (1% delete, CPU, in process): RDFS over LUBM(1), whose two batches' own
@@ -179,6 +183,9 @@ class BackwardForward:
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
         self._expansion = Expansion(self._facts, self._member_set, self._empty, rules.copies)
+        # per pass (outright rules, two-step proofs, unfolded rules): whether its last run on
+        # a batch's own small frontier proved a fact (``_outright_first``)
+        self._paying = [True, True, True]
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -264,15 +271,7 @@ class BackwardForward:
                         and (not small or (batch and size >= self.BATCH_OUTRIGHT_FIRST)))
             batch = False
             if outright:
-                # the frontier's instances without stratum atoms prove their heads outright;
-                # saturating from them first leaves fewer facts to enumerate every instance of
-                for rules in (self._outright, self._two_steps, self._rules.unfolded):
-                    if rules and any(len(positions) for positions in frontier.values()):
-                        self._saturate(self._two_steps.proved(self._facts, frontier)
-                                       if rules is self._two_steps else self._expansion.proving(
-                                           self._instances_of(frontier, rules)))
-                        frontier = {n: self._facts[n].unproved(positions)
-                                    for n, positions in frontier.items()}
+                frontier, outright = self._outright_first(frontier, small)
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before, whose outright instances were found): only the other rules can
             # have instances of it
@@ -285,6 +284,28 @@ class BackwardForward:
             frontier = {n: self._facts[n].check(rows) for n, rows in expansion.items()}
             full = False
         return {n: facts.unproved_since(start[n]) for n, facts in self._facts.items()}
+
+    def _outright_first(self, frontier: dict[str, np.ndarray], small: bool
+                        ) -> tuple[dict[str, np.ndarray], bool]:
+        """The passes before a frontier's round: its facts proved outright (the outright
+        rules, the two-step proofs, the unfolded rules in turn), each pass saturated from and
+        its frontier cut to the facts left unproved (see the module doc); on a batch's own
+        small frontier, a pass only while its last such run proved a fact (``_paying``).
+        Returns the frontier left and whether the outright rules' pass ran."""
+        ran = False
+        for number, rules in enumerate((self._outright, self._two_steps, self._rules.unfolded)):
+            size = sum(len(positions) for positions in frontier.values())
+            if not rules or not size or (small and not self._paying[number]):
+                continue
+            self._saturate(self._two_steps.proved(self._facts, frontier)
+                           if rules is self._two_steps else self._expansion.proving(
+                               self._instances_of(frontier, rules)))
+            frontier = {n: self._facts[n].unproved(positions)
+                        for n, positions in frontier.items()}
+            ran |= number == 0
+            if small:
+                self._paying[number] = sum(len(p) for p in frontier.values()) < size
+        return frontier, ran
 
     def _instances_of(self, frontier: Mapping[str, np.ndarray],
                       rules: Sequence[InstanceRule]) -> list[InstanceRows]:

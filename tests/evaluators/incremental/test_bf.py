@@ -329,6 +329,28 @@ def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_ca
     assert calls == [(False,), (True,), (False, True)]
 
 
+def test_a_batch_s_pass_runs_again_only_while_it_proves_a_fact(monkeypatch):
+    calls = []
+    original = BackwardForward._instances_of
+
+    def recorded(self, frontier, rules):
+        calls.append(tuple(bool(i.atoms) for i in rules))
+        return original(self, frontier, rules)
+
+    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 1)
+    _without_unfolding(monkeypatch)
+    session = IncrementalSession(BFEngine, REACH, {"e": [(1, 2), (2, 3)], "source": [(1,)]})
+    session.update(delete={"source": [(1,)]})
+    # batch 1, reach(1): its outright pass proves nothing, so batch 2, reach(2), and batch 3,
+    # reach(3), find their outright instances with the others
+    assert calls == [(False,), (True,), (False, True), (False, True)]
+    calls.clear()
+    session.update(insert={"source": [(1,)]})
+    session.update(delete={"source": [(1,)]})  # a new step: the pass runs again first
+    assert calls[:2] == [(False,), (True,)]
+
+
 def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expanding(
         checks, monkeypatch):
     calls = []
@@ -416,7 +438,7 @@ def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(m
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
 def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
         checks, monkeypatch, shift):
-    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)  # the seeds' outright pass
+    monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # every frontier's passes
     ran = []
     kernel = two_step_proofs.two_step_proved
     monkeypatch.setattr(two_step_proofs, "two_step_proved",
