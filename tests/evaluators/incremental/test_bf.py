@@ -286,17 +286,24 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
     assert len(made) == 1
 
 
-def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+def _instance_calls(monkeypatch, batch_outright_first: int) -> list[tuple[bool, ...]]:
+    """Per ``_instances_of`` call from now on, which of its rules have stratum atoms (filled
+    in as the calls come); no unfolded rules."""
     calls = []
     original = BackwardForward._instances_of
 
     def recorded(self, frontier, rules):
-        calls.append(tuple(bool(i.atoms) for i in rules))  # which have stratum atoms
+        calls.append(tuple(bool(i.atoms) for i in rules))
         return original(self, frontier, rules)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", batch_outright_first)
     _without_unfolding(monkeypatch)
+    return calls
+
+
+def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+    calls = _instance_calls(monkeypatch, batch_outright_first=2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
@@ -311,16 +318,7 @@ def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch)
 
 def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_call(
         monkeypatch):
-    calls = []
-    original = BackwardForward._instances_of
-
-    def recorded(self, frontier, rules):
-        calls.append(tuple(bool(i.atoms) for i in rules))
-        return original(self, frontier, rules)
-
-    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 1)
-    _without_unfolding(monkeypatch)
+    calls = _instance_calls(monkeypatch, batch_outright_first=1)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})
@@ -330,16 +328,7 @@ def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_ca
 
 
 def test_a_batch_s_pass_runs_again_only_while_it_proves_a_fact(monkeypatch):
-    calls = []
-    original = BackwardForward._instances_of
-
-    def recorded(self, frontier, rules):
-        calls.append(tuple(bool(i.atoms) for i in rules))
-        return original(self, frontier, rules)
-
-    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 1)
-    _without_unfolding(monkeypatch)
+    calls = _instance_calls(monkeypatch, batch_outright_first=1)
     session = IncrementalSession(BFEngine, REACH, {"e": [(1, 2), (2, 3)], "source": [(1,)]})
     session.update(delete={"source": [(1,)]})
     # batch 1, reach(1): its outright pass proves nothing, so batch 2, reach(2), and batch 3,
