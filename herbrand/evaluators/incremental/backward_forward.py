@@ -158,12 +158,13 @@ class BackwardForward:
     # CRDT checks 1,662 batches, 523 of them of 64 facts or more, whose passes prove nearly
     # nothing (without this, two calls each for none: 430 -> 480 ms of checks). Below this size a batch's own frontier is
     # fully expanded at once, its outright instances with the others: its expansion costs
-    # about one call (the floor is a guess, not measured; a one-fact delete pays no more).
+    # about one call (a one-fact delete of RDFS over LUBM(1): 0.63-0.68 ms at 64, 0.70-0.83
+    # at 1, the passes' calls for one fact in each step).
     # Measured (1% delete, CPU, in process): RDFS over LUBM(1), whose two batches' own
     # frontiers (1,009 and 765 facts) have 8% and 83% of their facts proved by the passes,
-    # the second through the unfolded rules: 10.1-11.1 -> 7.8-8.6 ms (passes on frontiers of
-    # 2,048 facts or more before); Andersen over 1,000 variables, passes on every frontier of
-    # 512 facts or more instead: 94-97 -> 118-121 ms.
+    # the second through the unfolded rules: 8.3-9.5 -> 6.7-7.4 ms (passes on frontiers of
+    # 2,048 facts or more before); Andersen over 1,000 variables, CRDT and TC unchanged;
+    # Andersen with passes on every frontier of 512 facts or more instead: 94-97 -> 118-121.
     BATCH_OUTRIGHT_FIRST = 64
 
     def __init__(self, evaluator: RelationalEvaluator, rules: StepRules, new: Database,
