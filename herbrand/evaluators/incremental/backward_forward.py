@@ -156,10 +156,10 @@ class BackwardForward:
     # and saturations cost more than they save. On a batch's own small frontier, a pass runs
     # only while its last run there in the step proved a fact (``_paying``): a 1% delete of
     # CRDT checks 1,662 batches, 523 of them of 64 facts or more, whose passes prove nearly
-    # nothing (without this, two calls each for none: 430 -> 480 ms of checks). Below this size a batch's own frontier is
-    # fully expanded at once, its outright instances with the others: its expansion costs
-    # about one call (a one-fact delete of RDFS over LUBM(1): 0.63-0.68 ms at 64, 0.70-0.83
-    # at 1, the passes' calls for one fact in each step).
+    # nothing (without this, two calls each for none: 430 -> 480 ms of checks). Below this
+    # size a batch's own frontier is fully expanded at once, its outright instances with the
+    # others: its expansion costs about one call (a one-fact delete of RDFS over LUBM(1):
+    # 0.63-0.68 ms at 64, 0.70-0.83 at 1, the passes' calls for one fact in each step).
     # Measured (1% delete, CPU, in process): RDFS over LUBM(1), whose two batches' own
     # frontiers (1,009 and 765 facts) have 8% and 83% of their facts proved by the passes,
     # the second through the unfolded rules: 8.3-9.5 -> 6.7-7.4 ms (passes on frontiers of
