@@ -319,11 +319,12 @@ def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch)
 def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_call(
         monkeypatch):
     calls = _instance_calls(monkeypatch, batch_outright_first=1)
-    facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
+    facts = {"e": [(1, 2), (1, 3), (3, 5), (5, 2)], "source": [(1,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
-    session.update(delete={"source": [(2,), (3,)]})
-    # the seeds reach(2), reach(3): their outright pass, then the others' instances; then
-    # reach(1), an atom of those instances, no fact of the batch: every rule in one call
+    session.update(delete={"e": [(1, 2), (1, 3)]})
+    # the seeds reach(2), reach(3): their outright pass (it proves reach(3)), then the
+    # others' instances; then reach(5), an atom of reach(2)'s, no fact of the batch: every
+    # rule in one call
     assert calls == [(False,), (True,), (False, True)]
 
 
