@@ -39,9 +39,11 @@ bounded by the materialization.
   joining one stratum atom with one lower atom, as TC's, in one native call each to their
   fixpoint (``pair_saturation``). The unproved facts of the frontier are expanded: their
   instances' stratum atoms not yet in C form the next frontier.
-- Before a round of a frontier of ``OUTRIGHT_FIRST`` facts or more (every lazy round)
-  enumerates every instance of its frontier, it runs only the rules whose body has no atom of
-  the stratum: such an instance proves its head outright, and ``saturate`` chains forwards
+- Before a round of a lazy frontier, or of a batch's own frontier of
+  ``BATCH_OUTRIGHT_FIRST`` facts or more (the facts that lost a derivation; each pass below
+  only while its last run on such a frontier proved a fact), enumerates
+  every instance of its frontier, it runs only the rules whose body has no atom of the
+  stratum: such an instance proves its head outright, and ``saturate`` chains forwards
   from those facts. Only the frontier facts still unproved then
   have all their instances enumerated (on TC over graph10000, a 1% delete: 0.37M instance rows
   instead of 1.64M). Then, for the facts still unproved, the *unfolded* rules (a rule whose
@@ -62,9 +64,9 @@ bounded by the materialization.
   every lazily expanded fact still unproved is expanded *fully*, through all its instances.
   So each fact's instances are computed at most twice, and at the end of a batch every checked
   fact that is not proved has had all its instances' atoms checked. A frontier of fewer than
-  ``SMALL_FRONTIER`` facts is expanded fully at once (below ``OUTRIGHT_FIRST`` facts, its
-  outright instances found in the same call): there a round's fixed cost is what counts, and
-  fewer rounds reach the proofs.
+  ``SMALL_FRONTIER`` facts is expanded fully at once (its outright instances found in
+  the same call, but in a batch's own of ``BATCH_OUTRIGHT_FIRST`` facts or more): there a
+  round's fixed cost is what counts, and fewer rounds reach the proofs.
 
 That last property is the paper's invariant, so the correctness argument carries over: a
 checked fact not proved at the end of a batch has no proof from the facts not deleted (if it had
@@ -142,17 +144,28 @@ class BackwardForward:
     # at 0 (308 rounds), 0.48 s at 4096; TC over graph10000 103 -> 86 ms; above 8192 TC's
     # lazy rounds are lost (every instance of 9,386 facts: 100 ms; all full: 270 ms).
     SMALL_FRONTIER = 4096
-    # A frontier of at least this many facts has its outright instances (rules without stratum
-    # atoms) found first, in a call of their own, and every other instance only of the facts
-    # they leave unproved (a lazy frontier, not small, always: its facts' full expansion
-    # later enumerates only the other rules' instances): where many facts of a frontier have
-    # an outright proof, far fewer instances for one more call.
-    # Measured (1% delete, CPU, in process, alternated per delete): RDFS over LUBM(1), whose
-    # second batch checks 3,576 facts, mostly copies of input triples, 10.0-11.0 ms at 4096,
-    # 9.3-10.4 at 2048; TC over graph10000 27.9-29.6 -> 27.0-28.2 (one outlier 31.1);
-    # Andersen over 1,000 variables 160-164 ms at 2048-4096, 177 at 1024, 200 at 256 (its
-    # small frontiers pay the extra call).
-    OUTRIGHT_FIRST = 2048
+    # A frontier not small, and a batch's own frontier of at least this many facts (the facts
+    # that lost a derivation: often they have another, outright or of two lower facts), has
+    # its outright instances (rules without stratum atoms, and the unfolded rules) found
+    # first, in calls of their own, and every other instance only of the facts they leave
+    # unproved: where many facts of a frontier have an outright proof, far fewer instances for
+    # a few more calls. The frontiers a batch's expansion reaches have their outright
+    # instances found with the others: their facts are body atoms of instances that proved
+    # nothing, and rarely have an outright proof (Andersen over 1,000 variables, a 1% delete:
+    # 1-7% of the facts of its frontiers of 564-1,230 facts, one of 30%), so the extra calls
+    # and saturations cost more than they save. On a batch's own small frontier, a pass runs
+    # only while its last run there in the step proved a fact (``_paying``): a 1% delete of
+    # CRDT checks 1,662 batches, 523 of them of 64 facts or more, whose passes prove nearly
+    # nothing (without this, two calls each for none: 430 -> 480 ms of checks). Below this
+    # size a batch's own frontier is fully expanded at once, its outright instances with the
+    # others: its expansion costs about one call (a one-fact delete of RDFS over LUBM(1):
+    # 0.63-0.68 ms at 64, 0.70-0.83 at 1, the passes' calls for one fact in each step).
+    # Measured (1% delete, CPU, in process): RDFS over LUBM(1), whose two batches' own
+    # frontiers (1,009 and 765 facts) have 8% and 83% of their facts proved by the passes,
+    # the second through the unfolded rules: 8.3-9.5 -> 6.7-7.4 ms (passes on frontiers of
+    # 2,048 facts or more before); Andersen over 1,000 variables, CRDT and TC unchanged;
+    # Andersen with passes on every frontier of 512 facts or more instead: 94-97 -> 118-121.
+    BATCH_OUTRIGHT_FIRST = 64
 
     def __init__(self, evaluator: RelationalEvaluator, rules: StepRules, new: Database,
                  selections: KeptSelections | None = None, kept: RelationSets | None = None):
@@ -171,6 +184,9 @@ class BackwardForward:
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
         self._expansion = Expansion(self._facts, self._member_set, self._empty, rules.copies)
+        # per pass (outright rules, two-step proofs, unfolded rules): whether its last run on
+        # a batch's own small frontier proved a fact (``_outright_first``)
+        self._paying = [True, True, True]
 
     def deleted(self, seeds: Mapping[str, np.ndarray]) -> dict[str, Relation]:
         """The old facts of the stratum that no longer have a proof, given ``seeds``: the
@@ -241,7 +257,7 @@ class BackwardForward:
         start = {n: facts.checked_count - (len(fresh[n]) if n in fresh else 0)
                  for n, facts in self._facts.items()}
         lazy: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
-        frontier, full = fresh, False
+        frontier, full, batch = fresh, False, True
         while True:
             if not any(len(positions) for positions in frontier.values()):
                 frontier = {n: self._facts[n].unproved(np.concatenate(parts)) if parts
@@ -253,17 +269,10 @@ class BackwardForward:
             size = sum(len(positions) for positions in frontier.values())
             small = size < self.SMALL_FRONTIER
             outright = (not full and bool(self._outright)
-                        and (not small or size >= self.OUTRIGHT_FIRST))
+                        and (not small or (batch and size >= self.BATCH_OUTRIGHT_FIRST)))
+            batch = False
             if outright:
-                # the frontier's instances without stratum atoms prove their heads outright;
-                # saturating from them first leaves fewer facts to enumerate every instance of
-                for rules in (self._outright, self._two_steps, self._rules.unfolded):
-                    if rules and any(len(positions) for positions in frontier.values()):
-                        self._saturate(self._two_steps.proved(self._facts, frontier)
-                                       if rules is self._two_steps else self._expansion.proving(
-                                           self._instances_of(frontier, rules)))
-                        frontier = {n: self._facts[n].unproved(positions)
-                                    for n, positions in frontier.items()}
+                frontier, outright = self._outright_first(frontier, small)
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before, whose outright instances were found): only the other rules can
             # have instances of it
@@ -276,6 +285,28 @@ class BackwardForward:
             frontier = {n: self._facts[n].check(rows) for n, rows in expansion.items()}
             full = False
         return {n: facts.unproved_since(start[n]) for n, facts in self._facts.items()}
+
+    def _outright_first(self, frontier: dict[str, np.ndarray], small: bool
+                        ) -> tuple[dict[str, np.ndarray], bool]:
+        """The passes before a frontier's round: its facts proved outright (the outright
+        rules, the two-step proofs, the unfolded rules in turn), each pass saturated from and
+        its frontier cut to the facts left unproved (see the module doc); on a batch's own
+        small frontier, a pass only while its last such run proved a fact (``_paying``).
+        Returns the frontier left and whether the outright rules' pass ran."""
+        ran = False
+        for number, rules in enumerate((self._outright, self._two_steps, self._rules.unfolded)):
+            size = sum(len(positions) for positions in frontier.values())
+            if not rules or not size or (small and not self._paying[number]):
+                continue
+            self._saturate(self._two_steps.proved(self._facts, frontier)
+                           if rules is self._two_steps else self._expansion.proving(
+                               self._instances_of(frontier, rules)))
+            frontier = {n: self._facts[n].unproved(positions)
+                        for n, positions in frontier.items()}
+            ran |= number == 0
+            if small:
+                self._paying[number] = sum(len(p) for p in frontier.values()) < size
+        return frontier, ran
 
     def _instances_of(self, frontier: Mapping[str, np.ndarray],
                       rules: Sequence[InstanceRule]) -> list[InstanceRows]:

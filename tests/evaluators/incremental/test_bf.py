@@ -286,27 +286,59 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
     assert len(made) == 1
 
 
-def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+def _instance_calls(monkeypatch, batch_outright_first: int) -> list[tuple[bool, ...]]:
+    """Per ``_instances_of`` call from now on, which of its rules have stratum atoms (filled
+    in as the calls come); no unfolded rules."""
     calls = []
     original = BackwardForward._instances_of
 
     def recorded(self, frontier, rules):
-        calls.append(tuple(bool(i.atoms) for i in rules))  # which have stratum atoms
+        calls.append(tuple(bool(i.atoms) for i in rules))
         return original(self, frontier, rules)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", batch_outright_first)
     _without_unfolding(monkeypatch)
+    return calls
+
+
+def test_a_frontier_from_outright_first_finds_those_instances_first(monkeypatch):
+    calls = _instance_calls(monkeypatch, batch_outright_first=2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
     assert calls[0] == (False,)  # reach(x) :- source(x) alone
     assert calls[1] == (True,)  # then reach(y) :- reach(x), e(x, y) for those left unproved
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 3)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 3)
     calls.clear()
     session.update(insert={"source": [(2,), (3,)]})
     session.update(delete={"source": [(2,), (3,)]})
     assert calls[0] == (False, True)  # a smaller frontier: every rule in one call
+
+
+def test_a_frontier_its_batch_s_expansion_reaches_finds_every_instance_in_one_call(
+        monkeypatch):
+    calls = _instance_calls(monkeypatch, batch_outright_first=1)
+    facts = {"e": [(1, 2), (1, 3), (3, 5), (5, 2)], "source": [(1,), (3,)]}
+    session = IncrementalSession(BFEngine, REACH, facts)
+    session.update(delete={"e": [(1, 2), (1, 3)]})
+    # the seeds reach(2), reach(3): their outright pass (it proves reach(3)), then the
+    # others' instances; then reach(5), an atom of reach(2)'s, no fact of the batch: every
+    # rule in one call
+    assert calls == [(False,), (True,), (False, True)]
+
+
+def test_a_batch_s_pass_runs_again_only_while_it_proves_a_fact(monkeypatch):
+    calls = _instance_calls(monkeypatch, batch_outright_first=1)
+    session = IncrementalSession(BFEngine, REACH, {"e": [(1, 2), (2, 3)], "source": [(1,)]})
+    session.update(delete={"source": [(1,)]})
+    # batch 1, reach(1): its outright pass proves nothing, so batch 2, reach(2), and batch 3,
+    # reach(3), find their outright instances with the others
+    assert calls == [(False,), (True,), (False, True), (False, True)]
+    calls.clear()
+    session.update(insert={"source": [(1,)]})
+    session.update(delete={"source": [(1,)]})  # a new step: the pass runs again first
+    assert calls[:2] == [(False,), (True,)]
 
 
 def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expanding(
@@ -320,7 +352,7 @@ def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expa
         return original(self, frontier, rules)
 
     monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)
+    monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
@@ -396,7 +428,7 @@ def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(m
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
 def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
         checks, monkeypatch, shift):
-    monkeypatch.setattr(BackwardForward, "OUTRIGHT_FIRST", 2)  # every frontier's outright pass
+    monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", 0)  # every frontier's passes
     ran = []
     kernel = two_step_proofs.two_step_proved
     monkeypatch.setattr(two_step_proofs, "two_step_proved",
