@@ -9,9 +9,10 @@ as a broken gateway connection; a driver heap below Spark's floor fails at start
 for every other failure, which then propagates unchanged. Which of those texts Python sees
 depends on when the dying JVM stops answering, so a failure whose texts say nothing is also
 checked against the driver JVM's process: one this process launched that has exited
-(``driver_exit_code``) died mid-run, and exit code 52 is Spark's for an OutOfMemoryError. In ``local`` mode the tasks run in
-the driver, so the driver's heap is the one to raise; on a cluster master it is the
-executors' unless the trace shows the driver failed (collecting, broadcasting).
+(``driver_exit_code``) died mid-run, and exit code 52 is Spark's for an OutOfMemoryError.
+In ``local`` mode the tasks run in the driver, so the driver's heap is the one to raise; on a
+cluster master it is the executors' unless the trace shows the driver failed (collecting,
+broadcasting).
 """
 
 from __future__ import annotations
