@@ -723,10 +723,10 @@ def _counted_iterations(monkeypatch) -> list[int]:
     settled = []
     settle = elastic_stratum.StratumRun._settle
 
-    def counted(self, k, found, weights=None):
+    def counted(self, k, found, weights=None, located=None):
         if weights is not None:
             settled.append(k)
-        return settle(self, k, found, weights)
+        return settle(self, k, found, weights, located)
 
     monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", counted)
     return settled
