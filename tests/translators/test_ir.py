@@ -116,3 +116,12 @@ def test_encode_symbols_replaces_symbol_constants_only():
             Arith("max", (ColumnRef(0), Const(7)))),
         Project(Scan("s", 1), (0, Const(c))), (0,), (0,), "min", Const(0))
     assert encode_symbols(encoded, symbols) == encoded
+
+
+def test_encode_symbols_keeps_the_nodes_without_symbol_constants():
+    symbols = SymbolTable()
+    integers = Project(Map(Filter(A, "<", ColumnRef(1), Const(3)), PLUS), (0, Const(4), 2))
+    assert encode_symbols(integers, symbols) is integers
+    plan = Join(integers, Project(B, (0, Const("x"))), (0,), (0,))
+    encoded = encode_symbols(plan, symbols)
+    assert encoded.left is integers and encoded.right.outputs == (0, Const(symbols.lookup("x")))

@@ -139,17 +139,18 @@ class StratumDerivations:
                 else batch[:probe.head_arity])
 
     def rediscovered(self, probe: ProbeRule, heads: Relation, h: int,
-                     kept: KeptProofs | None = None) -> np.ndarray:
-        """The head rows of the derivations of ``probe``'s ``head_seeded`` variant seeded by
-        ``heads`` (rows of its head's universe with their positions) whose body has Mo <= h
-        and Mn = h, once per derivation: the re-discovery term's provenance query. ``kept``: the
-        derivations of heads queried before in the run (``elastic_kept``)."""
+                     kept: KeptProofs | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(head rows, head positions) of the derivations of ``probe``'s ``head_seeded``
+        variant seeded by ``heads`` (rows of its head's universe with their positions) whose
+        body has Mo <= h and Mn = h, once per derivation: the re-discovery term's provenance
+        query. ``kept``: the derivations of heads queried before in the run
+        (``elastic_kept``)."""
         batch = self._head_seeded(probe, heads, kept)
         if batch is None:
-            return np.zeros((probe.head_arity, 0), dtype=np.int64)
+            return np.zeros((probe.head_arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
         most_old, most_new, earlier = self._maxima(probe, batch, Step(REDISCOVERY, h))
         wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
-        return batch[:probe.head_arity, wanted]
+        return batch[:probe.head_arity, wanted], batch[-1, wanted]
 
     def rediscoverable(self, probe: ProbeRule, heads: Relation, k: int, kept: KeptProofs
                        ) -> bool:

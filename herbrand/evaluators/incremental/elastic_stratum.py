@@ -109,16 +109,19 @@ class StratumRun:
             kept.new_step()
             found = {head: [] for head in self.heads}
             weights = {head: [] for head in self.heads}
+            located = {head: [] for head in self.heads}
             seeds, deleted_heads = {}, {}
             for probe in self.probes:
                 for heads, signs in self.derivations.seeded(probe, step, seeds, kept):
-                    rows, signs = self._deleted_and_inserted(probe.head, heads, signs, h)
+                    rows, signs, at = self._deleted_and_inserted(probe.head, heads, signs, h)
                     found[probe.head].append(rows)
                     weights[probe.head].append(signs)
-                rediscovered = self._rediscovered(probe, h, deleted_heads)
-                found[probe.head].append(rediscovered)
-                weights[probe.head].append(np.ones(rediscovered.shape[1], dtype=np.int64))
-            if not self._settle(k, found, weights):
+                    located[probe.head].append(at)
+                rows, at = self._rediscovered(probe, h, deleted_heads)
+                found[probe.head].append(rows)
+                weights[probe.head].append(np.ones(rows.shape[1], dtype=np.int64))
+                located[probe.head].append(at)
+            if not self._settle(k, found, weights, located):
                 break
             self.budget.check()
             if self._settled_for_good(k, kept):
@@ -169,29 +172,34 @@ class StratumRun:
         return True
 
     def _deleted_and_inserted(self, head: str, heads: np.ndarray, signs: np.ndarray, h: int
-                              ) -> tuple[np.ndarray, np.ndarray]:
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The deletion term (-1: Mo = h < Mn, for heads not in I^o_h) and the insertion term
         (+1: Mn = h < Mo) of derivations seeded by changed elements, given as head rows and
         signs (``StratumDerivations.seeded``): those of the deletion term whose head is in
-        I^o_h dropped."""
+        I^o_h dropped; with the position of each head kept (ABSENT where the universe does
+        not hold it), which ``_settle`` reads instead of searching them again. One search
+        per head."""
+        universe = self.universes[head]
+        positions = self._find(universe, heads)
         deleted = np.flatnonzero(signs < 0)
         if not len(deleted):
-            return heads, signs
-        universe = self.universes[head]
-        positions = self._find(universe, heads[:, deleted])
-        existed = positions != ABSENT
-        before = np.zeros(len(positions), dtype=bool)
-        before[existed] = universe.old_iteration[positions[existed]] <= h
+            return heads, signs, positions
+        at = positions[deleted]
+        existed = at != ABSENT
+        before = np.zeros(len(at), dtype=bool)
+        before[existed] = universe.old_iteration[at[existed]] <= h
         if not before.any():
-            return heads, signs
+            return heads, signs, positions
         keep = np.ones(len(signs), dtype=bool)
         keep[deleted[before]] = False
-        return heads[:, keep], signs[keep]
+        return heads[:, keep], signs[keep], positions[keep]
 
-    def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict) -> np.ndarray:
-        """Heads of ``probe`` deleted before iteration h + 1 in this epoch, once per derivation
-        of theirs with Mo <= h and Mn = h (the re-discovery term). ``deleted_heads`` caches
-        the seed relations of one iteration by head relation (None: empty)."""
+    def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """(head rows, their positions) of ``probe``'s heads deleted before iteration h + 1 in
+        this epoch, once per derivation of theirs with Mo <= h and Mn = h (the re-discovery
+        term). ``deleted_heads`` caches the seed relations of one iteration by head relation
+        (None: empty)."""
         if probe.head not in deleted_heads:
             universe = self.universes[probe.head]
             moved = universe.moved()
@@ -199,20 +207,23 @@ class StratumRun:
                             & (universe.new_iteration[moved] > h)]
             deleted_heads[probe.head] = universe.rows_at(deleted) if len(deleted) else None
         if deleted_heads[probe.head] is None:
-            return np.zeros((probe.head_arity, 0), dtype=np.int64)
+            return (np.zeros((probe.head_arity, 0), dtype=np.int64),
+                    np.zeros(0, dtype=np.int64))
         return self.derivations.rediscovered(probe, deleted_heads[probe.head], h,
                                              self.proofs)
 
     # -- shared ------------------------------------------------------------------------------
 
-    def _settle(self, k: int, found, weights=None) -> bool:
+    def _settle(self, k: int, found, weights=None, located=None) -> bool:
         """Give iteration k to every head not in I_{k-1} whose count is positive: the weights
         of its derivations (+1 each when ``weights`` is None: a Bootstrap), plus in an Update
         its previous epoch's proof count when it had iteration k then (computed first where
         it is UNKNOWN and the weights would lower it). A head of old iteration k without
-        weights keeps it (``Universe``): the work is a search per found head (the universe's
-        row index) and a sum of their weights by position (``position_sums``), plus a sort
-        of the heads it does not hold yet. Returns whether some tuple has iteration k."""
+        weights keeps it (``Universe``). ``located``: the found heads' positions, batch for
+        batch (ABSENT where not held; None: searched here). The work is a search per found
+        head not located (the universe's row index) and a sum of their weights by position
+        (``position_sums``), plus a sort of the heads it does not hold yet. Returns whether
+        some tuple has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -224,7 +235,8 @@ class StratumRun:
             w = (np.concatenate(weights[head]) if weights is not None
                  else np.ones(rows.shape[1], dtype=np.int64))
             # the found rows the universe holds summed by position, the others by row
-            positions = self._find(universe, rows)
+            positions = (self._find(universe, rows) if located is None
+                         else np.concatenate(located[head]))
             present = positions != ABSENT
             at, total = position_sums(positions[present], w[present], len(universe))
             fresh, fresh_w = (weighted_groups(rows[:, ~present], w[~present])

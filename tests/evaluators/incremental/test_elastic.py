@@ -723,10 +723,10 @@ def _counted_iterations(monkeypatch) -> list[int]:
     settled = []
     settle = elastic_stratum.StratumRun._settle
 
-    def counted(self, k, found, weights=None):
+    def counted(self, k, found, weights=None, located=None):
         if weights is not None:
             settled.append(k)
-        return settle(self, k, found, weights)
+        return settle(self, k, found, weights, located)
 
     monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", counted)
     return settled
@@ -759,3 +759,34 @@ def test_an_update_goes_on_while_a_deleted_head_can_be_rediscovered(monkeypatch)
     assert settled[:3] == [1, 2, 3]
     assert _state(session.engine)["tc"][(0, 3)] == (3, 1)
     _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "rediscovered")
+
+
+def test_an_update_settles_heads_by_the_positions_found_with_them_and_searches_none_again(
+        monkeypatch):
+    """The heads an Update's terms find come with their positions (the deletion and insertion
+    terms search each head once, the re-discovery term reports them): ``_settle`` reads
+    those, which are where a search of the universe finds the heads."""
+    chain = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 3)]
+    session = IncrementalSession(_engine(), TC, {"e": chain})
+    settle, find = elastic_stratum.StratumRun._settle, elastic_stratum.StratumRun._find
+    located_rows, searched = [], []
+
+    def checked(self, k, found, weights=None, located=None):
+        for head in self.heads:
+            if weights is not None:
+                rows = np.concatenate([np.zeros((2, 0), dtype=np.int64), *found[head]], axis=1)
+                at = np.concatenate([np.zeros(0, dtype=np.int64), *located[head]])
+                assert at.tolist() == self.universes[head].find(rows).tolist()
+                located_rows.append(rows.shape[1])
+        searched.clear()
+        result = settle(self, k, found, weights, located)
+        assert weights is None or searched == []
+        return result
+
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_settle", checked)
+    monkeypatch.setattr(elastic_stratum.StratumRun, "_find",
+                        lambda self, universe, rows: searched.append(1) or find(
+                            self, universe, rows))
+    session.update(insert={"e": [(4, 0)]}, delete={"e": [(0, 3)]})
+    assert sum(located_rows) > 0
+    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "located")
