@@ -17,7 +17,8 @@ sorted inputs once.
 - ``run_lengths(ordered)``: the distinct values of an ascending array and their counts.
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 - ``segments_moved``: a block of sorted segments of columns (a relation stored iteration by
-  iteration) without some columns and with others inserted, found and copied in one pass.
+  iteration) without some columns and with others inserted, found and copied in one pass
+  that reads the block in order.
 - ``spliced(columns, left, joined, at, out)``: a block of columns without some and with others
   inserted at given places, written into a given block in one pass of block copies.
 
@@ -205,6 +206,23 @@ def _column_gallop(columns, lo, hi, needles, j):
     return lo
 
 
+# ``_segments_moved`` walks a segment in blocks of this many rows, copying each block once
+# its last row is compared, for at most this many blocks without a leaving or joining row
+# before it gallops
+WALK_BLOCK = 64
+WALK_BLOCKS = 8
+
+
+@helper
+def _position_in_block(columns, p, limit, end, needles, j):
+    """The left insertion position of column ``j`` of ``needles`` among the sorted columns
+    ``p:end`` of ``columns`` when it is at most ``limit`` (galloping within ``p:limit``), or
+    -1 when the column ``limit - 1`` is below it (only for ``limit < end``)."""
+    if limit < end and _column_below(columns, limit - 1, needles, j):
+        return -1
+    return _column_gallop(columns, p, limit, needles, j)
+
+
 @exported("i8(i8[:, ::1], i8[::1], i8[:, ::1], i8[::1], i8[:, ::1], i8[::1], i8[:, ::1], "
           "i8[::1], i8[::1])", writes=("out", "left_positions", "at"))
 def _segments_moved(columns, bounds, left, left_at, joined, joined_at, out, left_positions,
@@ -214,13 +232,15 @@ def _segments_moved(columns, bounds, left, left_at, joined, joined_at, out, left
     dst = kept = li = ji = 0
     for segment in range(bounds.shape[0] - 1):
         p, end = bounds[segment], bounds[segment + 1]
-        leave = join = -1  # the positions of the next leaving and joining rows, once searched
+        leave = join = -1  # the positions of the next leaving and joining rows, once found
+        walked = 0  # the blocks walked since the last leaving or joining row
         while True:
+            limit = min(end, p + WALK_BLOCK) if walked < WALK_BLOCKS else end
             if leave < 0 and li < gone and left_at[li] == segment:
-                leave = _column_gallop(columns, p, end, left, li)
+                leave = _position_in_block(columns, p, limit, end, left, li)
             if join < 0 and ji < m and joined_at[ji] == segment:
-                join = _column_gallop(columns, p, end, joined, ji)
-            stop = end
+                join = _position_in_block(columns, p, limit, end, joined, ji)
+            stop = limit
             if leave >= 0:
                 stop = min(stop, leave)
             if join >= 0:
@@ -232,12 +252,14 @@ def _segments_moved(columns, bounds, left, left_at, joined, joined_at, out, left
                 for c in range(arity):
                     out[c, dst] = joined[c, ji]
                 at[ji] = kept
-                dst, ji, join = dst + 1, ji + 1, -1
+                dst, ji, join, walked = dst + 1, ji + 1, -1, 0
             elif leave >= 0 and leave == p:
                 left_positions[li] = p
-                p, li, leave = p + 1, li + 1, -1
-            else:
+                p, li, leave, walked = p + 1, li + 1, -1, 0
+            elif p == end:
                 break
+            else:
+                walked += 1
     return dst
 
 
@@ -250,10 +272,15 @@ def segments_moved(columns: np.ndarray, bounds: np.ndarray, left: np.ndarray,
     inserted in order into segments ``joined_at``; both sorted by segment, then row. Returns
     the new C-contiguous block, the positions of the leaving columns in ``columns``
     (ascending), and for each joined column the number of kept columns before it (ascending).
-    One pass over the segments: each leaving or joining column is found by galloping from
-    the last one (lexicographic comparisons), and the kept columns between them are
-    block-copied, so the columns a search reads are copied while in cache. O(n c + (a + m)
-    c log(n / (a + m)))."""
+    One pass over the segments, in blocks of ``WALK_BLOCK`` columns: a block whose last
+    column is below the next leaving and joining columns (lexicographic comparisons) is
+    copied whole; the one holding such a column is galloped within and copied up to it. So
+    the columns are read in order, as the hardware prefetches them: galloping across a
+    block out of cache took a dependent miss per probe (TC over graph10000, 1% update:
+    3.5k moves in a 262k x 2 trace, 1.5 -> 0.5 ms out of cache, 0.36 -> 0.40 ms in it).
+    After ``WALK_BLOCKS`` blocks without such a column the rest of the segment is galloped,
+    so a sparse move stays a search and one block copy. O(n c + (a + m) c log(n / (a +
+    m)))."""
     columns = np.ascontiguousarray(columns, dtype=np.int64)
     left, joined = (np.ascontiguousarray(left, dtype=np.int64),
                     np.ascontiguousarray(joined, dtype=np.int64))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental.counting_merge import (
+    WALK_BLOCK,
+    WALK_BLOCKS,
     found_in,
     merge_added,
     run_lengths,
@@ -94,38 +98,67 @@ def test_union_of_ascending_keys(a, b):
     assert merged.tolist() == sorted(a | b)
 
 
+def _assert_moved_is_delete_then_insert(segments, left, joined):
+    """``segments_moved`` of ``segments`` (lists of sorted 2-tuples) without ``left`` and with
+    ``joined`` (sorted (segment, row) pairs) equals np.delete then np.insert at the sorted
+    positions, with the positions of the leaving rows and the kept counts before each joined
+    row."""
+    columns = np.array([row for rows in segments for row in rows],
+                       dtype=np.int64).reshape(-1, 2).T
+    bounds = np.concatenate([[0], np.cumsum([len(rows) for rows in segments])])
+    index = [{row: i for i, row in enumerate(rows)} for rows in segments]
+    positions = [int(bounds[s]) + index[s][row] for s, row in left]
+    kept = np.delete(columns, positions, axis=1)
+    kept_bounds = bounds - np.searchsorted(positions, bounds)
+    gone = [set() for _ in segments]
+    for s, row in left:
+        gone[s].add(row)
+    at = [int(kept_bounds[s]) + bisect_left(segments[s], row)
+          - sum(1 for r in gone[s] if r < row) for s, row in joined]
+    expected = np.insert(kept, at, np.array([row for _, row in joined],
+                                            dtype=np.int64).reshape(-1, 2).T, axis=1)
+    out, positions_found, before = segments_moved(
+        columns, bounds, np.array([r for _, r in left], dtype=np.int64).reshape(-1, 2).T,
+        np.array([s for s, _ in left], dtype=np.int64),
+        np.array([r for _, r in joined], dtype=np.int64).reshape(-1, 2).T,
+        np.array([s for s, _ in joined], dtype=np.int64))
+    assert out.tolist() == expected.tolist()
+    assert positions_found.tolist() == positions and before.tolist() == at
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sets(st.tuples(st.integers(-4, 4), st.integers(-4, 4))), max_size=4),
        st.data())
 def test_segments_moved_is_delete_then_insert_in_each_sorted_segment(segments, data):
     """Rows leave their segments and others join theirs (both sorted by segment, then row,
-    as an update moves rows of a trace): the block equals np.delete then np.insert at the
-    sorted positions, with the positions of the leaving rows and the kept counts before
-    each joined row."""
+    as an update moves rows of a trace)."""
     segments = [sorted(rows) for rows in segments] + [[]]  # a last segment to grow into
     left = sorted((s, row) for s, rows in enumerate(segments) for row in rows
                   if data.draw(st.booleans()))
     joined = sorted({(s, row) for s, row in data.draw(st.lists(st.tuples(
         st.integers(0, len(segments) - 1), st.tuples(st.integers(-5, 5), st.integers(-5, 5))),
         max_size=8)) if row not in segments[s] or (s, row) in left})
-    columns = np.array([row for rows in segments for row in rows],
-                       dtype=np.int64).reshape(-1, 2).T
-    bounds = np.concatenate([[0], np.cumsum([len(rows) for rows in segments])])
-    positions = [int(bounds[s]) + segments[s].index(row) for s, row in left]
-    kept = np.delete(columns, positions, axis=1)
-    kept_bounds = bounds - np.searchsorted(positions, bounds)
-    at = [int(kept_bounds[s]) + sum(1 for r in sorted(set(segments[s]) - {r for t, r in left
-                                                                          if t == s}) if r < row)
-          for s, row in joined]
-    expected = np.insert(kept, at, np.array([row for _, row in joined],
-                                            dtype=np.int64).reshape(-1, 2).T, axis=1)
-    out, gone, before = segments_moved(
-        columns, bounds, np.array([r for _, r in left], dtype=np.int64).reshape(-1, 2).T,
-        np.array([s for s, _ in left], dtype=np.int64),
-        np.array([r for _, r in joined], dtype=np.int64).reshape(-1, 2).T,
-        np.array([s for s, _ in joined], dtype=np.int64))
-    assert out.tolist() == expected.tolist()
-    assert gone.tolist() == positions and before.tolist() == at
+    _assert_moved_is_delete_then_insert(segments, left, joined)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0005, 0.01, 0.2]))
+def test_segments_moved_walks_blocks_and_gallops_past_long_gaps(seed, share):
+    """Segments of many blocks (``WALK_BLOCK`` rows each) with moves dense and sparse: a
+    leaving or joining row at a block's first or last row, rows found block by block, and
+    gaps of more than ``WALK_BLOCKS`` blocks, which the kernel gallops across."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 3 * WALK_BLOCK * WALK_BLOCKS, 3)
+    segments = [sorted({(int(a), int(b)) for a, b in rng.integers(0, 40, (size, 2))})
+                for size in sizes] + [[]]
+    left = [(s, row) for s, rows in enumerate(segments) for i, row in enumerate(rows)
+            if rng.random() < share or i % WALK_BLOCK in (0, WALK_BLOCK - 1) and
+            rng.random() < 10 * share]
+    fresh = {(int(s), (int(a), int(b))) for s, a, b in zip(
+        rng.integers(0, len(segments), 40), rng.integers(0, 41, 40), rng.integers(40, 42, 40),
+        strict=True)}
+    joined = sorted(fresh | {(s, row) for s, row in left if rng.random() < 0.5})
+    _assert_moved_is_delete_then_insert(segments, left, joined)
 
 
 @settings(max_examples=200, deadline=None)
