@@ -14,7 +14,8 @@ sorted inputs once.
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation;
   a small delta is searched by galloping and the keys between its positions block-copied.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
-- ``run_lengths(ordered)``: the distinct values of an ascending array and their counts.
+- ``bag_sums(a, a_weight, b, b_weight)``: the sum of two ascending bags of keys, one weight
+  per bag, as distinct keys and their weights. O(n + m), one pass.
 - ``found_in`` / ``weights_at``: membership and counts of needles in a (weighted) key run.
 - ``segments_moved``: a block of sorted segments of columns (a relation stored iteration by
   iteration) without some columns and with others inserted, found and copied in one pass
@@ -134,26 +135,37 @@ def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 
-@exported("UniTuple(i8[::1], 2)(i8[::1])")
-def _run_lengths(ordered):
-    n = ordered.shape[0]
-    distinct = np.empty(n, dtype=np.int64)
-    lengths = np.empty(n, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if k and distinct[k - 1] == ordered[i]:
-            lengths[k - 1] += 1
-        else:
-            distinct[k] = ordered[i]
-            lengths[k] = 1
+@exported("UniTuple(i8[::1], 2)(i8[::1], i8, i8[::1], i8)")
+def _bag_sums(a, a_weight, b, b_weight):
+    n, m = a.shape[0], b.shape[0]
+    keys = np.empty(n + m, dtype=np.int64)
+    sums = np.empty(n + m, dtype=np.int64)
+    i = j = k = 0
+    while i < n or j < m:
+        x = a[i] if i < n else b[j]
+        if j < m and b[j] < x:
+            x = b[j]
+        total = 0
+        while i < n and a[i] == x:
+            total += a_weight
+            i += 1
+        while j < m and b[j] == x:
+            total += b_weight
+            j += 1
+        if total:
+            keys[k], sums[k] = x, total
             k += 1
-    return distinct[:k], lengths[:k]
+    return keys[:k], sums[:k]
 
 
-def run_lengths(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct values, how often each occurs) of an ascending int64 array, in one
-    pass. O(n)."""
-    return _run_lengths(np.ascontiguousarray(ordered, dtype=np.int64))
+def bag_sums(a: np.ndarray, a_weight: int, b: np.ndarray, b_weight: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct keys, ascending, their summed weights) of two bags of int64 keys, each
+    ascending (repeats allowed) with one weight per bag, keys whose sum is 0 left out: the
+    run lengths of each and their merge in one pass (an empty ``b`` for one bag). O(n + m),
+    the results views of one allocation of n + m entries each."""
+    return _bag_sums(np.ascontiguousarray(a, dtype=np.int64), a_weight,
+                     np.ascontiguousarray(b, dtype=np.int64), b_weight)
 
 
 @exported("i8[::1](i8[::1], i8[::1])")

@@ -60,7 +60,8 @@ _LARGEST = 9223372036854775807
 _WINDOW = 8
 # D_k's counts (its base's and pending ones) and D'_k's of one of four integer types; the
 # kernel returns five arrays (a call costs about 1 us per array returned): the scratch (the
-# sizes, then the patch's positions, plus_k, minus_k, gained and dropped, n slots each),
+# sizes, then the patch's positions, plus_k, minus_k, gained, dropped, the dropped keys'
+# positions in Δ_k and the gained keys' places among its kept keys, n slots each),
 # the patch's counts, Δ'_k, and D'_k's pending (patched) or base (rebased) keys and counts
 _SIGNATURE = ("Tuple((i8[::1], {0}[::1], i8[::1], i8[::1], {0}[::1]))"
               "(i8[::1], {0}[::1], i8[::1], {0}[::1], i8, i8[::1], i8[::1], i8[::1], i8[::1], "
@@ -70,7 +71,7 @@ _MODE, _MERGED, _PATCHES, _PENDING, _ZEROS, _FIRST, _PLUS_K, _MINUS_K, _GAINED, 
 _NEGATIVE, _OVERFLOW = 10, 11
 _SIZES = 12
 # the scratch's parts after the sizes, n slots each, in order (by the index of their size)
-_SCRATCH_PARTS = (_PATCHES, _PLUS_K, _MINUS_K, _GAINED, _DROPPED)
+_SCRATCH_PARTS = (_PATCHES, _PLUS_K, _MINUS_K, _GAINED, _DROPPED, _DROPPED, _GAINED)
 _PARTS = len(_SCRATCH_PARTS)
 # D'_k: D_k itself, D_k's base patched (pending rebuilt), or one merged base
 _KEPT, _PATCHED, _REBASED = 0, 1, 2
@@ -248,6 +249,8 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
     minus_k = scratch[_SIZES + 2 * n:_SIZES + 3 * n]
     gained = scratch[_SIZES + 3 * n:_SIZES + 4 * n]
     dropped = scratch[_SIZES + 4 * n:_SIZES + 5 * n]
+    left = scratch[_SIZES + 5 * n:_SIZES + 6 * n]
+    kept_before = scratch[_SIZES + 6 * n:_SIZES + 7 * n]
     nothing, no_counts = np.empty(0, dtype=np.int64), np.empty(0, dtype=counts.dtype)
     for t in range(n):
         if sums[t] < 0:
@@ -324,10 +327,12 @@ def _refreshed(keys, counts, pending_keys, pending_counts, zeros, delta_keys, de
         if gain:
             moves[t] = 1
             gained[ng] = x
+            kept_before[ng] = places[t] - first_lo - ndr  # the dropped keys are below x
             ng += 1
         elif drop:
             moves[t] = 2
             dropped[ndr] = x
+            left[ndr] = places[t] - first_lo
             ndr += 1
         if (in_plus and not was_first) or (gain and not was_in):
             plus_k[npl] = x
@@ -365,7 +370,9 @@ class Refreshed:
     shares them (``(counts, positions, values)``, for ``PackedCounts.patched``; applied once
     the update commits, None when there is none), and as ascending packed keys Δ'_k
     (``first``; ``changed`` is False when it is Δ_k, and then it is empty), plus_k, minus_k,
-    gained (Δ'_k - Δ_k) and dropped (Δ_k - Δ'_k)."""
+    gained (Δ'_k - Δ_k) and dropped (Δ_k - Δ'_k); and where they move, for a copy of Δ_k's
+    rows (``counting_merge.spliced``): the positions in Δ_k of the dropped keys (``left``)
+    and, per gained key, how many of Δ_k's kept keys are below it (``kept_before``)."""
 
     counts: PackedCounts
     patch: tuple[np.ndarray, np.ndarray, np.ndarray] | None
@@ -374,6 +381,8 @@ class Refreshed:
     minus: np.ndarray
     gained: np.ndarray
     dropped: np.ndarray
+    left: np.ndarray
+    kept_before: np.ndarray
 
     @property
     def changed(self) -> bool:
@@ -404,7 +413,7 @@ def refreshed(counts: PackedCounts, delta_keys: np.ndarray, delta_counts: np.nda
             break
         counts = counts.widened()
     n = (len(scratch) - _SIZES) // _PARTS
-    patch_positions, plus_k, minus_k, gained, dropped = (
+    patch_positions, plus_k, minus_k, gained, dropped, left, kept_before = (
         scratch[_SIZES + part * n:_SIZES + part * n + sizes[size]]
         for part, size in enumerate(_SCRATCH_PARTS))
     patch = None
@@ -413,4 +422,5 @@ def refreshed(counts: PackedCounts, delta_keys: np.ndarray, delta_counts: np.nda
         counts = counts.patched(keys, values, sizes[_ZEROS])
     elif sizes[_MODE] == _REBASED:
         counts = PackedCounts(keys[None, :sizes[_MERGED]], True, values[:sizes[_MERGED]])
-    return Refreshed(counts, patch, first[:sizes[_FIRST]], plus_k, minus_k, gained, dropped)
+    return Refreshed(counts, patch, first[:sizes[_FIRST]], plus_k, minus_k, gained, dropped,
+                     left, kept_before)

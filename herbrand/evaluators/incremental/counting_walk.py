@@ -92,7 +92,9 @@ class Walk:
         self._growing: dict[str, GrowingColumns] = {}  # X' since the divergence, appended
         self._grown: dict[str, int] = {}  # the last iteration whose Δ'_m is in _growing
         self._blocks: dict[tuple[str, int], tuple[int, int]] = {}  # Δ'_m's rows in X'
-        self._moves: dict[tuple[str, int], tuple[SortedRun, SortedRun]] = {}  # gained, dropped
+        # Δ'_m's changes, for ``_append``: the gained rows, the dropped ones' positions in
+        # Δ_m and the gained ones' places among its kept rows (None: Δ'_m decoded whole)
+        self._moves: dict[tuple[str, int], tuple[SortedRun, np.ndarray, np.ndarray] | None] = {}
         self._reads: dict[str, Relation] = {}  # the relations read in iteration k, built once
         self._keys: dict[str, np.ndarray] = {}  # the old runs' keys (``_old_keys``)
         self.old_ends = {name: np.cumsum([len(run) for run in self.old[name].firsts],
@@ -164,20 +166,17 @@ class Walk:
         """X' through Δ'_i: Δ'_i appended to ``growing`` (holding X'_{i-1}), and its columns.
         The old relation's Δ_i when the run is the old one; else, when the keys pack, Δ_i
         spliced straight into the buffer (its dropped tuples left out, its gained ones put in
-        their places: ``counting_merge.spliced``, block copies, no rows decoded but the
-        gained); else the run decoded. O(|Δ'_i|)."""
+        their places, found by the refresh: ``counting_merge.spliced``, block copies, no rows
+        decoded but the gained); else the run decoded. O(|Δ'_i|)."""
         run, old_first = self.firsts[name][i - 1], self._old_first(name, i)
         old = self.old_rows[name].columns[:, self._old_end(name, i - 1):self._old_end(name, i)]
         if run is old_first:
             return growing.append(old)
-        gained, dropped = self._moves[(name, i)]
-        if not (old_first.packed and gained.packed and dropped.packed):
+        moves = self._moves[(name, i)]
+        if moves is None:
             return growing.append(run.rows())
-        keys = old_first.data[0]
-        left = np.searchsorted(keys, dropped.data[0])
-        places = np.searchsorted(keys, gained.data[0])
-        spliced(old, left, gained.rows(), places - np.searchsorted(left, places),
-                out=growing.reserve(len(run)))
+        gained, left, kept_before = moves
+        spliced(old, left, gained.rows(), kept_before, out=growing.reserve(len(run)))
         return growing.columns
 
     def _delta_columns(self, name: str, m: int) -> np.ndarray:
@@ -270,18 +269,19 @@ class Walk:
             counts, old_first = self._old_counts(name), self._old_first(name, self.k)
             if counts is None:
                 counts = PackedCounts.of(codec, weighted.empty(codec.arity))
-            first = old_first
+            first, moves = old_first, None
             if run is not None or len(self.plus[name]) or len(self.minus[name]):
                 if (self._packs(name) and counts.packed and self.plus[name].packed
                         and self.minus[name].packed and (run is None or run.packed)):
-                    counts, first = self._refresh_packed(name, counts, run, weights)
+                    counts, first, moves = self._refresh_packed(name, counts, run, weights)
                 else:
                     counts, first = self._refresh(name, counts, run, weights, old_first)
+                    moves = self._moves_found(name, old_first)
             self.counts[name].append(counts)
             self.firsts[name].append(first)
             self.bounds[name].append(self._new_bounds(name, first is old_first))
             if first is not old_first:
-                self._moves[(name, self.k)] = self.gained[name], self.dropped[name]
+                self._moves[(name, self.k)] = moves
                 if self.diverged[name] is None:
                     self.diverged[name] = self.k
         self._reads = {}
@@ -346,10 +346,12 @@ class Walk:
         return self._old_keys(name), self.old_ends[name], self.k
 
     def _refresh_packed(self, name: str, counts: PackedCounts, run: SortedRun | None,
-                        weights: np.ndarray | None) -> tuple[PackedCounts, SortedRun]:
-        """(D'_k, Δ'_k) by ``counting_refresh.refreshed`` (every key packed); updates plus,
-        minus, gained and dropped, and records the patch of D_k's base D'_k needs in
-        ``patches``. D_k itself when there is no change of it."""
+                        weights: np.ndarray | None
+                        ) -> tuple[PackedCounts, SortedRun, tuple[SortedRun, np.ndarray,
+                                                                  np.ndarray]]:
+        """(D'_k, Δ'_k, its moves for ``_append``) by ``counting_refresh.refreshed`` (every
+        key packed); updates plus, minus, gained and dropped, and records the patch of D_k's
+        base D'_k needs in ``patches``. D_k itself when there is no change of it."""
         codec = self.codecs[name]
         change = self.empty[name].data[0] if run is None else run.data[0]
         out = refreshed(counts, change, change if run is None else weights,
@@ -362,7 +364,19 @@ class Walk:
             self.patches.append(out.patch)
         first = (SortedRun(codec, out.first[None, :], True) if out.changed
                  else self._old_first(name, self.k))
-        return out.counts, first
+        return out.counts, first, (self.gained[name], out.left, out.kept_before)
+
+    def _moves_found(self, name: str, old_first: SortedRun
+                     ) -> tuple[SortedRun, np.ndarray, np.ndarray] | None:
+        """Δ'_k's moves for ``_append`` after ``_refresh``, by searches of the gained and
+        dropped keys in Δ_k (``old_first``) when all three pack (O(m log n)), else None."""
+        gained, dropped = self.gained[name], self.dropped[name]
+        if not (old_first.packed and gained.packed and dropped.packed):
+            return None
+        keys = old_first.data[0]
+        left = np.searchsorted(keys, dropped.data[0])
+        places = np.searchsorted(keys, gained.data[0])
+        return gained, left, places - np.searchsorted(left, places)
 
     def _refresh(self, name: str, counts: PackedCounts, run: SortedRun | None,
                  weights: np.ndarray | None,

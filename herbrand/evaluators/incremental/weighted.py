@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import merge_added, run_lengths
+from herbrand.evaluators.incremental.counting_merge import bag_sums, merge_added
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.indexes.kernels import searchsorted
 
@@ -47,20 +47,35 @@ def _unpacked(keys: np.ndarray, arity: int) -> np.ndarray:
     return keys[None, :] if arity == 1 else identity_codec(arity).decode(keys[None, :], True)
 
 
+def _bag_weight(weights: np.ndarray) -> int:
+    """The one nonzero weight of a bag (every row weighted alike), else 0. O(n)."""
+    return int(weights[0]) if weights[0] and weights[0] == weights.min() == weights.max() else 0
+
+
 def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> Weighted:
-    """The distinct keys, ascending, with their summed weights, zero sums dropped: for one
-    nonzero weight repeated (a bag), a sort of the keys and their run lengths (one native
-    pass, ``counting_merge.run_lengths``); else an argsort.
+    """The distinct keys, ascending, with their summed weights, zero sums dropped: for a bag,
+    a sort of the keys and their run lengths (one native pass, ``counting_merge.bag_sums``);
+    else an argsort.
     O(n log n)."""
-    if weights[0] and weights[0] == weights.min() == weights.max():
-        distinct, lengths = run_lengths(np.sort(keys))
-        return distinct, lengths * weights[0]
+    weight = _bag_weight(weights)
+    if weight:
+        return bag_sums(np.sort(keys), weight, keys[:0], 0)
     order = np.argsort(keys)
     ordered = keys[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     sums = np.add.reduceat(weights[order], starts)
     keep = sums != 0
     return ordered[starts[keep]], sums[keep]
+
+
+def _summed_pair(first: Weighted, second: Weighted) -> Weighted:
+    """``_summed_keys`` of two keyed parts together: for two bags (an update's derivations of
+    each sign), a sort of each and one native pass of their run lengths and merge
+    (``counting_merge.bag_sums``); else each summed, then merged. O(n log n)."""
+    first_weight, second_weight = _bag_weight(first[1]), _bag_weight(second[1])
+    if first_weight and second_weight:
+        return bag_sums(np.sort(first[0]), first_weight, np.sort(second[0]), second_weight)
+    return merge_added(*_summed_keys(*first), *_summed_keys(*second))
 
 
 def consolidate(rows: np.ndarray, weights: np.ndarray) -> Weighted:
@@ -134,7 +149,8 @@ def combine(arity: int, *parts: Weighted) -> Weighted:
 def combine_keyed(arity: int, *parts: Weighted) -> Weighted | None:
     """``combine`` as (ascending keys, sums), one int64 key per row (``_packed_keys``: the
     ``RowCodec`` packing of every column, the column itself for one), for a caller that
-    keeps keys (no unpacking); None when the arity is 0 or a part does not pack."""
+    keeps keys (no unpacking); None when the arity is 0 or a part does not pack. The first
+    two parts are summed together (``_summed_pair``), each later one merged in."""
     parts = [p for p in parts if p[0].shape[1]]
     if not arity:
         return None
@@ -143,8 +159,8 @@ def combine_keyed(arity: int, *parts: Weighted) -> Weighted | None:
     keyed = [(_packed_keys(rows), weights) for rows, weights in parts]
     if any(keys is None for keys, _ in keyed):
         return None
-    keys, sums = _summed_keys(*keyed[0])
-    for more in keyed[1:]:
+    keys, sums = _summed_keys(*keyed[0]) if len(keyed) == 1 else _summed_pair(*keyed[:2])
+    for more in keyed[2:]:
         keys, sums = merge_added(keys, sums, *_summed_keys(*more))
     return keys, sums
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     WALK_BLOCK,
     WALK_BLOCKS,
+    bag_sums,
     found_in,
     merge_added,
-    run_lengths,
     segments_moved,
     sorted_positions,
     spliced,
@@ -180,11 +180,16 @@ def test_spliced_is_delete_then_insert(arity, n, data):
     assert (out[:, :3] == -1).all() and (out[:, 3 + expected.shape[1]:] == -1).all()
 
 
-@settings(max_examples=100, deadline=None)
-@given(_values)
-def test_run_lengths_are_unique_with_counts(values):
-    ordered = np.sort(np.array(values, dtype=np.int64))
-    distinct, lengths = run_lengths(ordered)
-    expected = np.unique(ordered, return_counts=True)
-    assert distinct.tolist() == expected[0].tolist()
-    assert lengths.tolist() == expected[1].tolist()
+@settings(max_examples=200, deadline=None)
+@given(_values, st.sampled_from([1, -1, 2]), _values, st.sampled_from([0, 1, -1, -2]))
+def test_bag_sums_are_the_summed_weights_of_both_bags(a, a_weight, b, b_weight):
+    """Against a dict of sums: keys in both bags, weights that cancel (1 and -1, or 2 once
+    against -2 once, or twice against -1), an empty bag (one bag's run lengths)."""
+    sums: dict[int, int] = {}
+    for values, weight in ((a, a_weight), (b, b_weight)):
+        for value in values:
+            sums[value] = sums.get(value, 0) + weight
+    expected = sorted((key, total) for key, total in sums.items() if total)
+    keys, totals = bag_sums(np.sort(np.array(a, dtype=np.int64)), a_weight,
+                            np.sort(np.array(b, dtype=np.int64)), b_weight)
+    assert list(zip(keys.tolist(), totals.tolist(), strict=True)) == expected

@@ -118,6 +118,10 @@ def test_refreshed_follows_the_formulas_over_sets(case, least):
     assert (out.gained.tolist(), out.dropped.tolist()) == (sorted(gained), sorted(dropped))
     assert (out.plus.tolist(), out.minus.tolist()) == (sorted(plus), sorted(minus))
     assert out.changed == bool(gained or dropped)
+    # where they move: Δ_k without the dropped positions, the gained at their places
+    old_first = _keys(case[0][case[1] - 1] if case[1] <= len(case[0]) else [])
+    moved = np.insert(np.delete(old_first, out.left), out.kept_before, out.gained)
+    assert moved.tolist() == sorted(first)
 
 
 @settings(max_examples=200, deadline=None)
@@ -131,7 +135,7 @@ def test_a_change_within_plus_and_minus_refreshes_the_same_with_delta_k_alone(ca
     whole = _call(runs, k, counts, delta, plus, minus, layout)
     first = runs[k - 1] if k <= len(runs) else set()
     alone = _call([first], 1, counts, delta, plus, minus, layout)
-    for field in ("first", "plus", "minus", "gained", "dropped"):
+    for field in ("first", "plus", "minus", "gained", "dropped", "left", "kept_before"):
         assert getattr(alone, field).tolist() == getattr(whole, field).tolist(), field
     assert _committed(alone) == _committed(whole)
 
