@@ -67,10 +67,8 @@ class HeadGrid:
         ``LIMIT`` cells (it is then not to be used again: C only grows)."""
         checked = head.checked_rows()
         new = checked[:, self._synced:]
-        for numbers, part in ((self.xs, self.source_part), (self.zs, self.lower_part)):
-            numbers.insert(new[part])
-        self._x = np.concatenate([self._x, self.xs.positions(new[self.source_part])])
-        self._z = np.concatenate([self._z, self.zs.positions(new[self.lower_part])])
+        self._x = np.concatenate([self._x, self.xs.intern(new[self.source_part])])
+        self._z = np.concatenate([self._z, self.zs.intern(new[self.lower_part])])
         start, width = self._synced, self.width
         if len(self.zs) > width or len(self.xs) * width > len(self.cells):
             width = max(16, 2 * len(self.zs)) if len(self.zs) > width else width
