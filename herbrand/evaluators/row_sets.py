@@ -29,6 +29,7 @@ _EMPTY = -1
 CHUNK = 1 << 22  # rows hashed at a time: bounds the scratch memory of a huge derived bag
 _MIX = np.uint64(0xFF51AFD7ED558CCD)
 _SEED = np.uint64(0x9E3779B97F4A7C15)
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 @helper(inline="always")
@@ -72,12 +73,12 @@ def _find(slots, stored, block, i, h):
         s = (s + np.uint64(1)) & mask
 
 
-@exported("UniTuple(i8, 3)(i8[::1], i8[:, ::1], i8, i8[:, ::1], u8[::1], i8, i8[::1], i8)",
-          writes=("slots", "stored", "new"))
-def _insert(slots, stored, count, block, hashes, start, new, k):
-    """Insert rows ``start``, ... of ``block`` absent from the table, recording their
-    positions in ``new[k:]``, until the block ends or the storage is full; returns (the next
-    row, the count, k)."""
+@exported("UniTuple(i8, 2)(i8[::1], i8[:, ::1], i8, i8[:, ::1], u8[::1], i8, i8[::1])",
+          writes=("slots", "stored", "at"))
+def _insert(slots, stored, count, block, hashes, start, at):
+    """Insert rows ``start``, ... of ``block`` absent from the table, recording each row's
+    position in the set in ``at``, until the block ends or the storage is full; returns (the
+    next row, the count)."""
     limit = min(stored.shape[1], len(slots) // 2)
     i = start
     while i < block.shape[1] and count < limit:
@@ -87,10 +88,9 @@ def _insert(slots, stored, count, block, hashes, start, new, k):
             for c in range(block.shape[0]):
                 stored[c, count] = block[c, i]
             count += 1
-            new[k] = i
-            k += 1
+        at[i] = slots[s]
         i += 1
-    return i, count, k
+    return i, count
 
 
 @exported("b1[::1](i8[::1], i8[:, ::1], i8[:, ::1], u8[::1])")
@@ -167,23 +167,32 @@ class RowSet:
         """Add an (arity, m) batch; the rows that were not in the set, each once, in the
         batch's order. O(m) expected, plus an amortised O(n) when the storage grows (it grows
         with the rows kept, not with m); O(min(m, CHUNK)) scratch memory."""
-        block = self._block(rows)
-        parts = [self._insert_chunk(block[:, i:i + CHUNK])
-                 for i in range(0, block.shape[1], CHUNK)]
-        if len(parts) == 1:
-            return parts[0]
-        return np.concatenate(parts, axis=1) if parts else block
+        before = self._count
+        self.intern(rows)
+        return self._stored[:, before:self._count].copy()
 
-    def _insert_chunk(self, block: np.ndarray) -> np.ndarray:
+    def intern(self, rows: np.ndarray) -> np.ndarray:
+        """Add an (arity, m) batch; the position of each of its rows in ``rows()`` (as
+        ``positions`` after ``insert``, in one probe per row). Costs as ``insert``, plus the
+        m positions."""
+        block = self._block(rows)
+        if not rows.shape[0]:  # rows of arity 0 are all equal: one is kept, at position 0
+            self._intern_chunk(block)
+            return np.zeros(rows.shape[1], dtype=np.int64)
+        parts = [self._intern_chunk(block[:, i:i + CHUNK])
+                 for i in range(0, block.shape[1], CHUNK)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts or [_NONE])
+
+    def _intern_chunk(self, block: np.ndarray) -> np.ndarray:
         m = block.shape[1]
         hashes = _hashes(block)
-        new = np.empty(m, dtype=np.int64)
-        start = k = 0
+        at = np.empty(m, dtype=np.int64)
+        start = 0
         while True:
-            start, self._count, k = _insert(self._slots, self._stored, self._count, block,
-                                            hashes, start, new, k)
+            start, self._count = _insert(self._slots, self._stored, self._count, block,
+                                         hashes, start, at)
             if start == m:
-                return block[:, new[:k]]
+                return at
             self._grow()
 
     def unseen(self, rows: np.ndarray) -> np.ndarray:

@@ -47,3 +47,26 @@ def test_growth_keeps_every_row():
         seen |= fresh
     assert len(row_set) == len(seen)
     assert not row_set.unseen(np.array(sorted(seen)).T).shape[1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(arity=st.integers(0, 3), data=st.data())
+def test_intern_adds_a_batch_and_gives_every_row_s_position(arity, data):
+    rows = st.lists(st.tuples(*[VALUES] * arity), max_size=40)
+    row_set = RowSet(np.zeros((arity, 0), dtype=np.int64))
+    stored: list[tuple] = []
+    for batch in data.draw(st.lists(rows, max_size=5)):
+        stored.extend(dict.fromkeys(r for r in batch if r not in stored))
+        positions = row_set.intern(_batch(batch, arity))
+        assert positions.tolist() == [stored.index(r) for r in batch]
+        assert [tuple(r) for r in row_set.rows().T.tolist()] == stored
+
+
+def test_intern_across_chunks_and_growth(monkeypatch):
+    monkeypatch.setattr("herbrand.evaluators.row_sets.CHUNK", 7)
+    row_set = RowSet(np.zeros((1, 0), dtype=np.int64))
+    batch = np.array([[5, 3, 5, 9, 1, 2, 3, 4, 8, 6, 7, 0, 11, 12, 13, 9, 10, 5, 14, 15]])
+    positions = row_set.intern(batch)
+    assert row_set.rows()[0, positions].tolist() == batch[0].tolist()
+    assert len(row_set) == 16
+    assert row_set.insert(np.array([[16, 5, 16]])).tolist() == [[16]]

@@ -26,7 +26,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from herbrand.evaluators.incremental.bf_kernels import saturate_pair, saturate_pair_on_grid
+from herbrand.evaluators.incremental.bf_kernels import (
+    NO_STARTS,
+    lane_starts,
+    saturate_pair,
+    saturate_pair_on_grid,
+)
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.instance_rules import PairRule
 from herbrand.evaluators.incremental.near_heads import CutRows
@@ -67,10 +72,8 @@ class HeadGrid:
         ``LIMIT`` cells (it is then not to be used again: C only grows)."""
         checked = head.checked_rows()
         new = checked[:, self._synced:]
-        for numbers, part in ((self.xs, self.source_part), (self.zs, self.lower_part)):
-            numbers.insert(new[part])
-        self._x = np.concatenate([self._x, self.xs.positions(new[self.source_part])])
-        self._z = np.concatenate([self._z, self.zs.positions(new[self.lower_part])])
+        self._x = np.concatenate([self._x, self.xs.intern(new[self.source_part])])
+        self._z = np.concatenate([self._z, self.zs.intern(new[self.lower_part])])
         start, width = self._synced, self.width
         if len(self.zs) > width or len(self.xs) * width > len(self.cells):
             width = max(16, 2 * len(self.zs)) if len(self.zs) > width else width
@@ -86,7 +89,7 @@ class HeadGrid:
 
 class SortedLower:
     """A PairRule's lower relation sorted on its join columns, and the rows of it that are
-    joined (``rows``, ``keys``; ``lower_part``: their numbers in a grid's ``zs``): all, or
+    joined (``rows``, ``keys``, ``starts``: the keys' ``lane_starts`` if one; ``lower_part``: their numbers in a grid's ``zs``): all, or
     those that can derive a checked head, in the same order."""
 
     def __init__(self, pair: PairRule, relation: Relation):
@@ -111,6 +114,7 @@ class SortedLower:
             self.rows = (self._sorted if mask is None
                          else np.ascontiguousarray(self._sorted[:, mask]))
             self.keys = np.ascontiguousarray(self.rows[self._key])
+            self.starts = lane_starts(self.keys[0]) if len(self._key) == 1 else NO_STARTS
 
     def number(self, grid: HeadGrid) -> None:
         """Join the rows whose values in the head occur among C's (``grid``), numbered by
@@ -177,10 +181,10 @@ class PairSaturation:
         if grid is None:
             lower.admit(head)
             return head.prove_forwards(source, self._read[number], saturate_pair, (
-                lower.rows, lower.keys, _int64(pair.source_key), _int64(pair.head_of),
+                lower.rows, lower.keys, lower.starts, _int64(pair.source_key), _int64(pair.head_of),
                 *head.table()))
         lower.number(grid)
         return head.prove_forwards(source, self._read[number], saturate_pair_on_grid, (
-            lower.rows, lower.keys, lower.lower_part, _int64(pair.source_key),
+            lower.rows, lower.keys, lower.starts, lower.lower_part, _int64(pair.source_key),
             _int64(pair.head_of), _int64([pair.head_of[h] for h in grid.source_part]),
             *grid.xs.table(), grid.cells, grid.width))

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from herbrand.evaluators.incremental.bf_kernels import two_step_proved
+from herbrand.evaluators.incremental.bf_kernels import lane_starts, two_step_proved
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.instance_rules import TwoStepRule
 from herbrand.framework.storage import Database
@@ -45,7 +45,7 @@ class TwoStepProofs:
     def __init__(self, rules: Sequence[TwoStepRule], lower: Database):
         self._rules = tuple(rules)
         self._lower = lower
-        self._sorted: dict[tuple[str, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._sorted: dict[tuple[str, int, int], tuple[np.ndarray, ...]] = {}
 
     def __bool__(self) -> bool:
         return bool(self._rules)
@@ -68,9 +68,12 @@ class TwoStepProofs:
         return out
 
     def _side(self, relation: str, column: int, _: int, shared: int
-              ) -> tuple[np.ndarray, np.ndarray]:
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """An atom's rows sorted (``sorted_by``): its head column, that column's
+        ``lane_starts`` and its shared column. O(n log n) once per step."""
         key = (relation, column, shared)
         side = self._sorted.get(key)
         if side is None:
-            side = self._sorted[key] = sorted_by(self._lower[relation].columns, column, shared)
+            lane, shared_values = sorted_by(self._lower[relation].columns, column, shared)
+            side = self._sorted[key] = (lane, lane_starts(lane), shared_values)
         return side
