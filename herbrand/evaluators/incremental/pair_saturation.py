@@ -89,8 +89,9 @@ class HeadGrid:
 
 class SortedLower:
     """A PairRule's lower relation sorted on its join columns, and the rows of it that are
-    joined (``rows``, ``keys``, ``starts``: the keys' ``lane_starts`` if one; ``lower_part``: their numbers in a grid's ``zs``): all, or
-    those that can derive a checked head, in the same order."""
+    joined (``rows``, ``keys``, ``starts``: the keys' ``lane_starts`` if one; ``lower_part``:
+    their numbers in a grid's ``zs``): all, or those that can derive a checked head, in the
+    same order."""
 
     def __init__(self, pair: PairRule, relation: Relation):
         columns = relation.columns
