@@ -96,38 +96,30 @@ immutable Relations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
 from herbrand.evaluators.fixpoint import delta_name
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
-from herbrand.evaluators.incremental.expansion import Expansion, InstanceRows, concat_batches
-from herbrand.evaluators.incremental.instance_rules import (
-    FOCUS,
-    PROVED,
-    InstanceRule,
-    RuleReads,
-    StepRules,
-)
-from herbrand.evaluators.incremental.near_heads import NearHeads
-from herbrand.evaluators.incremental.pair_saturation import PairSaturation
+from herbrand.evaluators.incremental.expansion import Expansion, concat_batches
+from herbrand.evaluators.incremental.forward_saturation import ForwardSaturation
+from herbrand.evaluators.incremental.instance_rules import InstanceRule, StepRules
 from herbrand.evaluators.incremental.programs import with_empty_reads
-from herbrand.evaluators.incremental.relation_sets import RelationSet, RelationSets
-from herbrand.evaluators.incremental.selections import KeptSelections, with_selections
+from herbrand.evaluators.incremental.relation_sets import RelationSets
+from herbrand.evaluators.incremental.selections import KeptSelections
+from herbrand.evaluators.incremental.step_reads import NO_POSITIONS, StepReads
 from herbrand.evaluators.incremental.two_step_proofs import TwoStepProofs
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Database, Relation
-from herbrand.framework.syntax import Rule
-
-_NO_POSITIONS = np.zeros(0, dtype=np.int64)
 
 
 class BackwardForward:
     """The deletion step of one stratum: ``deleted(seeds)``. ``new`` holds the new lower
     strata and the stratum's old facts; ``selections``: the engine's kept constant selections
     of them, if it keeps any; ``kept``: the engine's hash sets of its relations, if it keeps
-    them (read, never changed; a set missing there is built when first probed).
+    them (read, never changed; a set missing there is built when first probed). The step
+    reads through ``step_reads`` and chains forwards through ``forward_saturation``.
 
     Every rule here reads ``new``, the consequences of the deleted facts too: an old instance
     using a deleted fact and a lower fact that is gone is a seed's (its head was checked
@@ -169,21 +161,17 @@ class BackwardForward:
 
     def __init__(self, evaluator: RelationalEvaluator, rules: StepRules, new: Database,
                  selections: KeptSelections | None = None, kept: RelationSets | None = None):
-        self._evaluator, self._new, self._rules = evaluator, new, rules
-        self._selections = selections
-        self._kept = kept
-        self._members: dict[str, RelationSet] = {}
+        self._evaluator, self._rules = evaluator, rules
         self._relations = rules.relations
         self._instances = rules.instances
         self._consequences = rules.consequences
-        self._saturation = rules.saturation
-        self._near: NearHeads | None = None  # made by the first round that cuts
-        self._pairs = PairSaturation(rules.pairs, new)
-        self._two_steps = TwoStepProofs(rules.two_steps, new)
-        self._read = dict.fromkeys(rules.relations, 0)  # P's rows the saturation rules read
         self._empty = {n: new[n].columns[:, :0] for n in rules.relations}
         self._facts = {n: CheckedFacts(new[n].arity) for n in rules.relations}
-        self._expansion = Expansion(self._facts, self._member_set, self._empty, rules.copies)
+        self._reads = StepReads(evaluator, rules, new, self._facts, selections, kept)
+        self._forward = ForwardSaturation(rules, self._reads, self._facts)
+        self._two_steps = TwoStepProofs(rules.two_steps, new)
+        self._expansion = Expansion(self._facts, self._reads.member_set, self._empty,
+                                    rules.copies)
         # per pass (outright rules, two-step proofs, unfolded rules): whether its last run on
         # a batch's own small frontier proved a fact (``_outright_first``)
         self._paying = [True, True, True]
@@ -193,7 +181,7 @@ class BackwardForward:
         heads (a bag, old facts) of the old instances that used a changed lower fact."""
         parts: dict[str, list[np.ndarray]] = {n: [] for n in self._relations}
         if any(rows.shape[1] for rows in seeds.values()):
-            self._add_selections()
+            self._reads.add_selections()
         queue = seeds
         while True:
             fresh = {n: self._facts[n].check(rows) for n, rows in queue.items()}
@@ -204,14 +192,14 @@ class BackwardForward:
                 parts[name].append(rows)
             if not self._consequences or not any(rows.shape[1] for rows in gone.values()):
                 break
-            reads = self._new.with_relations(
+            reads = self._reads.new.with_relations(
                 {delta_name(n): Relation(gone.get(n, self._empty[n]), unique=True)
                  for n in self._relations})
-            derived = self._derive(self._consequences, reads,
-                                   {delta_name(n): gone.get(n, self._empty[n])
-                                    for n in self._relations})
+            derived = self._reads.derive(self._consequences, reads,
+                                         {delta_name(n): gone.get(n, self._empty[n])
+                                          for n in self._relations})
             # an instance with a lower fact the update added may have a head that is no old fact
-            queue = {n: rows[:, self._member_set(n).contains(rows)]
+            queue = {n: rows[:, self._reads.member_set(n).contains(rows)]
                      for n, rows in derived.items()}
         return {n: Relation(concat_batches(parts[n], self._empty[n]), unique=True)
                 for n in self._relations}
@@ -222,21 +210,15 @@ class BackwardForward:
         rules with their constant selections, the evaluator's indexes they probe, and the
         hash sets their left-out atoms are probed in. Cost: O(n) per selection and set, and
         O(n log n) per index, not kept yet."""
-        self._add_selections()
+        self._reads.add_selections()
         rules = [i.rule for i in (*self._instances, *self._rules.unfolded)] + [
-            *self._saturation, *self._consequences, *self._near_heads().cut_rules]
-        self._evaluator.prepare(rules, with_empty_reads(rules, self._new))
+            *self._rules.saturation, *self._consequences, *self._forward.near_heads().cut_rules]
+        self._evaluator.prepare(rules, with_empty_reads(rules, self._reads.new))
         for instance in (*self._instances, *self._rules.unfolded):
             for position in instance.members:
-                self._member_set(instance.atoms[position][0])
+                self._reads.member_set(instance.atoms[position][0])
             for relation, _ in instance.probed:
-                self._member_set(relation)
-
-    def _add_selections(self) -> None:
-        """Add the constant selections the rules read to ``new`` (the relations the rounds
-        never change): the kept selections (``selections``), or one O(n) scan per distinct
-        selection for the whole step, instead of one per rule application."""
-        self._new = with_selections(self._new, self._rules.selections, self._selections)
+                self._reads.member_set(relation)
 
     @property
     def _outright(self) -> tuple[InstanceRule, ...]:
@@ -261,7 +243,7 @@ class BackwardForward:
         while True:
             if not any(len(positions) for positions in frontier.values()):
                 frontier = {n: self._facts[n].unproved(np.concatenate(parts)) if parts
-                            else _NO_POSITIONS for n, parts in lazy.items()}
+                            else NO_POSITIONS for n, parts in lazy.items()}
                 lazy = {n: [] for n in self._relations}
                 if not any(len(positions) for positions in frontier.values()):
                     break
@@ -276,9 +258,9 @@ class BackwardForward:
             # a fact left has no outright instance (a fully expanded one was in a lazy
             # frontier before, whose outright instances were found): only the other rules can
             # have instances of it
-            instances = self._instances_of(
+            instances = self._reads.instances_of(
                 frontier, self._inferred if outright or not small else self._instances)
-            self._saturate(self._expansion.proving(instances))
+            self._forward.saturate(self._expansion.proving(instances))
             expansion, partial = self._expansion.next_atoms(instances, full or small)
             for name, parts in partial.items():
                 lazy[name].extend(parts)
@@ -298,108 +280,12 @@ class BackwardForward:
             size = sum(len(positions) for positions in frontier.values())
             if not rules or not size or (small and not self._paying[number]):
                 continue
-            self._saturate(self._two_steps.proved(self._facts, frontier)
-                           if rules is self._two_steps else self._expansion.proving(
-                               self._instances_of(frontier, rules)))
+            self._forward.saturate(self._two_steps.proved(self._facts, frontier)
+                                   if rules is self._two_steps else self._expansion.proving(
+                                       self._reads.instances_of(frontier, rules)))
             frontier = {n: self._facts[n].unproved(positions)
                         for n, positions in frontier.items()}
             ran |= number == 0
             if small:
                 self._paying[number] = sum(len(p) for p in frontier.values()) < size
         return frontier, ran
-
-    def _instances_of(self, frontier: Mapping[str, np.ndarray],
-                      rules: Sequence[InstanceRule]) -> list[InstanceRows]:
-        """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
-        frontier fact (``frontier``: their positions in C), with its positions in C."""
-        focus = {FOCUS + n: self._focus(n, frontier.get(n, _NO_POSITIONS))
-                 for n in self._relations}
-        reads = self._new.with_relations(
-            {name: Relation(rows, unique=True) for name, rows in focus.items()})
-        seen: dict[tuple, bool] = {}
-        active = [i for i in rules if self._reads(i.rule).may_derive(focus, reads, seen)]
-        if not active:
-            return []
-        derived = self._evaluator.derive([i.rule for i in active], reads)
-        return [InstanceRows.found(i, self._held(i, derived[i.rule.head.relation]),
-                                   self._facts) for i in active]
-
-    def _focus(self, name: str, positions: np.ndarray) -> np.ndarray:
-        """The focus rows of relation ``name``: the facts at ``positions`` in C, each followed
-        by its position (``instance_rules.AT``). O(rows)."""
-        rows = self._facts[name].rows_at(positions)
-        focus = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=np.int64)
-        focus[:-1] = rows
-        focus[-1] = positions
-        return focus
-
-    def _derive(self, rules: Sequence[Rule], reads: Database,
-                batches: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The evaluator's derivations of the ``rules`` that may derive a row from ``batches``
-        and ``reads`` (``RuleReads.may_derive``)."""
-        seen: dict[tuple, bool] = {}
-        active = [rule for rule in rules if self._reads(rule).may_derive(batches, reads, seen)]
-        return self._evaluator.derive(active, reads) if active else {}
-
-    def _reads(self, rule: Rule) -> RuleReads:
-        """``rule``'s RuleReads (the step runs the rule objects of ``StepRules``, which holds
-        them by identity; a rule of its own, a cut one, gets them made). O(1), or O(body
-        length)."""
-        reads = self._rules.reads.get(id(rule))
-        return RuleReads.of(rule) if reads is None else reads
-
-    def _held(self, instance: InstanceRule, rows: np.ndarray) -> np.ndarray:
-        """The ``rows`` whose ``probed`` atoms their relations hold (the new lower ones, the
-        old ones of the stratum). O(rows) expected."""
-        if not instance.probed or not rows.shape[1]:
-            return rows
-        mask = np.ones(rows.shape[1], dtype=bool)
-        for relation, columns in instance.probed:
-            mask &= self._member_set(relation).contains(rows[list(columns)])
-        return rows[:, mask]
-
-    def _member_set(self, name: str) -> RelationSet:
-        """The hash set of relation ``name`` as the instances read it (old in the stratum, new
-        below): the engine's kept one (taken and put back: only read here), else built. O(1),
-        or O(n) once."""
-        members = self._members.get(name)
-        if members is None:
-            relation = self._new[name]
-            members = self._members[name] = (RelationSet(relation) if self._kept is None
-                                             else self._kept.take(name, relation))
-            if self._kept is not None:
-                self._kept.put(name, members)
-        return members
-
-    def _saturate(self, derived: Mapping[str, list[np.ndarray]]) -> None:
-        """Add the checked facts among ``derived`` to P, then chain forwards (semi-naively,
-        from P) to every checked fact they derive: the PairRules natively to their fixpoint
-        (``pair_saturation``), then the other saturation rules from the facts proved since
-        they last ran, in turn until neither proves a fact."""
-        for name, parts in derived.items():
-            self._facts[name].prove(concat_batches(parts, self._empty[name]))
-        while True:
-            if self._pairs:
-                self._pairs.saturate(self._facts)
-            new = {n: facts.proved_rows()[:, self._read[n]:] for n, facts in self._facts.items()}
-            self._read = {n: facts.proved_count for n, facts in self._facts.items()}
-            if not self._saturation or not any(rows.shape[1] for rows in new.values()):
-                return
-            # P's rows too: a rule whose constants no proved fact holds derives nothing
-            batches = {**{PROVED + n: self._facts[n].proved_rows()
-                          for n in self._relations if PROVED + n in self._rules.proved_read},
-                       **{delta_name(n): new[n] for n in self._relations}}
-            reads = self._new.with_relations(
-                {name: Relation(rows, unique=True) for name, rows in batches.items()})
-            delta = sum(rows.shape[1] for rows in new.values())
-            rules, cuts = ((self._saturation, {}) if delta < NearHeads.MIN_DELTA else
-                           self._near_heads().rules(self._facts, self._new))
-            for name, rows in self._derive(rules, reads.with_relations(cuts) if cuts else reads,
-                                           batches).items():
-                self._facts[name].prove(rows)
-
-    def _near_heads(self) -> NearHeads:
-        """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
-        if self._near is None:
-            self._near = NearHeads(self._saturation, self._relations)
-        return self._near

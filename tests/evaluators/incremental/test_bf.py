@@ -13,6 +13,7 @@ from herbrand.evaluators.incremental.checked_facts import CheckedFacts
 from herbrand.evaluators.incremental.expansion import Expansion
 from herbrand.evaluators.incremental.near_heads import NEAR, NearHeads
 from herbrand.evaluators.incremental.pair_saturation import HeadGrid
+from herbrand.evaluators.incremental.step_reads import StepReads
 from herbrand.framework.testing import IncrementalSession
 from tests.evaluators.incremental.engine_helpers import TC, record_index_builds
 
@@ -204,7 +205,7 @@ def test_the_saturation_reads_only_the_edges_into_checked_heads(checks, monkeypa
     session.update(delete={"e": [(3, 4)]})
     check, = checks
     targets = set(check._facts["tc"].checked_rows()[1].tolist())
-    cut = _rows(check._near._cuts["@near0.1:e"].relation.columns)
+    cut = _rows(check._forward._near._cuts["@near0.1:e"].relation.columns)
     # (C as its last saturation saw it: a prefix of the final C)
     assert cut and cut <= {(y, z) for y, z in edges if z in targets and (y, z) != (3, 4)}
     assert len(cut) < len(edges) - 1
@@ -215,7 +216,7 @@ def test_a_saturation_round_from_few_proved_facts_reads_its_relations_whole(chec
     session = IncrementalSession(BFEngine, TC_WITHOUT_LOOPS, {"e": edges})
     session.update(delete={"e": [(3, 4)]})
     check, = checks
-    assert check._facts["tc"].proved_count < NearHeads.MIN_DELTA and check._near is None
+    assert check._facts["tc"].proved_count < NearHeads.MIN_DELTA and check._forward._near is None
 
 
 def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
@@ -287,16 +288,16 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
 
 
 def _instance_calls(monkeypatch, batch_outright_first: int) -> list[tuple[bool, ...]]:
-    """Per ``_instances_of`` call from now on, which of its rules have stratum atoms (filled
+    """Per ``StepReads.instances_of`` call from now on, which of its rules have stratum atoms (filled
     in as the calls come); no unfolded rules."""
     calls = []
-    original = BackwardForward._instances_of
+    original = StepReads.instances_of
 
     def recorded(self, frontier, rules):
         calls.append(tuple(bool(i.atoms) for i in rules))
         return original(self, frontier, rules)
 
-    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(StepReads, "instances_of", recorded)
     monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", batch_outright_first)
     _without_unfolding(monkeypatch)
     return calls
@@ -344,14 +345,14 @@ def test_a_batch_s_pass_runs_again_only_while_it_proves_a_fact(monkeypatch):
 def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expanding(
         checks, monkeypatch):
     calls = []
-    original = BackwardForward._instances_of
+    original = StepReads.instances_of
 
     def recorded(self, frontier, rules):
         if any(len(positions) for positions in frontier.values()):
             calls.append([str(i.rule) for i in rules])
         return original(self, frontier, rules)
 
-    monkeypatch.setattr(BackwardForward, "_instances_of", recorded)
+    monkeypatch.setattr(StepReads, "instances_of", recorded)
     monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
@@ -399,7 +400,7 @@ def test_the_pair_rules_saturate_natively_to_the_same_checked_and_proved_facts(
     session = IncrementalSession(BFEngine, program, facts)
     session.update(delete=deleted)
     assert all(check._rules.pairs for check in checks)
-    grids = [g is not None for check in checks for g in check._pairs._grids]
+    grids = [g is not None for check in checks for g in check._forward._pairs._grids]
     assert all(grids) if grid else not all(grids)
     native = _checked_and_proved(checks)
     assert any(proved for check in native for _, proved in check.values())
