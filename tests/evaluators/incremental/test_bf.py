@@ -288,8 +288,8 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
 
 
 def _instance_calls(monkeypatch, batch_outright_first: int) -> list[tuple[bool, ...]]:
-    """Per ``StepReads.instances_of`` call from now on, which of its rules have stratum atoms (filled
-    in as the calls come); no unfolded rules."""
+    """Per ``StepReads.instances_of`` call from now on, which of its rules have stratum atoms
+    (filled in as the calls come); no unfolded rules."""
     calls = []
     original = StepReads.instances_of
 

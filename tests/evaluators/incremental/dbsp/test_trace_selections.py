@@ -30,7 +30,8 @@ def _assert_selections(trace: Trace) -> None:
     for constants in CONSTANTS:
         for i in range(-1, len(trace.offsets) + 1):
             got = trace.selected(constants, i).columns
-            assert np.array_equal(got, selected_rows(trace.value(i).columns, constants)), (constants, i)
+            expected = selected_rows(trace.value(i).columns, constants)
+            assert np.array_equal(got, expected), (constants, i)
 
 
 @settings(max_examples=50, deadline=None)
