@@ -74,7 +74,8 @@ class StratumRun:
         self.universes = universes
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
         self.derivations = StratumDerivations(universes, negated, evaluator, symbols,
-                                              aggregate_inputs, self.budget, selections)
+                                              aggregate_inputs, self.budget, selections,
+                                              derived=frozenset(self.heads))
         # the provenance queries' derivations of the heads queried so far (an Update's)
         self.proofs = KeptProofs()
 
