@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from herbrand.evaluators.batch_joins import empty_batch
+from herbrand.evaluators.batch_joins import columns_at, empty_batch
 from herbrand.evaluators.incremental.counting_selections import (
     Constants,
     GrowingSelections,
@@ -153,7 +153,7 @@ class StratumDerivations:
             return np.zeros((probe.head_arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
         most_old, most_new, earlier = self._maxima(probe, batch, Step(REDISCOVERY, h))
         wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
-        return batch[:probe.head_arity, wanted], batch[-1, wanted]
+        return columns_at(batch[:probe.head_arity], wanted), batch[-1, wanted]
 
     def rediscoverable(self, probe: ProbeRule, heads: Relation, k: int, kept: KeptProofs
                        ) -> bool:
@@ -267,7 +267,7 @@ class StratumDerivations:
                 found = Kept(selection, sizes, batch)
                 lasting = kept is not None and self._gone_for_good(probe, element, selection)
             batch = (found.batch if found.most_old is None
-                     else found.batch[:, found.bucket(step.h)])
+                     else columns_at(found.batch, found.bucket(step.h)))
             if not batch.shape[1]:
                 if kept is not None:
                     kept.keep(variant, found, step.h)
@@ -278,10 +278,10 @@ class StratumDerivations:
                 if lasting:
                     found = Kept(selection, sizes, batch, most_old)
                 elif found.most_old is None and len(later) < batch.shape[1]:
-                    found = Kept(selection, sizes, batch[:, later])
+                    found = Kept(selection, sizes, columns_at(batch, later))
                 kept.keep(variant, found, step.h)
             if len(wanted):
-                yield batch[:probe.head_arity, wanted], signs
+                yield columns_at(batch[:probe.head_arity], wanted), signs
 
     def _gone_for_good(self, probe: ProbeRule, element: int, selection: np.ndarray) -> bool:
         """Whether the seed rows at ``selection`` of ``probe``'s body ``element`` have new
@@ -330,7 +330,7 @@ class StratumDerivations:
         if element < len(probe.positives):
             return self.universes[probe.positives[element]].rows_at(selection)
         slot = probe.negatives[element - len(probe.positives)]
-        return Relation(self.negated[slot].changed.columns[:, selection], unique=True)
+        return Relation(columns_at(self.negated[slot].changed.columns, selection), unique=True)
 
 
 def holding_constants(rows: Relation, constants: Constants) -> Relation | None:
@@ -341,4 +341,4 @@ def holding_constants(rows: Relation, constants: Constants) -> Relation | None:
     mask = holding(rows.columns, constants)
     if mask.all():
         return rows
-    return Relation(rows.columns[:, mask], unique=True) if mask.any() else None
+    return Relation(columns_at(rows.columns, mask), unique=True) if mask.any() else None

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import columns_at
 from herbrand.framework.storage import Relation
 
 
@@ -132,7 +133,7 @@ class KeptProofs:
             queried = grown
         fresh = ~queried[at]
         if fresh.any():
-            found = query(heads if fresh.all() else Relation(heads.columns[:, fresh],
+            found = query(heads if fresh.all() else Relation(columns_at(heads.columns, fresh),
                                                              unique=True))
             queried[at[fresh]] = True
             if found is not None and found.shape[1]:
@@ -145,4 +146,4 @@ class KeptProofs:
         wanted = asked[kept[-1]]
         if wanted.all():
             return kept
-        return kept[:, wanted] if wanted.any() else None
+        return columns_at(kept, wanted) if wanted.any() else None

@@ -41,6 +41,7 @@ from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import columns_at
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_derivations import (
@@ -193,7 +194,7 @@ class StratumRun:
             return heads, signs, positions
         keep = np.ones(len(signs), dtype=bool)
         keep[deleted[before]] = False
-        return heads[:, keep], signs[keep], positions[keep]
+        return columns_at(heads, keep), signs[keep], positions[keep]
 
     def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -240,7 +241,7 @@ class StratumRun:
                          else np.concatenate(located[head]))
             present = positions != ABSENT
             at, total = position_sums(positions[present], w[present], len(universe))
-            fresh, fresh_w = (weighted_groups(rows[:, ~present], w[~present])
+            fresh, fresh_w = (weighted_groups(columns_at(rows, ~present), w[~present])
                               if not present.all() else (rows[:, :0], w[:0]))
             undecided = universe.new_iteration[at] >= k
             at, total = at[undecided], total[undecided]
@@ -257,7 +258,7 @@ class StratumRun:
                             np.where(unknown, UNKNOWN, total)[changed])
             new_rows = fresh_w > 0
             if new_rows.any():
-                universe.append(fresh[:, new_rows], k, fresh_w[new_rows])
+                universe.append(columns_at(fresh, new_rows), k, fresh_w[new_rows])
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed
