@@ -140,9 +140,10 @@ class StratumRun:
         """Whether no iteration after k (its terms settled) derives or loses a tuple: each of
         them would then find nothing and only keep the tuples of its old iteration
         (``_settle``), so the run may end as at the first iteration that keeps none. With
-        h = k - 1, it holds when (1) no batch kept at step h holds a derivation (each is its
-        seed's derivations with min(Mo, Mn) >= h) and (2) no derivation of a head deleted so
-        far (old <= k < new) has Mo <= Mn and k <= Mn < NEVER.
+        h = k - 1, it holds when (1) no batch kept at step h holds a derivation with
+        min(Mo, Mn) >= h (``kept_any``: a batch kept whole with its Mo holds one while some
+        Mo >= h) and (2) no derivation of a head deleted so far (old <= k < new) has Mo <= Mn
+        and k <= Mn < NEVER.
 
         Proof. Every tuple moved so far has min(old, new) <= h: settling at j gives j, or
         NEVER to a tuple of old iteration j; an input's rows are at 0 or NEVER; and at k, the
