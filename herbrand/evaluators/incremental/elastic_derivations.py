@@ -276,7 +276,7 @@ class StratumDerivations:
             wanted, signs, later = terms(most_old, most_new, earlier, step.h, step.kind)
             if kept is not None:
                 if lasting:
-                    found = Kept(selection, sizes, batch, most_old)
+                    found = Kept.whole(selection, sizes, batch, most_old)
                 elif found.most_old is None and len(later) < batch.shape[1]:
                     found = Kept(selection, sizes, columns_at(batch, later))
                 kept.keep(variant, found, step.h)

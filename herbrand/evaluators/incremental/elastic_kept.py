@@ -65,10 +65,20 @@ class Kept:
     sizes: tuple[int, ...]
     batch: np.ndarray
     most_old: np.ndarray | None = None
+    latest: int = -1  # the largest of ``most_old`` (-1: none)
+
+    @classmethod
+    def whole(cls, selection: np.ndarray, sizes: tuple[int, ...], batch: np.ndarray,
+              most_old: np.ndarray) -> Kept:
+        """A batch kept whole with its derivations' Mo. O(m)."""
+        return cls(selection, sizes, batch, most_old,
+                   int(most_old.max()) if len(most_old) else -1)
 
     def bucket(self, h: int) -> np.ndarray:
         """The indexes of the derivations with Mo = h, ascending (``most_old`` only). O(m)
-        compares."""
+        compares, O(1) past the largest Mo."""
+        if h > self.latest:
+            return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self.most_old == h)
 
 
@@ -100,12 +110,10 @@ class KeptDerivations:
     def keep(self, variant: Hashable, kept: Kept, h: int) -> None:
         """Keep ``kept``, the derivations of ``variant`` at the step of iteration ``h``
         (replacing the variant's previous ones): those a later step may want, or all of them
-        with their ``most_old``. O(1), or O(m) compares with ``most_old``."""
+        with their ``most_old``. O(1)."""
         self._kept[variant] = kept
-        if kept.most_old is None:
-            self.kept_any |= kept.batch.shape[1] > 0
-        elif not self.kept_any:
-            self.kept_any = bool(np.any(kept.most_old >= h))
+        self.kept_any |= (kept.batch.shape[1] > 0 if kept.most_old is None
+                          else kept.latest >= h)
 
 
 class KeptProofs:
