@@ -1,7 +1,7 @@
 """Operations on (arity, n) int64 batches that the batch executor (``relational``) runs between
-plan nodes: an empty batch, duplicate rows dropped, a batch's key columns, and the sort-based
-join (``sort_join``: one side's keys sorted, the other's searched; a table over the keys' range
-when it is narrow).
+plan nodes: an empty batch, duplicate rows dropped, a batch's key columns, some of its columns
+(``columns_at``), and the sort-based join (``sort_join``: one side's keys sorted, the other's
+searched; a table over the keys' range when it is narrow).
 
 Cost: ``dedup`` O(n log n); ``sort_join`` as its docstring says; the rest O(1) or a copy.
 """
@@ -15,9 +15,35 @@ import numpy as np
 from herbrand.framework.storage import row_keys
 
 EMPTY_POSITIONS = np.zeros(0, dtype=np.int64)
+# ``columns_at`` gathers a batch that is not C-contiguous a row at a time from this many columns
+ROWWISE_COLUMNS = 64
+
 
 def empty_batch(arity: int) -> np.ndarray:
     return np.zeros((arity, 0), dtype=np.int64)
+
+
+def columns_at(batch: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``batch[:, at]`` (``at``: column indexes, or a mask over the columns) as a new
+    C-contiguous batch. numpy's ``batch[:, at]`` copies a strided column per index (45,000
+    columns of three rows: 0.3 ms against 0.05 ms for ``np.take``), and ``np.take`` or
+    ``np.compress`` along axis 1 first copy a batch that is not C-contiguous whole (a view of
+    a growing buffer's rows): such a batch is gathered a row at a time from
+    ``ROWWISE_COLUMNS`` chosen columns (below that, numpy's index costs less than a call per
+    row). O(arity len(at)), plus O(n) for a mask."""
+    mask = at.dtype == np.bool_
+    if batch.flags.c_contiguous:
+        return batch.compress(at, axis=1) if mask else batch.take(at, axis=1)
+    chosen = np.count_nonzero(at) if mask else len(at)
+    if chosen < ROWWISE_COLUMNS:
+        return np.ascontiguousarray(batch[:, at])
+    out = np.empty((batch.shape[0], chosen), dtype=batch.dtype)
+    for row, values in zip(out, batch, strict=True):
+        if mask:
+            row[:] = values[at]
+        else:
+            np.take(values, at, out=row)
+    return out
 
 
 def dedup(batch: np.ndarray) -> np.ndarray:

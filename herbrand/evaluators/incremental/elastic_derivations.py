@@ -27,14 +27,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from herbrand.evaluators.batch_joins import empty_batch
+from herbrand.evaluators.batch_joins import columns_at, empty_batch
 from herbrand.evaluators.incremental.counting_selections import (
     Constants,
     GrowingSelections,
     holding,
 )
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
-from herbrand.evaluators.incremental.elastic_kept import KeptDerivations, KeptProofs
+from herbrand.evaluators.incremental.elastic_kept import Kept, KeptDerivations, KeptProofs
 from herbrand.evaluators.incremental.elastic_kernels import (
     REDISCOVERY,
     fold,
@@ -110,11 +110,14 @@ class StratumDerivations:
     def __init__(self, universes: Mapping[str, Universe],
                  negated: Mapping[NegatedSlot, NegatedInput], evaluator: RelationalEvaluator,
                  symbols: SymbolTable, aggregate_inputs: Mapping[str, Relation],
-                 budget: SwitchBudget, selections: GrowingSelections | None = None):
+                 budget: SwitchBudget, selections: GrowingSelections | None = None, *,
+                 derived: frozenset[str]):
         """``budget``: checked after every join (it may raise to abandon the run);
         ``selections``: the constant selections of the universes, kept from the stratum's
-        last run (None: none kept)."""
+        last run (None: none kept); ``derived``: the relations whose universes the run
+        writes (the stratum's heads; the others' iterations are fixed for the run)."""
         self.budget = budget
+        self.derived = derived
         self.universes = universes
         self.negated = negated
         self.evaluator = evaluator
@@ -150,7 +153,7 @@ class StratumDerivations:
             return np.zeros((probe.head_arity, 0), dtype=np.int64), np.zeros(0, dtype=np.int64)
         most_old, most_new, earlier = self._maxima(probe, batch, Step(REDISCOVERY, h))
         wanted, _, _ = terms(most_old, most_new, earlier, h, REDISCOVERY)
-        return batch[:probe.head_arity, wanted], batch[-1, wanted]
+        return columns_at(batch[:probe.head_arity], wanted), batch[-1, wanted]
 
     def rediscoverable(self, probe: ProbeRule, heads: Relation, k: int, kept: KeptProofs
                        ) -> bool:
@@ -247,30 +250,48 @@ class StratumDerivations:
         name ([positions, relation or None until built]; None: empty). ``kept``: the batches
         of earlier iterations' seeds, reused for the same seed (``elastic_kept``: an Update's
         seed sets only); a batch is kept without the derivations no later iteration wants
-        (both their latest old and new iterations below h)."""
+        (both their latest old and new iterations below h), or, when its seed rows are an
+        input's deleted ones, whole with their Mo, of which a step reads those with Mo = h."""
         for element, rule in enumerate(probe.seeded):
             name = self._seed(probe, element, step, seeds)
             if seeds[name] is None:
                 continue
-            selection = seeds[name][0]
+            variant, selection = (id(probe), element), seeds[name][0]
             sizes = tuple(len(self.universes[r]) for r in probe.positives[element + 1:])
-            batch = None if kept is None else kept.batch((id(probe), element), selection, sizes)
-            if batch is None:
+            found, lasting = None if kept is None else kept.batch(variant, selection, sizes), False
+            if found is None:
                 seed = self._holding(probe, element, name, seeds)
                 batch = None if seed is None else self._derivations(rule, {name: seed})
                 if batch is None:
                     batch = np.zeros((rule.head.arity, 0), dtype=np.int64)
+                found = Kept(selection, sizes, batch)
+                lasting = kept is not None and self._gone_for_good(probe, element, selection)
+            batch = (found.batch if found.most_old is None
+                     else columns_at(found.batch, found.bucket(step.h)))
             if not batch.shape[1]:
                 if kept is not None:
-                    kept.keep((id(probe), element), selection, sizes, batch)
+                    kept.keep(variant, found, step.h)
                 continue
             most_old, most_new, earlier = self._maxima(probe, batch, step, element)
             wanted, signs, later = terms(most_old, most_new, earlier, step.h, step.kind)
             if kept is not None:
-                kept.keep((id(probe), element), selection, sizes,
-                          batch if len(later) == batch.shape[1] else batch[:, later])
+                if lasting:
+                    found = Kept.whole(selection, sizes, batch, most_old)
+                elif found.most_old is None and len(later) < batch.shape[1]:
+                    found = Kept(selection, sizes, columns_at(batch, later))
+                kept.keep(variant, found, step.h)
             if len(wanted):
-                yield batch[:probe.head_arity, wanted], signs
+                yield columns_at(batch[:probe.head_arity], wanted), signs
+
+    def _gone_for_good(self, probe: ProbeRule, element: int, selection: np.ndarray) -> bool:
+        """Whether the seed rows at ``selection`` of ``probe``'s body ``element`` have new
+        iteration NEVER for the whole run: rows absent from this epoch of a universe the run
+        does not write (an input's deleted rows), so that each derivation of theirs has Mn
+        NEVER for good. O(seed)."""
+        if element >= len(probe.positives) or probe.positives[element] in self.derived:
+            return False
+        return bool(np.all(self.universes[probe.positives[element]].new_iteration[selection]
+                           == NEVER))
 
     def _seed(self, probe: ProbeRule, element: int, step: Step, seeds: dict) -> str:
         """The seed name of ``probe``'s body ``element``, its seed in ``seeds`` (the positions
@@ -309,7 +330,7 @@ class StratumDerivations:
         if element < len(probe.positives):
             return self.universes[probe.positives[element]].rows_at(selection)
         slot = probe.negatives[element - len(probe.positives)]
-        return Relation(self.negated[slot].changed.columns[:, selection], unique=True)
+        return Relation(columns_at(self.negated[slot].changed.columns, selection), unique=True)
 
 
 def holding_constants(rows: Relation, constants: Constants) -> Relation | None:
@@ -320,4 +341,4 @@ def holding_constants(rows: Relation, constants: Constants) -> Relation | None:
     mask = holding(rows.columns, constants)
     if mask.all():
         return rows
-    return Relation(rows.columns[:, mask], unique=True) if mask.any() else None
+    return Relation(columns_at(rows.columns, mask), unique=True) if mask.any() else None

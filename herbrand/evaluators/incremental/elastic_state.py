@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import columns_at
 from herbrand.evaluators.incremental.relation_sets import hashed_changes
 from herbrand.evaluators.incremental.row_index import RowIndex
 from herbrand.framework.growing import GrowingColumns
@@ -71,7 +72,7 @@ class RelationState:
                      else int(np.count_nonzero(iteration < NEVER)))
         if len(iteration) - live_rows > max(live_rows, _COMPACT_MINIMUM):
             live = iteration < NEVER
-            rows, iteration, count = rows[:, live], iteration[live], count[live]
+            rows, iteration, count = columns_at(rows, live), iteration[live], count[live]
             indexes, table, numbers = None, None, None
         if indexes is None:
             indexes = ()
@@ -173,7 +174,7 @@ class LiveRows(Relation):
         lands here)."""
         if name != "_columns":
             raise AttributeError(name)
-        columns = self._rows[:, self._iteration < NEVER]
+        columns = columns_at(self._rows, self._iteration < NEVER)
         columns.setflags(write=False)
         self._columns, self._rows, self._iteration = columns, None, None
         return columns

@@ -41,6 +41,7 @@ from functools import partial
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import columns_at
 from herbrand.evaluators.incremental.counting_selections import GrowingSelections
 from herbrand.evaluators.incremental.elastic_budget import SwitchBudget
 from herbrand.evaluators.incremental.elastic_derivations import (
@@ -74,7 +75,8 @@ class StratumRun:
         self.universes = universes
         self.heads = tuple(dict.fromkeys(p.head for p in probes))
         self.derivations = StratumDerivations(universes, negated, evaluator, symbols,
-                                              aggregate_inputs, self.budget, selections)
+                                              aggregate_inputs, self.budget, selections,
+                                              derived=frozenset(self.heads))
         # the provenance queries' derivations of the heads queried so far (an Update's)
         self.proofs = KeptProofs()
 
@@ -138,9 +140,10 @@ class StratumRun:
         """Whether no iteration after k (its terms settled) derives or loses a tuple: each of
         them would then find nothing and only keep the tuples of its old iteration
         (``_settle``), so the run may end as at the first iteration that keeps none. With
-        h = k - 1, it holds when (1) no batch kept at step h holds a derivation (each is its
-        seed's derivations with min(Mo, Mn) >= h) and (2) no derivation of a head deleted so
-        far (old <= k < new) has Mo <= Mn and k <= Mn < NEVER.
+        h = k - 1, it holds when (1) no batch kept at step h holds a derivation with
+        min(Mo, Mn) >= h (``kept_any``: a batch kept whole with its Mo holds one while some
+        Mo >= h) and (2) no derivation of a head deleted so far (old <= k < new) has Mo <= Mn
+        and k <= Mn < NEVER.
 
         Proof. Every tuple moved so far has min(old, new) <= h: settling at j gives j, or
         NEVER to a tuple of old iteration j; an input's rows are at 0 or NEVER; and at k, the
@@ -192,7 +195,7 @@ class StratumRun:
             return heads, signs, positions
         keep = np.ones(len(signs), dtype=bool)
         keep[deleted[before]] = False
-        return heads[:, keep], signs[keep], positions[keep]
+        return columns_at(heads, keep), signs[keep], positions[keep]
 
     def _rediscovered(self, probe: ProbeRule, h: int, deleted_heads: dict
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -239,7 +242,7 @@ class StratumRun:
                          else np.concatenate(located[head]))
             present = positions != ABSENT
             at, total = position_sums(positions[present], w[present], len(universe))
-            fresh, fresh_w = (weighted_groups(rows[:, ~present], w[~present])
+            fresh, fresh_w = (weighted_groups(columns_at(rows, ~present), w[~present])
                               if not present.all() else (rows[:, :0], w[:0]))
             undecided = universe.new_iteration[at] >= k
             at, total = at[undecided], total[undecided]
@@ -256,7 +259,7 @@ class StratumRun:
                             np.where(unknown, UNKNOWN, total)[changed])
             new_rows = fresh_w > 0
             if new_rows.any():
-                universe.append(fresh[:, new_rows], k, fresh_w[new_rows])
+                universe.append(columns_at(fresh, new_rows), k, fresh_w[new_rows])
             progressed |= bool(gets_k.any() or new_rows.any()
                                or (weights is not None and universe.kept_at(k) > 0))
         return progressed

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from herbrand.evaluators.batch_joins import columns_at
 from herbrand.evaluators.incremental.elastic_state import (
     NEVER,
     RelationState,
@@ -35,7 +36,7 @@ def find_in(indexes, rows: np.ndarray) -> np.ndarray:
     for index in indexes[1:]:
         if not len(missing):
             break
-        at = index.find(rows[:, missing])
+        at = index.find(columns_at(rows, missing))
         found[missing] = at
         missing = missing[at == ABSENT]
     return found
@@ -285,7 +286,7 @@ class Universe:
 
     def rows_at(self, positions: np.ndarray) -> Relation:
         """The rows at ``positions`` with their positions (a seed relation)."""
-        return Relation(np.concatenate([self.rows[:, positions], positions[None, :]]),
+        return Relation(np.concatenate([columns_at(self.rows, positions), positions[None, :]]),
                         unique=True)
 
     def state(self) -> RelationState:
@@ -316,7 +317,7 @@ class Universe:
         old, new = self.old_iteration[moved], self.new_iteration[moved]
         added = moved[(new < NEVER) & (old >= NEVER)]
         removed = moved[(old < NEVER) & (new >= NEVER)]
-        return self.rows[:, added], self.rows[:, removed]
+        return columns_at(self.rows, added), columns_at(self.rows, removed)
 
 
 class InputNumbers:

@@ -790,3 +790,23 @@ def test_an_update_settles_heads_by_the_positions_found_with_them_and_searches_n
     session.update(insert={"e": [(4, 0)]}, delete={"e": [(0, 3)]})
     assert sum(located_rows) > 0
     _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "located")
+
+
+def test_a_join_of_deleted_input_rows_is_read_by_buckets_of_its_latest_old_iteration(
+        monkeypatch):
+    """Deleting the last edge of a 12-edge chain: its join with the closure, tc(x, 11) with
+    e(11, 12) for x = 0 .. 10, is folded whole in iteration 0, then kept with each
+    derivation's Mo (its Mn is NEVER for good), and each later iteration h folds only the one
+    derivation of Mo = h, while the Update goes on to delete tc(0, 12) at the far end."""
+    session = IncrementalSession(_engine(), TC, {"e": [(i, i + 1) for i in range(12)]})
+    maxima, widths = elastic_derivations.StratumDerivations._maxima, []
+
+    def recorded(self, probe, batch, step, seed=0):
+        if seed == 1:  # the variant seeded by the edge
+            widths.append(batch.shape[1])
+        return maxima(self, probe, batch, step, seed)
+
+    monkeypatch.setattr(elastic_derivations.StratumDerivations, "_maxima", recorded)
+    session.update(delete={"e": [(11, 12)]})
+    assert widths == [11] + [1] * 11  # iteration 0, then Mo = 1 .. 11
+    _assert_agrees(_state(session.engine), _exact(parse(TC), session.facts), "deleted")
