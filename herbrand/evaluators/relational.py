@@ -39,6 +39,7 @@ import numpy as np
 from herbrand.evaluators.batch_joins import (
     EMPTY_POSITIONS,
     TRANSIENT_RATIO,
+    columns_at,
     dedup,
     empty_batch,
     key_block,
@@ -286,17 +287,17 @@ class _Run:
 
     def _SelectByValue(self, node: ir.SelectByValue) -> np.ndarray:
         batch = self.rows(node.child)
-        return batch[:, batch[node.column] == node.value]
+        return columns_at(batch, batch[node.column] == node.value)
 
     def _SelectByColumns(self, node: ir.SelectByColumns) -> np.ndarray:
         batch = self.rows(node.child)
-        return batch[:, batch[node.left] == batch[node.right]]
+        return columns_at(batch, batch[node.left] == batch[node.right])
 
     def _Filter(self, node: ir.Filter) -> np.ndarray:
         batch = self.rows(node.child)
         if not batch.shape[1]:
             return batch
-        return batch[:, vector_compare(node.op, node.left, node.right, batch)]
+        return columns_at(batch, vector_compare(node.op, node.left, node.right, batch))
 
     def _Map(self, node: ir.Map) -> np.ndarray:
         batch = self.rows(node.child)
@@ -355,7 +356,7 @@ class _Run:
                 and left.shape[1] * TRANSIENT_RATIO <= len(relation)):
             owners, positions = sort_join(relation.columns, left, node.right_keys,
                                           node.left_keys)
-            return left, positions, relation.columns[:, owners]
+            return left, positions, columns_at(relation.columns, owners)
         index = self.evaluator.relation_index(node.right.relation, relation,
                                               tuple(node.right_keys))
         positions, matched = index.join(left, tuple(node.left_keys))
@@ -364,7 +365,7 @@ class _Run:
     def _Join(self, node: ir.Join) -> np.ndarray:
         if self._probes_index(node):
             left, positions, matched = self._index_join(node)
-            return np.vstack([left[:, positions], matched])
+            return np.vstack([columns_at(left, positions), matched])
         left = self.rows(node.left)
         if not node.right_keys:
             right = self.rows(node.right)
@@ -374,7 +375,7 @@ class _Run:
         if not left.shape[1] or not right.shape[1]:
             return empty_batch(node.arity)
         lpos, rpos = sort_join(left, right, node.left_keys, node.right_keys)
-        return np.vstack([left[:, lpos], right[:, rpos]])
+        return np.vstack([columns_at(left, lpos), columns_at(right, rpos)])
 
     def _Antijoin(self, node: ir.Antijoin) -> np.ndarray:
         left = self.rows(node.left)
@@ -391,14 +392,14 @@ class _Run:
             positions, _ = index.join(left, tuple(node.left_keys))
             keep = np.ones(left.shape[1], dtype=bool)
             keep[positions] = False
-            return left[:, keep]
+            return columns_at(left, keep)
         right = self.rows(node.right)
         if not right.shape[1]:
             return left
         if not node.left_keys:
             return empty_batch(node.arity)
         lk, rk = row_keys(key_block(left, node.left_keys), key_block(right, node.right_keys))
-        return left[:, ~np.isin(lk, rk)]
+        return columns_at(left, ~np.isin(lk, rk))
 
     def _Aggregate(self, node: ir.Aggregate) -> np.ndarray:
         child = self.rows(node.child)
