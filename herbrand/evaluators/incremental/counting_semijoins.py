@@ -28,13 +28,13 @@ reduction is left out (it derives nothing: on RDFS LUBM(1), a third of the reduc
 1% update). Relations not in ``reducible`` (fixed during the update) are left to the
 evaluator's kept indexes.
 Each rule is analysed once (kept by identity for the engine's lifetime: its variants are
-planned once).
+planned once), on its first ``reduced`` or ahead by ``analyse``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -107,6 +107,12 @@ class Semijoins:
         self._rules: dict[int, tuple[Rule, tuple]] = {}
         # id(rule) -> (rule, (seed, filters) -> the rule reading those reductions)
         self._readings: dict[int, tuple[Rule, dict[tuple, Rule]]] = {}
+
+    def analyse(self, rules: Iterable[Rule]) -> None:
+        """Analyse ``rules`` ahead of their first ``reduced`` (an engine's bootstrap: on
+        RDFS LUBM(1), about 0.1 ms of the first 1% update, 29 variants). O(rules · body)."""
+        for rule in rules:
+            self._analysed(rule)
 
     def _analysed(self, rule: Rule) -> tuple:
         kept = self._rules.get(id(rule))
