@@ -345,8 +345,9 @@ class CountingEngine(StoredEngine):
         it reads (``_plan``), and have the evaluator plan them by one application over
         ``state`` with empty changes (the variants start from a change, so it derives
         nothing), so that the first update neither rewrites nor translates its rules (on RDFS
-        LUBM(1), about half of a first 1% update). O(variants) translations, plus a scan per
-        constant selection of the state."""
+        LUBM(1), about half of a first 1% update), and analyse them for the semi-joins
+        (``Semijoins.analyse``). O(variants) translations, plus a scan per constant selection
+        of the state."""
         lower_relations = set(program.inputs)
         try:
             for stratum in program.strata:
@@ -358,6 +359,7 @@ class CountingEngine(StoredEngine):
                 first, twofold, _, _ = self._plan(stratum, lower)
                 rules = [signed.rule for group in (*first, *twofold)
                          for signed in group.variants]
+                self._semijoins.analyse(rules)
                 needed = set().union(*(group.reads for group in (*first, *twofold)))
                 arities = {lit.atom.relation: lit.atom.arity for rule in rules
                            for lit, _ in rule_literals(rule)}

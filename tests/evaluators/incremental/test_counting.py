@@ -154,3 +154,20 @@ def test_the_relations_reduced_by_search_are_in_lexicographic_order(monkeypatch)
     session.update(delete={"e": edges[:3]}, insert={"e": [(30, 1), (2, 31)]})
     session.update(insert={"e": edges[:3]})
     assert checked
+
+
+def test_the_bootstrap_analyses_the_first_updates_variants_for_the_semijoins(monkeypatch):
+    import herbrand.evaluators.incremental.counting_semijoins as counting_semijoins
+
+    nonlinear = TC.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")
+    session = IncrementalSession(CountingEngine, nonlinear,
+                                 {"e": [(i, i + 1) for i in range(30)]})
+
+    def analysing(rule):
+        raise AssertionError(f"{rule} analysed by the update")
+
+    monkeypatch.setattr(counting_semijoins, "rule_literals", analysing)
+    session.update(insert={"e": [(30, 31)]})
+    session.update(delete={"e": [(0, 1), (30, 31)]})
+    assert set(session.engine.counts("tc")) == {(i, j) for i in range(1, 31)
+                                                 for j in range(i + 1, 31)}

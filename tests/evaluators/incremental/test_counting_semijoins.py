@@ -174,3 +174,18 @@ def test_bounds_holding_a_relation_reduce_alike_and_outside_the_seed_empty(t_row
     emptied = [name for name in reduced if name.startswith("@semijoin:") and name.endswith(":t")]
     assert all(not len(reduced[name]) for name in emptied)
     assert not any(name in str(rule) for rule in rules for name in emptied)  # left out
+
+
+def test_rules_analysed_ahead_reduce_alike_without_another_analysis(monkeypatch):
+    import herbrand.evaluators.incremental.counting_semijoins as counting_semijoins
+
+    instance = _instance([(i, i + 1) for i in range(40)], [(5, 6)],
+                         [(i, 0) for i in range(40)])
+    expected = Semijoins(ratio=16).reduced(_PROGRAM.rules, instance, {"t", "s"})
+    semijoins = Semijoins(ratio=16)
+    semijoins.analyse(_PROGRAM.rules)
+    monkeypatch.setattr(counting_semijoins, "rule_literals", lambda rule: 1 / 0)
+    rules, reduced = semijoins.reduced(_PROGRAM.rules, instance, {"t", "s"})
+    assert list(map(str, rules)) == list(map(str, expected[0]))
+    assert {name: reduced[name].to_rows() for name in reduced} == {
+        name: expected[1][name].to_rows() for name in expected[1]}

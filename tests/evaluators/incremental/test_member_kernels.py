@@ -1,4 +1,5 @@
-"""``member_kernels.matching`` against numpy's isin, by its table and by its search."""
+"""``member_kernels.matching`` against numpy's isin, by its table and by its search, and
+``sorted_matching`` against it over ascending columns."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.member_kernels import matching, matching_rows
+from herbrand.evaluators.incremental.member_kernels import (
+    matching,
+    matching_rows,
+    sorted_matching,
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -51,3 +56,21 @@ def test_matching_by_table_at_either_end_of_int64_is_isin(base, offsets, values,
                       dtype=np.int64)
     assert int(seed.max()) - int(seed.min()) <= 4 * len(values)  # the table, not the search
     assert matching(values, seed).tolist() == np.flatnonzero(np.isin(values, seed)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-20, 20), max_size=40), st.sets(st.integers(-25, 25), max_size=8),
+       st.sampled_from([1, 1 << 58]))
+def test_sorted_matching_of_an_ascending_column_is_isin(values, seed, spread):
+    # runs of equal values (a lexicographically sorted relation's first column), seed values
+    # below, between and above them, and far apart (long gallops)
+    values = np.sort(np.array(values, dtype=np.int64)) * spread
+    distinct = np.array(sorted(seed), dtype=np.int64) * spread
+    assert (sorted_matching(values, distinct).tolist()
+            == np.flatnonzero(np.isin(values, distinct)).tolist())
+
+
+def test_sorted_matching_reads_a_column_of_a_block_in_place():
+    block = np.array([[1, 1, 2, 4, 4, 4, 9], [0, 1, 2, 3, 4, 5, 6]])
+    assert sorted_matching(block[0], np.array([1, 4])).tolist() == [0, 1, 3, 4, 5]
+    assert sorted_matching(block[0], np.array([], dtype=np.int64)).tolist() == []
