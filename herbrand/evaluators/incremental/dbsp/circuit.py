@@ -37,7 +37,8 @@ the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored counts (one binary search each, but for the rows read at the
 last iteration whose counts did not change since: ``count_reads``); the terms that only input
-changes drive change by their value over the previous trace's slices (``input_terms``);
+changes drive change by their value over the previous trace's slices (``input_terms``: all
+the slices' kept rows in one evaluation per update, tagged by iteration);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (to their recent changes, unsorted until read; O(N) amortised over the
 updates whose changes wait above the entries, ``counts``). At an iteration whose ΔR repeats
@@ -70,8 +71,8 @@ from herbrand.evaluators.incremental.dbsp.input_terms import (
     Term,
     evaluated,
     kept_rows,
-    kept_slice,
     last_change,
+    tagged_rows,
 )
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
@@ -234,8 +235,8 @@ class StratumCircuit:
 
         def over_kept(slices: Mapping[str, Relation],
                       changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
-            """The evaluation over ``slices`` (read under ``slice_name``) of kept rows
-            (``kept_rows``) and ``changes``, not reducing the slices: they are semi-joined
+            """The evaluation over ``slices`` (tagged rows, ``tagged_rows``, of kept rows:
+            ``kept_rows``) and ``changes``, not reducing the slices: they are semi-joined
             with the changes already."""
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
                                     self.selections, None, frozenset(slices),
@@ -260,16 +261,12 @@ class StratumCircuit:
         # sliced terms may join with it (None: not taken since ΔR last changed)
         tail: dict[str, np.ndarray | None] | None = None
 
-        def kept_of(relation: str, j: int) -> Relation:
-            return kept_slice(traces[relation], kept[relation], j)
-
-        def tail_of(relation: str, j: int) -> Relation:
-            return kept_slice(traces[relation], tail[relation], j)
-
+        # per iteration, the input-driven terms' change (one evaluation for all)
+        inputs = self.inputs.changes(traces, kept, over_kept, self.rules)
         i = 0
         while True:
             delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, self.inputs.changes(i, kept_of, over_kept, self.rules))
+            _add(delta, inputs.get(i, {}))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
@@ -288,8 +285,10 @@ class StratumCircuit:
             if repeated and grown:
                 if tail is None:
                     tail = kept_rows(self.inputs.sliced, traces, changed, i - 1)
-                added = evaluated([t for t in self.inputs.sliced if t.reads in grown], i,
-                                  tail_of, partial(over_kept, changes=changed), self.rules)
+                wanted = [t for t in self.inputs.sliced if t.reads in grown]
+                added = evaluated(wanted, {t.reads: tagged_rows(traces[t.reads], tail[t.reads],
+                                                                i - 1, i) for t in wanted},
+                                  partial(over_kept, changes=changed), self.rules).get(i, {})
                 _add(delta, added)
                 for r, value in added.items():
                     single[r] = single[r] + value
