@@ -83,7 +83,7 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     old_name,
 )
 from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
-from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct, summed
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
@@ -265,8 +265,8 @@ class StratumCircuit:
         inputs = self.inputs.changes(traces, kept, over_kept, self.rules)
         i = 0
         while True:
-            delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, inputs.get(i, {}))
+            parts = {r: [] for r in self.relations}  # δ_i's summands
+            _add(parts, inputs.get(i, {}))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
@@ -277,10 +277,10 @@ class StratumCircuit:
                                         {r: traces[r] for r in self.inputs.read}, i - 1)
                 if not repeated:
                     value = self._changes(step, self.inputs.single)
-                    _add(delta, value, single)
+                    _add(parts, value, single)
                     single = value
                 value = self._changes(step, self.inputs.multiple)
-                _add(delta, value, multiple)
+                _add(parts, value, multiple)
                 multiple = value
             if repeated and grown:
                 if tail is None:
@@ -289,19 +289,19 @@ class StratumCircuit:
                 added = evaluated(wanted, {t.reads: tagged_rows(traces[t.reads], tail[t.reads],
                                                                 i - 1, i) for t in wanted},
                                   partial(over_kept, changes=changed), self.rules).get(i, {})
-                _add(delta, added)
+                _add(parts, added)
                 for r, value in added.items():
                     single[r] = single[r] + value
             if i < len(rule_stream):
-                _add(delta, rule_stream[i])
+                _add(parts, rule_stream[i])
             for r in self.relations:
-                x[r] = x[r] + delta[r]
+                delta, x[r] = summed(x[r], parts[r])
                 if reads[r].holds(x[r], i):  # ΔX_i and X_i of its rows as at i - 1
                     moved[r] = ZSet.empty(self.arities[r])
                 else:
                     dr = incremental_distinct(reads[r].at(x[r], i), x[r])
                     moved[r], now[r] = dr - now[r], dr
-                dx_stream[r].append(delta[r])
+                dx_stream[r].append(delta)
                 x_stream[r].append(x[r])
                 dr_stream[r].append(moved[r])
                 work += len(now[r])
@@ -364,11 +364,15 @@ class StratumCircuit:
         return trace.moved(left, left_at, joined, joined_at, counts)
 
 
-def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
+def _add(into: dict[str, list[ZSet]], change: Mapping[str, ZSet],
          less: Mapping[str, ZSet] | None = None) -> None:
-    """Add ``change`` (less ``less``) to ``into``, relation by relation."""
+    """Add ``change`` (less ``less``) to the summands ``into``, relation by relation (empty
+    ones passed over)."""
     for r, value in change.items():
-        into[r] = into[r] + (value if less is None else value - less[r])
+        if len(value):
+            into[r].append(value)
+        if less is not None and len(less[r]):
+            into[r].append(-less[r])
 
 
 def _by_iteration(moves: Sequence[ZSet], part: Callable[[ZSet], np.ndarray]
