@@ -21,8 +21,9 @@ epoch's changes (inputs, and ΔR_{i-1} of this stratum) against the previous epo
 dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes differentiated along
 iterations). The loop computes δ_i = ΔX_i - ΔX_{i-1} itself, each group of terms' change
 from the last iteration (``InputTerms``: an input-driven term's is its value over one slice of
-the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct; no
-stream is summed or differentiated apart. It stops at the first iteration i where
+the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct (δ_i's
+summands and ΔX_{i-1} summed in one pass, ``zset.summed``); no stream is summed or
+differentiated apart. It stops at the first iteration i where
 ΔR_i = ΔR_{i-1} and the previous epoch's streams no longer move iteration i + 1
 (``Trace.settled_from``): ΔX_{i+1} would equal ΔX_i, so both epochs have reached their
 fixpoint. It stops there earlier when no term can change past i (the input-driven and the
