@@ -46,7 +46,8 @@ EXPORTING_MODULES = (
     "herbrand.evaluators.incremental.counting_refresh",
     "herbrand.evaluators.incremental.elastic_kernels",
     "herbrand.evaluators.incremental.member_kernels",
-    "herbrand.evaluators.incremental.dbsp.counts_kernels")
+    "herbrand.evaluators.incremental.dbsp.counts_kernels",
+    "herbrand.evaluators.incremental.dbsp.zset_kernels")
 _SOURCES = tuple((_NATIVE, name) for name in (
     "kernels.py", "interpreter.py", "choice.py", "claims.py", "concurrent.py", "tables.py",
     "runs.py", "views.py", "operators.py", "memory.py", "layout.py", "build.py",

@@ -21,8 +21,9 @@ epoch's changes (inputs, and ΔR_{i-1} of this stratum) against the previous epo
 dX[i] += ΔX_i - ΔX_{i-1} and dR[i] += ΔR_i - ΔR_{i-1} (the changes differentiated along
 iterations). The loop computes δ_i = ΔX_i - ΔX_{i-1} itself, each group of terms' change
 from the last iteration (``InputTerms``: an input-driven term's is its value over one slice of
-the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct; no
-stream is summed or differentiated apart. It stops at the first iteration i where
+the previous trace), and keeps one running sum ΔX_i = ΔX_{i-1} + δ_i for the distinct (δ_i's
+summands and ΔX_{i-1} summed in one pass, ``zset.summed``); no stream is summed or
+differentiated apart. It stops at the first iteration i where
 ΔR_i = ΔR_{i-1} and the previous epoch's streams no longer move iteration i + 1
 (``Trace.settled_from``): ΔX_{i+1} would equal ΔX_i, so both epochs have reached their
 fixpoint. It stops there earlier when no term can change past i (the input-driven and the
@@ -37,7 +38,8 @@ the previous epoch's R_{i-1} (or subtract them) to ΔX_i, replayed semi-naively 
 Cost of an update: per iteration, the lifted join's terms (joins from the deltas) plus lookups
 of the deltas' rows in the stored counts (one binary search each, but for the rows read at the
 last iteration whose counts did not change since: ``count_reads``); the terms that only input
-changes drive change by their value over the previous trace's slices (``input_terms``);
+changes drive change by their value over the previous trace's slices (``input_terms``: all
+the slices' kept rows in one evaluation per update, tagged by iteration);
 then, per changed relation, O(n) to merge the moved rows into the trace, and the dX changes
 added to the counts (to their recent changes, unsorted until read; O(N) amortised over the
 updates whose changes wait above the entries, ``counts``). At an iteration whose ΔR repeats
@@ -70,8 +72,8 @@ from herbrand.evaluators.incremental.dbsp.input_terms import (
     Term,
     evaluated,
     kept_rows,
-    kept_slice,
     last_change,
+    tagged_rows,
 )
 from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
@@ -82,7 +84,7 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     old_name,
 )
 from herbrand.evaluators.incremental.dbsp.trace import Trace, rows_at
-from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct, summed
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.analysis import rule_literals
 from herbrand.framework.storage import Relation
@@ -234,8 +236,8 @@ class StratumCircuit:
 
         def over_kept(slices: Mapping[str, Relation],
                       changes: Mapping[str, ZSet] = deltas) -> LiftedEvaluation:
-            """The evaluation over ``slices`` (read under ``slice_name``) of kept rows
-            (``kept_rows``) and ``changes``, not reducing the slices: they are semi-joined
+            """The evaluation over ``slices`` (tagged rows, ``tagged_rows``, of kept rows:
+            ``kept_rows``) and ``changes``, not reducing the slices: they are semi-joined
             with the changes already."""
             return LiftedEvaluation(self.evaluator, symbols, {**old, **slices}, changes,
                                     self.selections, None, frozenset(slices),
@@ -260,16 +262,12 @@ class StratumCircuit:
         # sliced terms may join with it (None: not taken since ΔR last changed)
         tail: dict[str, np.ndarray | None] | None = None
 
-        def kept_of(relation: str, j: int) -> Relation:
-            return kept_slice(traces[relation], kept[relation], j)
-
-        def tail_of(relation: str, j: int) -> Relation:
-            return kept_slice(traces[relation], tail[relation], j)
-
+        # per iteration, the input-driven terms' change (one evaluation for all)
+        inputs = self.inputs.changes(traces, kept, over_kept, self.rules)
         i = 0
         while True:
-            delta = {r: ZSet.empty(self.arities[r]) for r in self.relations}
-            _add(delta, self.inputs.changes(i, kept_of, over_kept, self.rules))
+            parts = {r: [] for r in self.relations}  # δ_i's summands
+            _add(parts, inputs.get(i, {}))
             repeated = i > 0 and not any(len(m) for m in moved.values())
             grown = {r for r in self.inputs.read if rows_at(traces[r], i - 1).shape[1]}
             changed = {**deltas, **{delta_name(r): now[r] for r in self.relations}}
@@ -280,29 +278,31 @@ class StratumCircuit:
                                         {r: traces[r] for r in self.inputs.read}, i - 1)
                 if not repeated:
                     value = self._changes(step, self.inputs.single)
-                    _add(delta, value, single)
+                    _add(parts, value, single)
                     single = value
                 value = self._changes(step, self.inputs.multiple)
-                _add(delta, value, multiple)
+                _add(parts, value, multiple)
                 multiple = value
             if repeated and grown:
                 if tail is None:
                     tail = kept_rows(self.inputs.sliced, traces, changed, i - 1)
-                added = evaluated([t for t in self.inputs.sliced if t.reads in grown], i,
-                                  tail_of, partial(over_kept, changes=changed), self.rules)
-                _add(delta, added)
+                wanted = [t for t in self.inputs.sliced if t.reads in grown]
+                added = evaluated(wanted, {t.reads: tagged_rows(traces[t.reads], tail[t.reads],
+                                                                i - 1, i) for t in wanted},
+                                  partial(over_kept, changes=changed), self.rules).get(i, {})
+                _add(parts, added)
                 for r, value in added.items():
                     single[r] = single[r] + value
             if i < len(rule_stream):
-                _add(delta, rule_stream[i])
+                _add(parts, rule_stream[i])
             for r in self.relations:
-                x[r] = x[r] + delta[r]
+                delta, x[r] = summed(x[r], parts[r])
                 if reads[r].holds(x[r], i):  # ΔX_i and X_i of its rows as at i - 1
                     moved[r] = ZSet.empty(self.arities[r])
                 else:
                     dr = incremental_distinct(reads[r].at(x[r], i), x[r])
                     moved[r], now[r] = dr - now[r], dr
-                dx_stream[r].append(delta[r])
+                dx_stream[r].append(delta)
                 x_stream[r].append(x[r])
                 dr_stream[r].append(moved[r])
                 work += len(now[r])
@@ -365,11 +365,15 @@ class StratumCircuit:
         return trace.moved(left, left_at, joined, joined_at, counts)
 
 
-def _add(into: dict[str, ZSet], change: Mapping[str, ZSet],
+def _add(into: dict[str, list[ZSet]], change: Mapping[str, ZSet],
          less: Mapping[str, ZSet] | None = None) -> None:
-    """Add ``change`` (less ``less``) to ``into``, relation by relation."""
+    """Add ``change`` (less ``less``) to the summands ``into``, relation by relation (empty
+    ones passed over)."""
     for r, value in change.items():
-        into[r] = into[r] + (value if less is None else value - less[r])
+        if len(value):
+            into[r].append(value)
+        if less is not None and len(less[r]):
+            into[r].append(-less[r])
 
 
 def _by_iteration(moves: Sequence[ZSet], part: Callable[[ZSet], np.ndarray]

@@ -208,6 +208,16 @@ class LiftedEvaluation:
         relations). Terms with an unchanged delta factor are skipped, and so are terms with a
         delta literal whose integer constants no row of its delta holds (``RuleReads``: on
         RDFS, where most rules read one predicate, most terms of a small change)."""
+        found = self.bag(lifted, terms)
+        return ZSet.empty(lifted.head_arity) if found is None else ZSet.of(*found)
+
+    def bag(self, lifted: LiftedRule,
+            terms: Sequence[tuple[tuple[int, ...], Rule]] | None = None, tags: int = 0
+            ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``change`` before its consolidation: the derivations' head rows (with the first
+        ``tags`` columns of terms whose heads carry that many more in front) and their
+        weights, in the order derived; None when there is none. O(the terms' joins)."""
+        width = lifted.head_arity + tags
         parts, weights = [], []
         for chosen, rule in lifted.terms if terms is None else terms:
             if (not lifted.deltas[chosen] <= self.changed
@@ -217,11 +227,11 @@ class LiftedEvaluation:
             batch = self._derivations(rule)
             if batch is None or not batch.shape[1]:
                 continue
-            parts.append(batch[:lifted.head_arity])
-            weights.append(_product(batch[lifted.head_arity:]))
-        if not parts:
-            return ZSet.empty(lifted.head_arity)
-        return ZSet.of(np.concatenate(parts, axis=1), np.concatenate(weights))
+            parts.append(batch[:width])
+            weights.append(_product(batch[width:]))
+        if len(parts) <= 1:
+            return (parts[0], weights[0]) if parts else None
+        return np.concatenate(parts, axis=1), np.concatenate(weights)
 
 
 def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:

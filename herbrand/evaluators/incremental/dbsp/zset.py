@@ -22,9 +22,12 @@ up is a (galloping) binary search.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
+from herbrand.evaluators.incremental.dbsp.zset_kernels import sums
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
 from herbrand.indexes.kernels import searchsorted
@@ -204,6 +207,38 @@ class ZSet:
     def distinct(self) -> Relation:
         """The set of rows of positive weight."""
         return Relation(self.positive(), unique=True)
+
+
+def summed(total: ZSet, parts: Sequence[ZSet]) -> tuple[ZSet, ZSet]:
+    """(δ, ``total`` + δ) for δ the sum of ``parts`` (Z-sets of ``total``'s arity). On
+    packed rows, one pass over up to three parts and ``total`` (``zset_kernels.sums``; more
+    parts are summed pairwise down to three first), where the sums one by one wrote and read
+    again each partial sum; when ``total`` is over ``_MERGE_RATIO`` times the parts, δ is
+    summed in one pass and then added to it (``+``: by galloping past its long gaps).
+    One part is added by ``+``, and other rows by sums one by one. O(the parts + n)."""
+    parts = [p for p in parts if len(p)]
+    if len(parts) <= 1:
+        return (parts[0], total + parts[0]) if parts else (ZSet.empty(total.arity), total)
+    if not all(p._packed and p._data.shape[0] == 1 for p in (*parts, total) if len(p)):
+        delta = parts[0]
+        for p in parts[1:]:
+            delta = delta + p
+        return delta, total + delta
+    while len(parts) > 3:
+        parts = [parts[0] + parts[1], *parts[2:]]
+    runs = [a for p in parts for a in (p._data[0], p.weights)]
+    runs += [_NO_KEYS] * (6 - len(runs))
+    if _MERGE_RATIO * sum(len(p) for p in parts) < len(total):
+        keys, weights, _, _ = sums(*runs, _NO_KEYS, _NO_KEYS)
+        delta = ZSet(total.arity, keys[None, :], True, weights)
+        return delta, total + delta
+    keys, weights, total_keys, total_weights = sums(
+        *runs, total._data[0] if len(total) else _NO_KEYS, total.weights)
+    return (ZSet(total.arity, keys[None, :], True, weights),
+            ZSet(total.arity, total_keys[None, :], True, total_weights))
+
+
+_NO_KEYS = np.zeros(0, dtype=np.int64)
 
 
 def sorted_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

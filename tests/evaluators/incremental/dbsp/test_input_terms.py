@@ -8,9 +8,10 @@ import numpy as np
 from herbrand.evaluators.incremental.dbsp.input_terms import (
     InputTerms,
     kept_rows,
-    kept_slice,
     last_change,
-    slice_name,
+    split_by_tag,
+    tagged_name,
+    tagged_rows,
 )
 from herbrand.evaluators.incremental.dbsp.operators import LiftedRule, delta_name, old_name
 from herbrand.evaluators.incremental.dbsp.trace import Trace
@@ -36,13 +37,17 @@ def _reads(rule) -> set[str]:
     return {e.atom.relation for e in rule.body if isinstance(e, Literal)}
 
 
-def test_tc_terms_driven_by_edges_alone_read_the_slice_of_tc():
+def test_tc_terms_driven_by_edges_alone_read_the_tagged_rows_of_tc():
     rules = [LiftedRule.of(rule) for rule in TC]
     terms = InputTerms(rules, ["tc"])
     found = {(t.rule, t.reads, t.term[0]) for t in terms.terms}
     assert found == {(0, None, (0,)), (1, "tc", (1,))}
     sliced = next(t.term[1] for t in terms.terms if t.reads == "tc")
-    assert slice_name("tc") in _reads(sliced) and old_name("tc") not in _reads(sliced)
+    assert tagged_name("tc") in _reads(sliced) and old_name("tc") not in _reads(sliced)
+    # the tag is the first column of the tagged rows and of the head
+    (tagged,) = [e.atom for e in sliced.body
+                 if isinstance(e, Literal) and e.atom.relation == tagged_name("tc")]
+    assert tagged.terms[0] == sliced.head.terms[0] and tagged.arity == 3
     # the terms driven by Δtc stay with the circuit's evaluation over R_{i-1}
     assert terms.others == ((), tuple(term for term in rules[1].terms if 0 in term[0]))
     assert not terms.read  # those read e's old value and Δtc, not tc's old value
@@ -60,7 +65,7 @@ def test_a_term_reading_a_stratum_relation_twice_is_not_input_driven():
     single = {chosen for chosen, _ in terms.single[0]}
     assert single == {(0,), (1,), (0, 1), (0, 2), (1, 2), (0, 1, 2)}
     assert {t.term[0] for t in terms.sliced} == {(0,), (1,), (0, 2), (1, 2)}
-    assert all(t.rule == 0 and t.reads == "m" and slice_name("m") in _reads(t.term[1])
+    assert all(t.rule == 0 and t.reads == "m" and tagged_name("m") in _reads(t.term[1])
                and old_name("m") not in _reads(t.term[1]) for t in terms.sliced)
     # each shares with its Δm the variable it joins on: m(x, y)'s slice with Δm(y, z) by y
     by_chosen = {t.term[0]: t.shared for t in terms.sliced}
@@ -81,10 +86,14 @@ def test_kept_rows_are_those_joining_the_changes():
     kept = kept_rows(terms.terms, {"tc": trace}, {delta_name("e"): delta})
     columns = trace.relation.columns
     assert sorted(map(tuple, columns[:, kept["tc"]].T.tolist())) == [(1, 3), (2, 3)]
-    assert kept_slice(trace, kept["tc"], 0).to_set() == frozenset()
-    assert kept_slice(trace, kept["tc"], 1).to_set() == {(2, 3)}
-    assert kept_slice(trace, kept["tc"], 2).to_set() == {(1, 3)}
-    assert kept_slice(trace, None, 1).to_set() == {(2, 3), (3, 5)}
+    # tagged by the iteration each drives: the slice of j drives j + 1
+    assert tagged_rows(trace, kept["tc"]).columns.T.tolist() == [[2, 2, 3], [3, 1, 3]]
+    assert tagged_rows(trace, kept["tc"], 0, 1).columns.shape == (3, 0)
+    assert tagged_rows(trace, kept["tc"], 1, 2).columns.T.tolist() == [[2, 2, 3]]
+    assert tagged_rows(trace, kept["tc"], 2, 3).columns.T.tolist() == [[3, 1, 3]]
+    assert tagged_rows(trace, None, 1, 2).columns.T.tolist() == [[2, 2, 3], [2, 3, 5]]
+    assert tagged_rows(trace, None).columns[0].tolist() == [1, 1, 2, 2, 3, 3]
+    assert tagged_rows(trace, None, 3, 4).columns.shape == (3, 0)  # past the trace
     assert not len(kept_rows(terms.terms, {"tc": trace}, {})["tc"])
     assert last_change({"tc": trace}, kept) == 3  # a kept row at 2: the change at 3 reads it
     # from the slice of 2 on, only (1, 3); past the trace, none
@@ -130,3 +139,20 @@ def test_kept_rows_join_only_the_delta_rows_holding_its_literals_constants():
     assert last_change({"p": trace}, kept) == 2
     only_zero = ZSet.of_set(np.array([[1], [0]]))
     assert kept_rows(terms.terms, {"p": trace}, {delta_name("e"): only_zero})["p"].tolist() == []
+
+
+def test_split_by_tag_consolidates_each_tag_in_any_order():
+    """Rows tagged 2, 0, 2, 5, 0 (not ascending: sorted stably first) give one Z-set per tag
+    that holds a row, each consolidated (2's (1, 1) twice sums, 0's (3, 3) cancels); tags
+    already ascending are sliced alike."""
+    rows = np.array([[1, 4, 1, 7, 3, 3], [1, 4, 1, 7, 3, 3]])
+    weights = np.array([1, 2, 1, 3, 1, -1])
+    split = split_by_tag(np.array([2, 0, 2, 5, 0, 0]), rows, weights)
+    assert sorted(split) == [0, 2, 5]
+    assert split[0] == ZSet.of(np.array([[4], [4]]), np.array([2]))
+    assert split[2] == ZSet.of(np.array([[1], [1]]), np.array([2]))
+    assert split[5] == ZSet.of(np.array([[7], [7]]), np.array([3]))
+    ascending = split_by_tag(np.array([0, 0, 0, 2, 2, 5]), rows[:, [1, 4, 5, 0, 2, 3]],
+                             weights[[1, 4, 5, 0, 2, 3]])
+    assert sorted(ascending) == [0, 2, 5]
+    assert all(ascending[k] == split[k] for k in split)

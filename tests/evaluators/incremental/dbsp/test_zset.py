@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from herbrand.evaluators.incremental.dbsp import zset
-from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct
+from herbrand.evaluators.incremental.dbsp import zset, zset_kernels
+from herbrand.evaluators.incremental.dbsp.zset import ZSet, incremental_distinct, summed
 
 weights = st.integers(-3, 3)
 zsets = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), weights), max_size=12).map(
@@ -56,6 +56,39 @@ def test_weights_of_and_incremental_distinct_match_the_definitions(a, delta):
     assert out == {**{r: 1 for r in after - before}, **{r: -1 for r in before - after}}
 
 
+wide = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(-2**40, 2**40),
+                          weights), max_size=12).map(  # too wide to pack
+    lambda entries: ZSet.of(np.array([list(e[:3]) for e in entries],
+                                     dtype=np.int64).T.reshape(3, -1),
+                            np.array([e[3] for e in entries], dtype=np.int64)))
+large = st.integers(0, 40).map(lambda n: ZSet.of(
+    np.array([np.arange(200) // 50, np.arange(200) % 50 + n]), np.ones(200, dtype=np.int64)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(zsets, large), st.lists(zsets, max_size=5))
+def test_summed_is_the_parts_sum_and_the_total_plus_it(total, parts):
+    """Up to five parts (more than the kernel's three are summed first), onto small totals
+    (one pass) and onto totals over ``_MERGE_RATIO`` times the parts (the parts summed, then
+    added); the sums one by one are the reference."""
+    delta, after = summed(total, parts)
+    expected = ZSet.empty(2)
+    for part in parts:
+        expected = expected + part
+    assert _as_dict(delta) == _as_dict(expected)
+    assert _as_dict(after) == _as_dict(total + expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(wide, st.lists(wide, max_size=4))
+def test_summed_of_unpacked_rows_sums_one_by_one(total, parts):
+    delta, after = summed(total, parts)
+    expected = ZSet.empty(3)
+    for part in parts:
+        expected = expected + part
+    assert _as_dict(delta) == _as_dict(expected) and _as_dict(after) == _as_dict(total + expected)
+
+
 def test_distinct_positive_negative_and_change():
     z = ZSet.of(np.array([[1, 2, 3]]), np.array([2, -1, 1]))
     assert sorted(z.distinct().to_rows()) == [(1,), (3,)]
@@ -65,7 +98,8 @@ def test_distinct_positive_negative_and_change():
 
 
 def test_doctests():
-    assert doctest.testmod(zset).failed == 0
+    for module in (zset, zset_kernels):
+        assert doctest.testmod(module).failed == 0
 
 
 @settings(max_examples=100, deadline=None)
