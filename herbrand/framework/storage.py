@@ -14,6 +14,7 @@ involved; nothing loops over rows in Python except the explicit conversions to P
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
@@ -28,13 +29,15 @@ from herbrand.framework.symbols import SymbolTable
 from herbrand.framework.syntax import NUMBER, SYMBOL, Program
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_KEY_LIMIT = 2**63 - 1  # the largest mixed-radix key (``_mixed_radix``)
 
 
 def row_keys(*blocks: np.ndarray) -> list[np.ndarray]:
     """One int64 key per row for each (arity, n_i) block, equal keys exactly for equal rows.
 
-    All blocks must have the same arity; keys are comparable across blocks. Cost
-    O(N log N) for N rows in total when arity > 2 or values exceed 32 bits, O(N) otherwise.
+    All blocks must have the same arity; keys are comparable across blocks, and ordered as
+    the rows when arity > 2. Cost O(N) for N rows in total, O(N log N) when the columns'
+    value ranges multiply past 2**63 (or arity is 2 and values exceed 32 bits).
     """
     arity = blocks[0].shape[0]
     if arity == 0:
@@ -42,11 +45,32 @@ def row_keys(*blocks: np.ndarray) -> list[np.ndarray]:
     if arity == 1:
         return [b[0] for b in blocks]
     joined = np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
-    if arity == 2 and joined.size and joined.min() >= _INT32_MIN and joined.max() <= _INT32_MAX:
+    if not joined.size:
+        keys = np.zeros(0, dtype=np.int64)
+    elif arity == 2 and joined.min() >= _INT32_MIN and joined.max() <= _INT32_MAX:
         keys = (joined[0] << 32) | (joined[1] & 0xFFFFFFFF)
     else:
-        keys = _dense_ranks(joined)
+        keys = _mixed_radix(joined)
+        if keys is None:
+            keys = _dense_ranks(joined)
     return np.split(keys, np.cumsum([b.shape[1] for b in blocks])[:-1])
+
+
+def _mixed_radix(columns: np.ndarray) -> np.ndarray | None:
+    """Each row's values as one key in mixed radix over the columns' value ranges, the first
+    column most significant (equal rows, equal keys; keys ordered as the rows), or None when
+    the ranges multiply past 2**63 - 1. O(arity n): ``Relation``'s deduplication of 3 x 1,009
+    rows took 70 us with a lexsort of every column (``_dense_ranks``), 25 us with these keys;
+    of 3 x 100,000 rows, 32 and 8.4 ms."""
+    lows, highs = columns.min(axis=1), columns.max(axis=1)
+    spans = [int(high) - int(low) + 1 for low, high in zip(lows, highs, strict=True)]
+    if math.prod(spans) > _KEY_LIMIT:
+        return None
+    keys = columns[0] - lows[0]
+    for column, low, span in zip(columns[1:], lows[1:], spans[1:], strict=True):
+        keys *= span
+        keys += column - low
+    return keys
 
 
 def _dense_ranks(columns: np.ndarray) -> np.ndarray:

@@ -69,6 +69,22 @@ def test_row_keys_equal_exactly_for_equal_rows():
     assert ka[0] != ka[1] and ka[2] == kb[0]
 
 
+_VALUES = st.one_of(st.integers(-3, 3), st.integers(-(2**63), 2**63 - 1))
+
+
+@given(st.integers(3, 4).flatmap(
+    lambda arity: st.lists(st.tuples(*[_VALUES] * arity), min_size=1, max_size=12)),
+    st.integers(0, 11))
+def test_row_keys_of_wide_rows_are_equal_and_ordered_as_the_rows(rows, split):
+    # small values take the mixed-radix keys, values up to 64 bits the dense ranks
+    columns = np.array(rows, dtype=np.int64).T
+    keys = np.concatenate(row_keys(columns[:, :split], columns[:, split:]))
+    for i, row in enumerate(rows):
+        for j, other in enumerate(rows):
+            assert (keys[i] == keys[j]) == (row == other)
+            assert (keys[i] < keys[j]) == (row < other)
+
+
 @given(rows_of(2), rows_of(2))
 def test_set_algebra_matches_python_sets(xs, ys):
     a, b = Relation.from_rows(xs, 2), Relation.from_rows(ys, 2)
