@@ -16,8 +16,11 @@ saturation needs it), and joined only through the rows that can derive a checked
 is found in C through a grid (``HeadGrid``: its values from the source row by its values from
 the lower row, each numbered once) while the grid holds at most ``HeadGrid.LIMIT`` cells;
 then a lower row joins only when its values occur among C's heads, a source row only when its
-values do, and a head costs one read of the grid. Else through C's hash table, the lower rows
-cut as ``near_heads`` cuts them once it pays.
+values do, and a head costs one read of the grid, or, for a key of more lower rows than a
+grid row has 64-bit words (its rows read through ``starts``), a word of the key's heads at a
+time less those settled (proved or not checked: bits the kernel keeps, O(new C rows) per
+call, and O(keys x words) when the rows joined change). Else through C's hash table, the
+lower rows cut as ``near_heads`` cuts them once it pays.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from herbrand.evaluators.incremental.near_heads import CutRows
 from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.storage import Database, Relation
 
+NO_BITS = np.zeros((0, 0), dtype=np.int64)  # no bit rows: the grid kernel reads every head
+
 
 def _int64(values: Sequence[int]) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
@@ -47,8 +52,10 @@ class HeadGrid:
     """The checked facts of a PairRule's head relation as a grid: the values of a head's
     columns from the source row (``source_part``) and from the lower row (``lower_part``),
     each numbered by a set of the distinct ones (``xs``, ``zs``), and per (x, z) cell the
-    fact's position in C, -1 where none (``cells``, rows of ``width``). Grown as C grows
-    (``sync``); O(new C rows) expected, O(cells + C) when it doubles."""
+    fact's position in C, -1 where none (``cells``, rows of ``width``), with a bit per cell
+    (``settled``: rows of ``words``, kept by the grid kernel, which has cleared the bits of
+    C's first ``settled_to`` facts). Grown as C grows (``sync``); O(new C rows) expected,
+    O(cells + C) when it doubles."""
 
     LIMIT = 1 << 21  # cells (8 bytes each): a larger grid is not made, C's hash table serves
 
@@ -59,8 +66,13 @@ class HeadGrid:
         self.zs = RowSet(np.zeros((len(self.lower_part), 0), dtype=np.int64))
         self.cells = np.zeros(0, dtype=np.int64)
         self.width = 0
+        # 64-bit words of a row of ``settled``, one bit per cell of a row (none before cells)
+        self.words = 0
+        self.settled = NO_BITS
+        self.settled_to = 0
         self._synced = 0  # C's rows in the grid
-        self._x = self._z = np.zeros(0, dtype=np.int64)  # their numbers in xs and zs
+        # the grid row and column of each of those facts (its numbers in xs and zs)
+        self.cells_x = self.cells_z = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def of(cls, pair: PairRule) -> HeadGrid | None:
@@ -72,8 +84,8 @@ class HeadGrid:
         ``LIMIT`` cells (it is then not to be used again: C only grows)."""
         checked = head.checked_rows()
         new = checked[:, self._synced:]
-        self._x = np.concatenate([self._x, self.xs.intern(new[self.source_part])])
-        self._z = np.concatenate([self._z, self.zs.intern(new[self.lower_part])])
+        self.cells_x = np.concatenate([self.cells_x, self.xs.intern(new[self.source_part])])
+        self.cells_z = np.concatenate([self.cells_z, self.zs.intern(new[self.lower_part])])
         start, width = self._synced, self.width
         if len(self.zs) > width or len(self.xs) * width > len(self.cells):
             width = max(16, 2 * len(self.zs)) if len(self.zs) > width else width
@@ -81,7 +93,10 @@ class HeadGrid:
             if size > self.LIMIT:
                 return False
             self.cells, self.width, start = np.full(size, -1, dtype=np.int64), width, 0
-        self.cells[self._x[start:] * width + self._z[start:]] = np.arange(
+            self.words = width // 64 + 1
+            self.settled = np.empty((size // width, self.words), dtype=np.int64)
+            self.settled_to = 0
+        self.cells[self.cells_x[start:] * width + self.cells_z[start:]] = np.arange(
             start, checked.shape[1], dtype=np.int64)
         self._synced = checked.shape[1]
         return True
@@ -92,6 +107,9 @@ class SortedLower:
     joined (``rows``, ``keys``, ``starts``: the keys' ``lane_starts`` if one; ``lower_part``:
     their numbers in a grid's ``zs``): all, or those that can derive a checked head, in the
     same order."""
+
+    # words of the successors' bits at most (1 MB; filled when the rows joined change)
+    SUCCESSORS = 1 << 17
 
     def __init__(self, pair: PairRule, relation: Relation):
         columns = relation.columns
@@ -106,6 +124,8 @@ class SortedLower:
         self._cut: CutRows | None = None
         self._taken: tuple | None = None  # what the rows were taken by
         self.lower_part = np.zeros(0, dtype=np.int64)
+        self._successors = NO_BITS
+        self._decided: tuple | None = None  # the rows taken and words of ``_successors``
         self._take(("all",), None)
 
     def _take(self, by: tuple, mask: np.ndarray | None) -> None:
@@ -125,6 +145,27 @@ class SortedLower:
             kept = numbers >= 0
             self._take(("grid", len(grid.zs)), kept)
             self.lower_part = np.ascontiguousarray(numbers[kept])
+
+    def successors(self, words: int) -> tuple[np.ndarray, bool]:
+        """``(bits, fill)``: room for the bits of the heads of each key value's rows (rows of
+        ``words``, one per value up to the largest), and whether the grid kernel is to fill
+        them (the rows taken or the words changed since), when the rows are read through
+        ``starts``, a key has more rows than ``words`` on average (else a key's rows are
+        read one by one anyway: Andersen over 1,000 variables, about 1 row per key for 10
+        words, 200 calls per 1% delete) and that is at most ``SUCCESSORS`` words; else
+        ``NO_BITS``. O(1), or O(keys) when the rows were taken."""
+        if self._decided is not None and self._decided[0] is self._taken \
+                and self._decided[1] == words:
+            return self._successors, False
+        self._decided = (self._taken, words)
+        rows = len(self.starts) - 1
+        keys = np.count_nonzero(np.diff(self.starts)) if rows > 0 else 0
+        if (rows <= 0 or not words or rows * words > self.SUCCESSORS
+                or self.rows.shape[1] <= words * keys):
+            self._successors = NO_BITS
+        elif self._successors.shape != (rows, words):
+            self._successors = np.empty((rows, words), dtype=np.int64)
+        return self._successors, bool(self._successors.shape[1])
 
     def admit(self, head: CheckedFacts) -> None:
         """Join the rows that can derive a head in C (the cut of ``near_heads``) once there
@@ -148,6 +189,11 @@ class PairSaturation:
         self._lower = lower
         self._sorted: list[SortedLower | None] = [None] * len(self._pairs)
         self._grids = [HeadGrid.of(pair) for pair in self._pairs]
+        # per pair, the kernels' (source_key, head_of, the head_of of its grid's source part),
+        # made once (Andersen over 1,000 variables: 212 grid calls per 1% delete)
+        self._columns = [(_int64(pair.source_key), _int64(pair.head_of),
+                          _int64([pair.head_of[h] for h in grid.source_part] if grid else ()))
+                         for pair, grid in zip(self._pairs, self._grids, strict=True)]
         self._read = [0] * len(self._pairs)
 
     def __bool__(self) -> bool:
@@ -177,15 +223,19 @@ class PairSaturation:
         if lower is None:
             lower = self._sorted[number] = SortedLower(pair, self._lower[pair.lower])
         grid = self._grids[number]
+        source_key, head_of, source_part = self._columns[number]
         if grid is not None and not grid.sync(head):
             grid = self._grids[number] = None
         if grid is None:
             lower.admit(head)
             return head.prove_forwards(source, self._read[number], saturate_pair, (
-                lower.rows, lower.keys, lower.starts, _int64(pair.source_key), _int64(pair.head_of),
-                *head.table()))
+                lower.rows, lower.keys, lower.starts, source_key, head_of, *head.table()))
         lower.number(grid)
+        successors, fill = lower.successors(grid.words)
+        settled, settled_from = grid.settled if successors.shape[1] else NO_BITS, grid.settled_to
+        if successors.shape[1]:
+            grid.settled_to = len(grid.cells_x)
         return head.prove_forwards(source, self._read[number], saturate_pair_on_grid, (
-            lower.rows, lower.keys, lower.starts, lower.lower_part, _int64(pair.source_key),
-            _int64(pair.head_of), _int64([pair.head_of[h] for h in grid.source_part]),
-            *grid.xs.table(), grid.cells, grid.width))
+            lower.rows, lower.keys, lower.starts, lower.lower_part, source_key, head_of,
+            source_part, *grid.xs.table(), grid.cells, grid.width, grid.cells_x, grid.cells_z,
+            successors, fill, settled, settled_from, head.table()[1]))

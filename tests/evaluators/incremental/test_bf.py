@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation, two_step_proofs
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
@@ -424,6 +426,49 @@ def test_a_pair_rule_whose_grid_would_grow_too_large_goes_on_through_c_s_table(m
     switch = ran.index("saturate_pair")
     assert switch > 0 and set(ran[:switch]) == {"saturate_pair_on_grid"}
     assert set(ran[switch:]) == {"saturate_pair"}
+
+
+# 90 nodes, each with edges to the next three and a jump: many lower rows per key, and a
+# grid of more than 64 columns once C holds the heads of the first nodes (rows of two words)
+DENSE_DAG = {"e": [(i, j) for i in range(90) for j in (i + 1, i + 2, i + 3, i + 29) if j < 90]}
+
+
+@pytest.mark.parametrize(("facts", "deleted", "words"), [
+    (DENSE_DAG, {"e": [(0, 1), (0, 2), (0, 3), (1, 3), (1, 4)]}, 2),
+    ({"e": [(i, j) for i, j in DENSE_DAG["e"] if j < 12]}, {"e": [(0, 1), (0, 2)]}, 1)])
+def test_the_grid_kernel_proves_the_same_facts_a_word_of_heads_at_a_time(
+        checks, monkeypatch, facts, deleted, words):
+    # with successors' bits (every node has more out-edges than a row has words: a word at a
+    # time), and without (every lower row read)
+    shapes = []
+    successors = pair_saturation.SortedLower.successors
+    monkeypatch.setattr(pair_saturation.SortedLower, "successors", lambda self, w: (
+        lambda bits: shapes.append(bits[0].shape) or bits)(successors(self, w)))
+    session = IncrementalSession(BFEngine, TC, facts)
+    session.update(delete=deleted)  # checked against the oracle
+    assert max(shape[1] for shape in shapes) == words
+    with_bits = _checked_and_proved(checks)
+    assert any(proved for check in with_bits for _, proved in check.values())
+    checks.clear()
+    monkeypatch.setattr(pair_saturation.SortedLower, "SUCCESSORS", 0)
+    session = IncrementalSession(BFEngine, TC, facts)
+    session.update(delete=deleted)
+    assert max(shape[1] for shape in shapes[-1:]) == 0
+    assert _checked_and_proved(checks) == with_bits
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=20, max_size=240),
+       st.data())
+def test_the_grid_kernel_s_bits_keep_random_graphs_deletes_exact(edges, data):
+    # dense random graphs (cycles too): many out-edges per node, and grids of up to 82
+    # columns (two words); with the successors' bits and without, against the oracle
+    facts = {"e": sorted(edges)}
+    deleted = {"e": data.draw(st.lists(st.sampled_from(facts["e"]), max_size=8, unique=True))}
+    for room in (pair_saturation.SortedLower.SUCCESSORS, 0):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pair_saturation.SortedLower, "SUCCESSORS", room)
+            IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
 
 
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
