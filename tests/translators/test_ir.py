@@ -125,3 +125,17 @@ def test_encode_symbols_keeps_the_nodes_without_symbol_constants():
     plan = Join(integers, Project(B, (0, Const("x"))), (0,), (0,))
     encoded = encode_symbols(plan, symbols)
     assert encoded.left is integers and encoded.right.outputs == (0, Const(symbols.lookup("x")))
+
+
+def test_encode_symbols_of_a_plan_again_with_another_table():
+    # a plan without symbol constants is itself again for any table (remembered by identity);
+    # one with them is encoded by each table it is given
+    integers = Project(Map(Filter(A, "<", ColumnRef(1), Const(3)), PLUS), (0, Const(4), 2))
+    assert encode_symbols(integers, SymbolTable()) is integers
+    assert encode_symbols(integers, SymbolTable(["z"])) is integers
+    plan = Project(B, (0, Const("x")))
+    first, second = SymbolTable(), SymbolTable(["y", "w"])
+    assert encode_symbols(plan, first).outputs == (0, Const(first.lookup("x")))
+    assert encode_symbols(plan, second).outputs == (0, Const(second.lookup("x")))
+    assert encode_symbols(plan, first).outputs == (0, Const(0))
+    assert second.lookup("x") == 2

@@ -171,3 +171,24 @@ def test_the_bootstrap_analyses_the_first_updates_variants_for_the_semijoins(mon
     session.update(delete={"e": [(0, 1), (30, 31)]})
     assert set(session.engine.counts("tc")) == {(i, j) for i in range(1, 31)
                                                  for j in range(i + 1, 31)}
+
+
+def test_an_update_decodes_each_run_of_the_walk_once(monkeypatch):
+    # the runs of the tuples that differ are read several times in a walk (as @gained: /
+    # @plus:, for the bounds, the splice, the net changes): each is decoded once
+    decoded = []
+    rows = counting_walk.SortedRun.rows
+
+    def recording(run):
+        decoded.append(run)
+        return rows(run)
+
+    nonlinear = TC.replace("tc(x, y), e(y, z)", "tc(x, y), tc(y, z)")
+    session = IncrementalSession(CountingEngine, nonlinear,
+                                 {"e": [(i, i + 1) for i in range(16)]})
+    monkeypatch.setattr(counting_walk.SortedRun, "rows", recording)
+    session.update(delete={"e": [(0, 1)]})
+    session.update(insert={"e": [(0, 1), (16, 17)]})
+    assert len(decoded) > 4 and len(set(map(id, decoded))) == len(decoded)
+    assert session.engine._state["tc"].to_set() == {
+        (i, j) for i in range(18) for j in range(i + 1, 18)}

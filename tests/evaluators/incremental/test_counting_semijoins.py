@@ -189,3 +189,34 @@ def test_rules_analysed_ahead_reduce_alike_without_another_analysis(monkeypatch)
     assert list(map(str, rules)) == list(map(str, expected[0]))
     assert {name: reduced[name].to_rows() for name in reduced} == {
         name: expected[1][name].to_rows() for name in expected[1]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=20),
+       st.tuples(st.integers(0, 7), st.integers(0, 7), st.integers(0, 7), st.integers(0, 7)),
+       st.sampled_from([((0, 0),), ((1, 1),), ((0, 1), (1, 0)), ((1, 0), (0, 0))]))
+def test_outside_tells_whether_a_shared_column_has_no_seed_value_within_bounds(
+        seed_rows, ends, shared):
+    # seeds of up to FEW_SEED_ROWS rows take the Python comparison, larger ones the numpy one;
+    # values on a bound are inside
+    from herbrand.evaluators.incremental.counting_semijoins import _outside
+
+    seed = Relation.from_rows(seed_rows, 2).columns if seed_rows else np.zeros((2, 0), np.int64)
+    bounds = np.array([[ends[0], ends[1]], [ends[2], ends[3]]], dtype=np.int64)
+    expected = any(not any(bounds[0, column] <= value <= bounds[1, column]
+                           for value in seed[seed_column].tolist())
+                   for column, seed_column in shared)
+    assert _outside(bounds, seed, shared) == expected
+
+
+def test_outside_counts_a_seed_value_on_a_bound_inside_for_small_and_large_seeds():
+    from herbrand.evaluators.incremental.counting_semijoins import FEW_SEED_ROWS, _outside
+
+    bounds = np.array([[10], [20]], dtype=np.int64)
+    for rows in (1, FEW_SEED_ROWS + 4):
+        for bound in (10, 20):
+            seed = np.array([[(0, 30)[i % 2] for i in range(rows)]], dtype=np.int64)
+            seed[0, -1] = bound
+            assert not _outside(bounds, seed, ((0, 0),))
+            seed[0, -1] = bound - 1 if bound == 10 else bound + 1
+            assert _outside(bounds, seed, ((0, 0),))
