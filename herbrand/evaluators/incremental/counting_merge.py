@@ -12,7 +12,10 @@ sorted inputs once.
 - ``found_in(haystack, needles)``: whether each ascending needle is in the haystack (same cost).
 - ``merge_added(keys, counts, delta_keys, delta_counts)``: the sum of two weighted runs of
   strictly ascending keys, entries whose sum is 0 dropped. O(n + m), one output allocation;
-  a small delta is searched by galloping and the keys between its positions block-copied.
+  a small delta is searched by galloping and the keys between its positions block-copied. A
+  dense merge holds both heads in registers, an exhausted run's as the largest int64 (a run
+  holds that key last; it is summed after the loop), so a step tests only the end of the run
+  it advances.
 - ``union(a, b)``: the union of two strictly ascending key arrays. O(n + m).
 - ``bag_sums(a, a_weight, b, b_weight)``: the sum of two ascending bags of keys, one weight
   per bag, as distinct keys and their weights. O(n + m), one pass.
@@ -82,27 +85,45 @@ def _weights_at(keys, counts, needles):
     return out
 
 
+# an exhausted run's head in ``_merge_added``: above every key but the largest int64, which a
+# run can hold last
+_EXHAUSTED = np.iinfo(np.int64).max
+
+
 @exported("UniTuple(i8[::1], 2)(i8[::1], i8[::1], i8[::1], i8[::1])")
 def _merge_added(keys, counts, delta_keys, delta_counts):
     n, m = keys.shape[0], delta_keys.shape[0]
-    out_keys = np.empty(n + m, dtype=np.int64)
-    out_counts = np.empty(n + m, dtype=np.int64)
+    out_keys = np.empty(n + m + 1, dtype=np.int64)
+    out_counts = np.empty(n + m + 1, dtype=np.int64)
     i = j = k = 0
-    while i < n or j < m:
-        if j == m or (i < n and keys[i] < delta_keys[j]):
-            key, count = keys[i], counts[i]
+    x = keys[0] if n else _EXHAUSTED
+    y = delta_keys[0] if m else _EXHAUSTED
+    while True:
+        if x < y:
+            key, count = x, counts[i]
             i += 1
-        elif i == n or delta_keys[j] < keys[i]:
-            key, count = delta_keys[j], delta_counts[j]
+            x = keys[i] if i < n else _EXHAUSTED
+        elif y < x:
+            key, count = y, delta_counts[j]
             j += 1
+            y = delta_keys[j] if j < m else _EXHAUSTED
         else:
-            key, count = keys[i], counts[i] + delta_counts[j]
+            if x == _EXHAUSTED:
+                break
+            key, count = x, counts[i] + delta_counts[j]
             i += 1
             j += 1
+            x = keys[i] if i < n else _EXHAUSTED
+            y = delta_keys[j] if j < m else _EXHAUSTED
         if count != 0:
             out_keys[k] = key
             out_counts[k] = count
             k += 1
+    # each run left holds one key, the largest int64
+    count = (counts[i] if i < n else 0) + (delta_counts[j] if j < m else 0)
+    out_keys[k] = _EXHAUSTED
+    out_counts[k] = count
+    k += count != 0
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 

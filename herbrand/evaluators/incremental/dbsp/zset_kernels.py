@@ -7,7 +7,11 @@ keys with int64 weights.
   four heads, and the weights of the runs that hold it). Summing them pairwise instead writes
   and reads again each partial sum (on TC over graph10000, an update's iterations sum the
   input-driven terms' change, the other terms' new value and their last one, then ΔX_{i-1}:
-  1.55 ms of merges in three passes, 1.11 ms in one). O(the four runs' lengths).
+  1.55 ms of merges in three passes, 1.11 ms in one). The four heads are held in registers,
+  an exhausted run's as the largest int64, so a step tests no run's end but the one it
+  advances, and writes its entry before testing its weight (TC's three dense calls per 1%
+  update: 0.87-0.90 -> 0.60-0.61 ms); a run that holds the largest int64 holds it last, and
+  that key is summed after the loop. O(the four runs' lengths).
 
     >>> import numpy as np
     >>> one = np.array([1])
@@ -23,45 +27,58 @@ import numpy as np
 
 from herbrand.evaluators.native.exported import exported
 
+# an exhausted run's head: above every key but the largest int64, which a run can hold last
+_EXHAUSTED = np.iinfo(np.int64).max
+
 
 @exported("UniTuple(i8[::1], 4)(i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], i8[::1], "
           "i8[::1], i8[::1])")
 def sums(a, a_weights, b, b_weights, c, c_weights, total, total_weights):
     na, nb, nc, nt = a.shape[0], b.shape[0], c.shape[0], total.shape[0]
-    delta_keys = np.empty(na + nb + nc, dtype=np.int64)
-    delta_weights = np.empty(na + nb + nc, dtype=np.int64)
-    keys = np.empty(na + nb + nc + nt, dtype=np.int64)
-    weights = np.empty(na + nb + nc + nt, dtype=np.int64)
+    delta_keys = np.empty(na + nb + nc + 1, dtype=np.int64)
+    delta_weights = np.empty(na + nb + nc + 1, dtype=np.int64)
+    keys = np.empty(na + nb + nc + nt + 1, dtype=np.int64)
+    weights = np.empty(na + nb + nc + nt + 1, dtype=np.int64)
     i = j = k = m = d = o = 0
-    while i < na or j < nb or k < nc or m < nt:
-        key = a[i] if i < na else b[j] if j < nb else c[k] if k < nc else total[m]
-        if j < nb and b[j] < key:
-            key = b[j]
-        if k < nc and c[k] < key:
-            key = c[k]
-        if m < nt and total[m] < key:
-            key = total[m]
+    x = a[0] if na else _EXHAUSTED
+    y = b[0] if nb else _EXHAUSTED
+    z = c[0] if nc else _EXHAUSTED
+    t = total[0] if nt else _EXHAUSTED
+    while True:
+        key = min(min(x, y), min(z, t))
+        if key == _EXHAUSTED:
+            break
         change = 0
-        if i < na and a[i] == key:
+        if x == key:
             change += a_weights[i]
             i += 1
-        if j < nb and b[j] == key:
+            x = a[i] if i < na else _EXHAUSTED
+        if y == key:
             change += b_weights[j]
             j += 1
-        if k < nc and c[k] == key:
+            y = b[j] if j < nb else _EXHAUSTED
+        if z == key:
             change += c_weights[k]
             k += 1
+            z = c[k] if k < nc else _EXHAUSTED
         summed = change
-        if m < nt and total[m] == key:
+        if t == key:
             summed += total_weights[m]
             m += 1
-        if change != 0:
-            delta_keys[d] = key
-            delta_weights[d] = change
-            d += 1
-        if summed != 0:
-            keys[o] = key
-            weights[o] = summed
-            o += 1
+            t = total[m] if m < nt else _EXHAUSTED
+        delta_keys[d] = key  # written always, kept when non-zero: no branch
+        delta_weights[d] = change
+        d += change != 0
+        keys[o] = key
+        weights[o] = summed
+        o += summed != 0
+    # each run left holds one key, the largest int64
+    change = ((a_weights[i] if i < na else 0) + (b_weights[j] if j < nb else 0)
+              + (c_weights[k] if k < nc else 0))
+    summed = change + (total_weights[m] if m < nt else 0)
+    delta_keys[d] = keys[o] = _EXHAUSTED
+    delta_weights[d], weights[o] = change, summed
+    d += change != 0
+    o += summed != 0
     return (delta_keys[:d].copy(), delta_weights[:d].copy(), keys[:o].copy(),
             weights[:o].copy())

@@ -89,6 +89,34 @@ def test_summed_of_unpacked_rows_sums_one_by_one(total, parts):
     assert _as_dict(delta) == _as_dict(expected) and _as_dict(after) == _as_dict(total + expected)
 
 
+# weighted runs of strictly ascending keys, among them the extreme int64s (the kernel holds an
+# exhausted run's head as the largest)
+_EXTREMES = [np.iinfo(np.int64).min, -1, 0, 3, 7, np.iinfo(np.int64).max - 1,
+             np.iinfo(np.int64).max]
+runs = st.dictionaries(st.sampled_from(_EXTREMES) | st.integers(-8, 8), weights,
+                       max_size=8).map(
+    lambda entries: (np.array(sorted(entries), dtype=np.int64),
+                     np.array([entries[k] for k in sorted(entries)], dtype=np.int64)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs, runs, runs, runs)
+def test_sums_kernel_adds_four_runs_up_to_the_largest_int64(a, b, c, total):
+    """δ = a + b + c and total + δ by one dict per key (zero weights in a run included, and
+    keys equal to the largest int64, which the loop sums after it)."""
+    delta: dict[int, int] = {}
+    for keys, ws in (a, b, c):
+        for key, w in zip(keys.tolist(), ws.tolist(), strict=True):
+            delta[key] = delta.get(key, 0) + w
+    after = dict(delta)
+    for key, w in zip(total[0].tolist(), total[1].tolist(), strict=True):
+        after[key] = after.get(key, 0) + w
+    dk, dw, tk, tw = zset_kernels.sums(*a, *b, *c, *total)
+    for keys, ws, expected in ((dk, dw, delta), (tk, tw, after)):
+        assert keys.tolist() == sorted(k for k, w in expected.items() if w)
+        assert ws.tolist() == [expected[k] for k in keys.tolist()]
+
+
 def test_distinct_positive_negative_and_change():
     z = ZSet.of(np.array([[1, 2, 3]]), np.array([2, -1, 1]))
     assert sorted(z.distinct().to_rows()) == [(1,), (3,)]
