@@ -30,8 +30,12 @@ def columns_at(batch: np.ndarray, at: np.ndarray) -> np.ndarray:
     ``np.compress`` along axis 1 first copy a batch that is not C-contiguous whole (a view of
     a growing buffer's rows): such a batch is gathered a row at a time from
     ``ROWWISE_COLUMNS`` chosen columns (below that, numpy's index costs less than a call per
-    row). O(arity len(at)), plus O(n) for a mask."""
+    row). A mask of another length than the batch's raises IndexError, as ``batch[:, at]``
+    does (``np.compress`` would cut the batch to it). O(arity len(at)), plus O(n) for a
+    mask."""
     mask = at.dtype == np.bool_
+    if mask and len(at) != batch.shape[1]:
+        raise IndexError(f"a mask of {len(at)} columns for a batch of {batch.shape[1]}")
     if batch.flags.c_contiguous:
         return batch.compress(at, axis=1) if mask else batch.take(at, axis=1)
     chosen = np.count_nonzero(at) if mask else len(at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -51,3 +52,12 @@ def test_columns_at_gathers_many_columns_of_a_batch_that_is_not_contiguous_a_row
         columns = batch_joins.columns_at(batch, chosen)
         assert columns.flags.c_contiguous
         assert columns.tolist() == batch[:, chosen].tolist()
+
+
+def test_columns_at_refuses_a_mask_of_another_length_as_numpy_s_index_does():
+    batch = np.arange(12, dtype=np.int64).reshape(3, 4)
+    for short in (np.array([True, False]), np.ones(5, dtype=bool)):
+        with pytest.raises(IndexError):
+            batch[:, short]
+        with pytest.raises(IndexError):
+            batch_joins.columns_at(batch, short)
