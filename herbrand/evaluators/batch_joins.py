@@ -30,7 +30,8 @@ def columns_at(batch: np.ndarray, at: np.ndarray) -> np.ndarray:
     ``np.compress`` along axis 1 first copy a batch that is not C-contiguous whole (a view of
     a growing buffer's rows): such a batch is gathered a row at a time from
     ``ROWWISE_COLUMNS`` chosen columns (below that, numpy's index costs less than a call per
-    row). A mask of another length than the batch's raises IndexError, as ``batch[:, at]``
+    row), by ``np.take`` of a mask's positions (a row's boolean index takes a branch per
+    column: 42,000 of 127,000 random columns of three rows in 1.3 ms against 0.1). A mask of another length than the batch's raises IndexError, as ``batch[:, at]``
     does (``np.compress`` would cut the batch to it). O(arity len(at)), plus O(n) for a
     mask."""
     mask = at.dtype == np.bool_
@@ -38,15 +39,13 @@ def columns_at(batch: np.ndarray, at: np.ndarray) -> np.ndarray:
         raise IndexError(f"a mask of {len(at)} columns for a batch of {batch.shape[1]}")
     if batch.flags.c_contiguous:
         return batch.compress(at, axis=1) if mask else batch.take(at, axis=1)
-    chosen = np.count_nonzero(at) if mask else len(at)
-    if chosen < ROWWISE_COLUMNS:
+    if mask:
+        at = np.flatnonzero(at)
+    if len(at) < ROWWISE_COLUMNS:
         return np.ascontiguousarray(batch[:, at])
-    out = np.empty((batch.shape[0], chosen), dtype=batch.dtype)
+    out = np.empty((batch.shape[0], len(at)), dtype=batch.dtype)
     for row, values in zip(out, batch, strict=True):
-        if mask:
-            row[:] = values[at]
-        else:
-            np.take(values, at, out=row)
+        np.take(values, at, out=row)
     return out
 
 
