@@ -17,6 +17,7 @@ from herbrand.framework.storage import row_keys
 EMPTY_POSITIONS = np.zeros(0, dtype=np.int64)
 # ``columns_at`` gathers a batch that is not C-contiguous a row at a time from this many columns
 ROWWISE_COLUMNS = 64
+DENSE_MASK = 64  # a mask leaving out at most 1/64 of the columns is read as a boolean index
 
 
 def empty_batch(arity: int) -> np.ndarray:
@@ -30,20 +31,29 @@ def columns_at(batch: np.ndarray, at: np.ndarray) -> np.ndarray:
     ``np.compress`` along axis 1 first copy a batch that is not C-contiguous whole (a view of
     a growing buffer's rows): such a batch is gathered a row at a time from
     ``ROWWISE_COLUMNS`` chosen columns (below that, numpy's index costs less than a call per
-    row). A mask of another length than the batch's raises IndexError, as ``batch[:, at]``
-    does (``np.compress`` would cut the batch to it). O(arity len(at)), plus O(n) for a
-    mask."""
+    row), by ``np.take`` of a mask's positions (a row's boolean index takes a branch per
+    column: 42,000 of 127,000 random columns of three rows in 1.3 ms against 0.1), or by
+    that boolean index when the mask leaves out at most 1 / ``DENSE_MASK`` of the columns
+    (its branches predicted: a state's live rows among few tombstones, 262,144 columns of
+    three rows in 0.45 ms against 0.7). A mask of another length than the batch's raises
+    IndexError, as ``batch[:, at]`` does (``np.compress`` would cut the batch to it).
+    O(arity len(at)), plus O(n) for a mask."""
     mask = at.dtype == np.bool_
     if mask and len(at) != batch.shape[1]:
         raise IndexError(f"a mask of {len(at)} columns for a batch of {batch.shape[1]}")
     if batch.flags.c_contiguous:
         return batch.compress(at, axis=1) if mask else batch.take(at, axis=1)
-    chosen = np.count_nonzero(at) if mask else len(at)
+    chosen, dense = len(at), False
+    if mask:
+        chosen = np.count_nonzero(at)
+        dense = chosen >= len(at) - len(at) // DENSE_MASK
+        if not dense:
+            at = np.flatnonzero(at)
     if chosen < ROWWISE_COLUMNS:
         return np.ascontiguousarray(batch[:, at])
     out = np.empty((batch.shape[0], chosen), dtype=batch.dtype)
     for row, values in zip(out, batch, strict=True):
-        if mask:
+        if dense:
             row[:] = values[at]
         else:
             np.take(values, at, out=row)

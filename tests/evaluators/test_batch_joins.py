@@ -42,13 +42,18 @@ def test_columns_at_are_the_fancy_indexed_columns_of_any_batch(arity, n, spare, 
 
 
 def test_columns_at_gathers_many_columns_of_a_batch_that_is_not_contiguous_a_row_at_a_time():
-    """From ``ROWWISE_COLUMNS`` chosen columns of a view of a growing buffer's rows."""
+    """From ``ROWWISE_COLUMNS`` chosen columns of a view of a growing buffer's rows: by
+    indexes, by a mask's positions, and by a mask leaving out at most 1 / ``DENSE_MASK`` of
+    the columns (a boolean index) or just more."""
     rng = np.random.default_rng(3)
     buffer = rng.integers(-1000, 1000, (4, 300))
     batch = buffer[:3, :250]
     at = rng.integers(0, 250, 2 * batch_joins.ROWWISE_COLUMNS)
     mask = rng.random(250) < 0.5
-    for chosen in (at, mask):
+    dense, sparser = np.ones(250, dtype=bool), np.ones(250, dtype=bool)
+    dense[[7, 100, 249]] = False  # 250 // DENSE_MASK = 3 left out
+    sparser[[0, 7, 100, 249]] = False
+    for chosen in (at, mask, dense, sparser):
         columns = batch_joins.columns_at(batch, chosen)
         assert columns.flags.c_contiguous
         assert columns.tolist() == batch[:, chosen].tolist()

@@ -90,19 +90,26 @@ def test_a_selection_of_a_growing_relation_grows_in_place(monkeypatch):
 
 
 def test_selections_of_one_column_share_one_pass_and_equal_each_taken_alone(monkeypatch):
-
+    """Of a C-contiguous block and of a view of a growing buffer's rows (gathered a row at a
+    time: over 64 rows selected), the rows holding the constants without their columns."""
     rng = np.random.default_rng(5)
-    columns = rng.integers(0, 5, (3, 200))
+    buffer = rng.integers(0, 5, (3, 1000))
     wanted = [((1, 0),), ((1, 4),), ((1, 7),), ((0, 2), (1, 4)), ((2, 3),)]
     passes = []
     matching = counting_selections.matching
     monkeypatch.setattr(counting_selections, "matching",
                         lambda values, seed: passes.append(len(values)) or matching(values, seed))
-    selected = counting_selections._selected(columns, wanted)
-    assert passes == [200]  # the three of column 1 together; column 2's alone, a scan
-    for constants in wanted:
-        alone = counting_selections.selected_rows(columns, constants)
-        assert selected[constants].tolist() == alone.tolist(), constants
+    for columns in (np.ascontiguousarray(buffer[:, :900]), buffer[:, :900]):
+        passes.clear()
+        selected = counting_selections._selected(columns, wanted)
+        assert passes == [900]  # the three of column 1 together; column 2's alone, a scan
+        for constants in wanted:
+            alone = counting_selections.selected_rows(columns, constants)
+            held_rows = holding(columns, constants)
+            others = [c for c in range(3) if c not in dict(constants)]
+            expected = columns[others][:, held_rows]
+            assert alone.flags.c_contiguous and alone.tolist() == expected.tolist(), constants
+            assert selected[constants].tolist() == expected.tolist(), constants
 
 
 @settings(max_examples=100, deadline=None)
