@@ -76,12 +76,20 @@ def narrowest_count_type(counts: np.ndarray, types: tuple[str, ...] = COUNT_TYPE
 
 @exported(*(f"i8[::1](i8[::1], {t}[::1], i8[::1])" for t in COUNT_TYPES))
 def _weights_at(keys, counts, needles):
-    out = np.zeros(needles.shape[0], dtype=np.int64)
-    n, lo = keys.shape[0], 0
-    for j in range(needles.shape[0]):
-        lo = gallop(keys, lo, needles[j])
-        if lo < n and keys[lo] == needles[j]:
+    m = needles.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    n, lo = keys.shape[0], 0  # the keys before lo are below the needle, or equal to the last
+    for j in range(m):
+        x = needles[j]
+        if lo < n and keys[lo] < x:  # gallop only past a key below the needle
+            lo = gallop(keys, lo + 1, x)
+        if lo < n and keys[lo] == x:  # found: the next needle starts past it
             out[j] = counts[lo]
+            lo += 1
+        elif lo > 0 and keys[lo - 1] == x:  # a repeated needle: the key just passed
+            out[j] = counts[lo - 1]
+        else:
+            out[j] = 0
     return out
 
 
@@ -417,7 +425,10 @@ def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def weights_at(keys: np.ndarray, counts: np.ndarray, needles: np.ndarray) -> np.ndarray:
     """The int64 count of each of ``needles`` in a weighted run of strictly ascending
     ``keys`` (0 when absent), ``sorted_positions``' cost: for ascending needles one galloping
-    pass that reads the counts as it finds them (``_weights_at``)."""
+    pass that reads the counts as it finds them (``_weights_at``), stepping past each key it
+    finds and galloping only from a key below the next needle, so that needles which are most
+    of the keys cost a compare or two each (dbsp's count reads of a delete's ΔX_i in the
+    insert's, TC over graph10000: 44k in 44k keys, 99-103 -> 61-63 us)."""
     needles = np.ascontiguousarray(needles, dtype=np.int64)
     if not len(keys):
         return np.zeros(len(needles), dtype=np.int64)

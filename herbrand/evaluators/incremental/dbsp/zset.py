@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
-from herbrand.evaluators.incremental.dbsp.zset_kernels import sums
+from herbrand.evaluators.incremental.dbsp.zset_kernels import run_sums, sums
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
 from herbrand.indexes.kernels import searchsorted
@@ -268,35 +268,21 @@ def sorted_order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _summed_keys(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row (packed rows, or the values of one column) and weights: the
-    distinct keys ascending, as a (1, d) block, with the sums of their weights. Keys already
-    strictly increasing (as a join over a sorted relation often derives them) are kept; keys
-    that share one weight (a delta's derivations often do) are sorted alone, without a
-    permutation (numpy's vectorised sort: several times faster than an argsort and two
-    gathers), each run's weight its length times that weight; others are sorted with their
-    order (``sorted_order``). O(n log n)."""
-    n = len(keys)
+    distinct keys ascending, as a (1, d) block, with the sums of their weights (zero sums
+    kept). Keys already strictly increasing (as a join over a sorted relation often derives
+    them) are kept; keys that share one weight (a delta's derivations often do) are sorted
+    alone, without a permutation (numpy's vectorised sort: several times faster than an
+    argsort and two gathers); others are sorted with their order (``sorted_order``); then
+    one pass sums each run (``zset_kernels.run_sums``). O(n log n)."""
     if (keys[1:] > keys[:-1]).all():
         return keys[None, :], weights
-    shared = (weights == weights[0]).all()
-    if shared:
+    if (weights == weights[0]).all():  # equal weights: their order does not matter
         keys = np.sort(keys)
     else:
         keys, order = sorted_order(keys)
         weights = weights[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    if new.all():
-        return keys[None, :], weights  # (shared: equal weights, in any order)
-    starts = np.flatnonzero(new)
-    if shared:
-        summed = np.empty(len(starts), dtype=np.int64)
-        np.subtract(starts[1:], starts[:-1], out=summed[:-1])
-        summed[-1] = n - starts[-1]
-        summed *= weights[0]
-    else:
-        summed = np.add.reduceat(weights, starts)
-    return keys[new][None, :], summed
+    keys, weights = run_sums(keys, weights)
+    return keys[None, :], weights
 
 
 def _inserted(big: np.ndarray, small: np.ndarray, big_weights: np.ndarray,

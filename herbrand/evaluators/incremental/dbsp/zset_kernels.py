@@ -1,5 +1,5 @@
-"""Numba kernel of ``zset.summed``: Z-sets on packed rows as runs of strictly ascending int64
-keys with int64 weights.
+"""Numba kernels of ``zset``: Z-sets on packed rows as runs of strictly ascending int64 keys
+with int64 weights.
 
 - ``sums(a, a_weights, b, b_weights, c, c_weights, total, total_weights)``: the sum
   δ = a + b + c and total + δ, each as (keys, weights) with the keys whose weights sum to 0
@@ -12,6 +12,13 @@ keys with int64 weights.
   advances, and writes its entry before testing its weight (TC's three dense calls per 1%
   update: 0.87-0.90 -> 0.60-0.61 ms); a run that holds the largest int64 holds it last, and
   that key is summed after the loop. O(the four runs' lengths).
+- ``run_sums(keys, weights)``: the distinct keys of ascending ``keys`` (repeats allowed) with
+  the sums of their weights (zero sums kept), in one pass that writes every key and adds its
+  weight at the current output slot, moving on at each new key (no branch): the consolidation
+  of a sorted bag (``ZSet.of``). Where numpy's run detection (``not_equal``, ``flatnonzero``,
+  the run lengths, a boolean gather) took four passes and their arrays (TC over graph10000,
+  a 1% insert's input-driven terms: 23k sorted keys, 44 -> 15 us). The results are copies
+  when some keys repeat. O(n).
 
     >>> import numpy as np
     >>> one = np.array([1])
@@ -19,6 +26,9 @@ keys with int64 weights.
     ...                       np.array([5]), one, np.array([1, 2]), np.array([-2, 4]))
     >>> dk.tolist(), dw.tolist(), tk.tolist(), tw.tolist()
     ([1, 5], [2, 1], [2, 5], [4, 1])
+    >>> keys, weights = run_sums(np.array([2, 2, 3, 7, 7, 7]), np.array([1, -1, 2, 1, 1, 1]))
+    >>> keys.tolist(), weights.tolist()
+    ([2, 3, 7], [0, 2, 3])
 """
 
 from __future__ import annotations
@@ -82,3 +92,23 @@ def sums(a, a_weights, b, b_weights, c, c_weights, total, total_weights):
     o += summed != 0
     return (delta_keys[:d].copy(), delta_weights[:d].copy(), keys[:o].copy(),
             weights[:o].copy())
+
+
+@exported("UniTuple(i8[::1], 2)(i8[::1], i8[::1])")
+def run_sums(keys, weights):
+    n = keys.shape[0]
+    if n == 0:
+        return keys.copy(), weights.copy()
+    out_keys = np.empty(n, dtype=np.int64)
+    out_weights = np.zeros(n, dtype=np.int64)
+    out_keys[0] = keys[0]
+    out_weights[0] = weights[0]
+    d = 0  # the output slot of the current key
+    for j in range(1, n):
+        d += keys[j] != keys[j - 1]
+        out_keys[d] = keys[j]
+        out_weights[d] += weights[j]
+    d += 1
+    if d == n:
+        return out_keys, out_weights
+    return out_keys[:d].copy(), out_weights[:d].copy()

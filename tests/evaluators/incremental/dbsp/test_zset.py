@@ -117,6 +117,23 @@ def test_sums_kernel_adds_four_runs_up_to_the_largest_int64(a, b, c, total):
         assert ws.tolist() == [expected[k] for k in keys.tolist()]
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_EXTREMES) | st.integers(-3, 3), weights),
+                max_size=16))
+def test_run_sums_kernel_sums_each_run_of_sorted_keys(entries):
+    """Ascending keys with repeats (runs of one key at either end, the int64 extremes
+    included, and none at all): each distinct key once, in order, with its weights' sum,
+    zero sums kept."""
+    entries = sorted(entries, key=lambda e: e[0])
+    expected: dict[int, int] = {}
+    for key, w in entries:
+        expected[key] = expected.get(key, 0) + w
+    keys, ws = zset_kernels.run_sums(np.array([k for k, _ in entries], dtype=np.int64),
+                                     np.array([w for _, w in entries], dtype=np.int64))
+    assert keys.tolist() == sorted(expected)
+    assert ws.tolist() == [expected[k] for k in sorted(expected)]
+
+
 def test_distinct_positive_negative_and_change():
     z = ZSet.of(np.array([[1, 2, 3]]), np.array([2, -1, 1]))
     assert sorted(z.distinct().to_rows()) == [(1,), (3,)]
