@@ -443,6 +443,25 @@ def test_the_grid_kernel_s_bits_keep_random_graphs_deletes_exact(edges, data):
             IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=20, max_size=240),
+       st.data(), st.sampled_from([0, -20, 1 << 22]))
+def test_the_grid_kernel_finds_x_by_value_as_through_the_hash_table(edges, data, shift):
+    # every grid call with the map of x by value (HeadGrid.x_map, MAP_ROWS 0), against the
+    # oracle; a negative value, or one beyond the cells plus MAP_SLACK, gives the map up
+    facts = {"e": [(x + shift, y + shift) for x, y in sorted(edges)]}
+    deleted = {"e": data.draw(st.lists(st.sampled_from(facts["e"]), min_size=1, max_size=8,
+                                       unique=True))}
+    maps = []
+    x_map = HeadGrid.x_map
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(HeadGrid, "MAP_ROWS", 0)
+        patch.setattr(HeadGrid, "x_map", lambda self, rows: (
+            lambda found: maps.append(len(found)) or found)(x_map(self, rows)))
+        IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
+    assert all(maps) if shift == 0 else not any(maps)
+
+
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
 def test_the_two_step_proofs_are_found_natively_as_the_evaluator_finds_them(
         checks, monkeypatch, shift):
