@@ -381,9 +381,18 @@ def _copies(instances: Sequence[InstanceRule], relations: Sequence[str]
     variables, as ``tc(x, y) :- e(x, y)``): that relation, and which column of a fact of the
     stratum each of its columns holds. A fact is then proved outright when the lower relation
     holds its copy. O(rules)."""
-    return {i.head: i.probed[0] for i in instances
-            if not i.atoms and len(i.probed) == 1 and len(i.rule.body) == 1
-            and i.probed[0][0] not in relations and _distinct_variables(i.rule)}
+    return {i.head: copy for i in instances
+            if (copy := copy_of(i, relations)) is not None}
+
+
+def copy_of(instance: InstanceRule, relations: Sequence[str]
+            ) -> tuple[str, tuple[int, ...]] | None:
+    """The lower relation and columns (as ``_copies``) that ``instance`` copies when its rule
+    is a copy rule, else None. O(head arity)."""
+    if (not instance.atoms and len(instance.probed) == 1 and len(instance.rule.body) == 1
+            and instance.probed[0][0] not in relations and _distinct_variables(instance.rule)):
+        return instance.probed[0]
+    return None
 
 
 def unfolding(rule: Rule, relations: Sequence[str],

@@ -42,6 +42,7 @@ from herbrand.evaluators.row_sets import RowSet
 from herbrand.framework.storage import Database, Relation
 
 NO_BITS = np.zeros((0, 0), dtype=np.int64)  # no bit rows: the grid kernel reads every head
+NO_MAP = np.zeros(0, dtype=np.int64)  # no map by value: the grid kernel probes xs' table
 
 
 def _int64(values: Sequence[int]) -> np.ndarray:
@@ -51,18 +52,25 @@ def _int64(values: Sequence[int]) -> np.ndarray:
 class HeadGrid:
     """The checked facts of a PairRule's head relation as a grid: the values of a head's
     columns from the source row (``source_part``) and from the lower row (``lower_part``),
-    each numbered by a set of the distinct ones (``xs``, ``zs``), and per (x, z) cell the
+    each numbered by a set of the distinct ones (``xs``, ``zs``; ``x_of``: xs' numbers by
+    value, -1 for none, kept by ``x_map`` for a source part of one column), and per (x, z)
+    cell the
     fact's position in C, -1 where none (``cells``, rows of ``width``), with a bit per cell
     (``settled``: rows of ``words``, kept by the grid kernel, which has cleared the bits of
     C's first ``settled_to`` facts). Grown as C grows (``sync``); O(new C rows) expected,
     O(cells + C) when it doubles."""
 
     LIMIT = 1 << 21  # cells (8 bytes each): a larger grid is not made, C's hash table serves
+    MAP_SLACK = 1 << 12  # values of ``x_of`` beyond the cells' count (8 bytes each)
+    MAP_ROWS = 1 << 10  # source rows a grid kernel call reads at least to use ``x_of``
 
     def __init__(self, pair: PairRule):
         self.source_part = [h for h, c in enumerate(pair.head_of) if c >= 0]
         self.lower_part = [h for h, c in enumerate(pair.head_of) if c < 0]
         self.xs = RowSet(np.zeros((len(self.source_part), 0), dtype=np.int64))
+        self.x_of = NO_MAP
+        self._mapped = len(self.source_part) == 1  # whether ``x_of`` is kept
+        self._x_mapped = 0  # the xs in ``x_of``
         self.zs = RowSet(np.zeros((len(self.lower_part), 0), dtype=np.int64))
         self.cells = np.zeros(0, dtype=np.int64)
         self.width = 0
@@ -100,6 +108,29 @@ class HeadGrid:
             start, checked.shape[1], dtype=np.int64)
         self._synced = checked.shape[1]
         return True
+
+    def x_map(self, rows: int) -> np.ndarray:
+        """``x_of`` with every x numbered so far, for a grid kernel call that reads ``rows``
+        source rows, at least ``MAP_ROWS``; else ``NO_MAP`` (the kernel probes xs' table:
+        for a few rows, cheaper than the map's upkeep; Andersen over 1,000 variables makes
+        212 grid calls per 1% delete, most of a few rows). Gives the map up for good at a
+        value negative or not below the cells plus ``MAP_SLACK``. O(xs numbered since the
+        last map), O(largest value) when it grows."""
+        if not self._mapped or rows < self.MAP_ROWS:
+            return NO_MAP
+        if len(self.xs) > self._x_mapped:
+            values = self.xs.rows()[0, self._x_mapped:]
+            largest = int(values.max())
+            if values.min() < 0 or largest >= len(self.cells) + self.MAP_SLACK:
+                self._mapped, self.x_of = False, NO_MAP
+                return NO_MAP
+            if largest >= len(self.x_of):
+                grown = np.full(max(2 * len(self.x_of), largest + 1), -1, dtype=np.int64)
+                grown[:len(self.x_of)] = self.x_of
+                self.x_of = grown
+            self.x_of[values] = np.arange(self._x_mapped, len(self.xs), dtype=np.int64)
+            self._x_mapped = len(self.xs)
+        return self.x_of
 
 
 class SortedLower:
@@ -237,5 +268,6 @@ class PairSaturation:
             grid.settled_to = len(grid.cells_x)
         return head.prove_forwards(source, self._read[number], saturate_pair_on_grid, (
             lower.rows, lower.keys, lower.starts, lower.lower_part, source_key, head_of,
-            source_part, *grid.xs.table(), grid.cells, grid.width, grid.cells_x, grid.cells_z,
-            successors, fill, settled, settled_from, head.table()[1]))
+            source_part, *grid.xs.table(),
+            grid.x_map(source.proved_count - self._read[number]), grid.cells, grid.width,
+            grid.cells_x, grid.cells_z, successors, fill, settled, settled_from, head.table()[1]))

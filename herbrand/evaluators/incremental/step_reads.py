@@ -49,6 +49,8 @@ class StepReads:
                      rules: Sequence[InstanceRule]) -> list[InstanceRows]:
         """Every instance of ``rules`` (over the old stratum and the new lower strata) of a
         frontier fact (``frontier``: their positions in C), with its positions in C."""
+        if not rules:
+            return []
         focus = {FOCUS + n: self._focus(n, frontier.get(n, NO_POSITIONS))
                  for n in self._rules.relations}
         reads = self.new.with_relations(

@@ -12,6 +12,7 @@ from herbrand.evaluators.incremental import bf, instance_rules, pair_saturation,
 from herbrand.evaluators.incremental.backward_forward import BackwardForward
 from herbrand.evaluators.incremental.bf import BFEngine
 from herbrand.evaluators.incremental.checked_facts import CheckedFacts
+from herbrand.evaluators.incremental.copy_proofs import CopyProofs
 from herbrand.evaluators.incremental.expansion import Expansion
 from herbrand.evaluators.incremental.near_heads import NEAR
 from herbrand.evaluators.incremental.pair_saturation import HeadGrid
@@ -158,10 +159,15 @@ def test_a_small_frontier_is_expanded_fully_in_fewer_rounds(checks, monkeypatch)
         monkeypatch.setattr(BackwardForward, "SMALL_FRONTIER", small)
         session = IncrementalSession(BFEngine, TC, {"e": chain})
         calls = _record_calls(monkeypatch, session.engine)
+        original = CopyProofs.proved  # a pass of the copy rules costs a call too
+        monkeypatch.setattr(CopyProofs, "proved", lambda self, *arguments, calls=calls,
+                            original=original: calls.append(arguments)
+                            or original(self, *arguments))
         changes = session.update(delete={"e": [(0, 1)]})
         added, removed = changes["tc"]
         assert sorted(map(tuple, removed.T.tolist())) == [(0, 1), (0, 2), (0, 3), (0, 4)]
         rounds[small] = len(calls)
+        monkeypatch.setattr(CopyProofs, "proved", original)
     assert rounds[BackwardForward.SMALL_FRONTIER] < rounds[0], rounds
 
 
@@ -202,8 +208,9 @@ def test_a_round_probes_c_once_per_instance_row_and_atom(checks, monkeypatch):
     check, = checks
     # each instance row tc(x, 1), @at, tc(x, y), e(y, 1) is probed in C for its one stratum
     # atom (which serves every question of the round: proved? checked?); its head's position
-    # comes with it from the focus, and the frontier is read by position, never probed
-    assert calls and sum(instances) > 2 * check._facts["tc"].checked_count
+    # comes with it from the focus, and the frontier is read by position, never probed (the
+    # copy rule tc(x, y) :- e(x, y) makes no instance rows: ``CopyProofs``)
+    assert calls and sum(instances) > check._facts["tc"].checked_count
     assert sum(probed) <= sum(instances), (probed, instances)
 
 
@@ -243,15 +250,22 @@ def test_the_step_rules_are_made_once_per_stratum_and_kept_across_updates(monkey
 
 def _instance_calls(monkeypatch, batch_outright_first: int) -> list[tuple[bool, ...]]:
     """Per ``StepReads.instances_of`` call from now on, which of its rules have stratum atoms
-    (filled in as the calls come); no unfolded rules."""
+    (filled in as the calls come), and ``(False,)`` per pass of the copy rules
+    (``CopyProofs``: REACH's ``reach(x) :- source(x)``, its outright rule); no unfolded
+    rules."""
     calls = []
-    original = StepReads.instances_of
+    original, copied = StepReads.instances_of, CopyProofs.proved
 
     def recorded(self, frontier, rules):
         calls.append(tuple(bool(i.atoms) for i in rules))
         return original(self, frontier, rules)
 
+    def recorded_copies(self, facts, frontier):
+        calls.append((False,))
+        return copied(self, facts, frontier)
+
     monkeypatch.setattr(StepReads, "instances_of", recorded)
+    monkeypatch.setattr(CopyProofs, "proved", recorded_copies)
     monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", batch_outright_first)
     _without_unfolding(monkeypatch)
     return calls
@@ -306,15 +320,21 @@ def test_a_fact_with_a_proof_of_two_steps_from_lower_facts_is_proved_before_expa
             calls.append([str(i.rule) for i in rules])
         return original(self, frontier, rules)
 
+    def recorded_copies(self, facts, frontier):
+        calls.append(["copies"])
+        return copied(self, facts, frontier)
+
+    copied = CopyProofs.proved
     monkeypatch.setattr(StepReads, "instances_of", recorded)
+    monkeypatch.setattr(CopyProofs, "proved", recorded_copies)
     monkeypatch.setattr(BackwardForward, "BATCH_OUTRIGHT_FIRST", 2)
     facts = {"e": [(1, 2), (2, 3), (1, 3), (3, 4)], "source": [(1,), (2,), (3,)]}
     session = IncrementalSession(BFEngine, REACH, facts)
     session.update(delete={"source": [(2,), (3,)]})  # reach(2), reach(3): two seeds
-    # reach(x) :- source(x) proves neither; the recursive rule with reach(x) read as the
-    # source it copies, reach(y) :- source(x), e(x, y), proves both through source(1): no
-    # instance of the recursive rule is enumerated, no other fact is checked
-    assert calls == [["@instance:0(x, @at) :- @delta:focus:reach(x, @at)."],
+    # reach(x) :- source(x) (a copy rule) proves neither; the recursive rule with reach(x)
+    # read as the source it copies, reach(y) :- source(x), e(x, y), proves both through
+    # source(1): no instance of the recursive rule is enumerated, no other fact is checked
+    assert calls == [["copies"],
                      ["@instance:2(y, @at, x) :- @delta:focus:reach(y, @at), e(x, y)."]]
     check, = checks
     facts = check._facts["reach"]
@@ -421,6 +441,25 @@ def test_the_grid_kernel_s_bits_keep_random_graphs_deletes_exact(edges, data):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(pair_saturation.SortedLower, "SUCCESSORS", room)
             IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=20, max_size=240),
+       st.data(), st.sampled_from([0, -20, 1 << 22]))
+def test_the_grid_kernel_finds_x_by_value_as_through_the_hash_table(edges, data, shift):
+    # every grid call with the map of x by value (HeadGrid.x_map, MAP_ROWS 0), against the
+    # oracle; a negative value, or one beyond the cells plus MAP_SLACK, gives the map up
+    facts = {"e": [(x + shift, y + shift) for x, y in sorted(edges)]}
+    deleted = {"e": data.draw(st.lists(st.sampled_from(facts["e"]), min_size=1, max_size=8,
+                                       unique=True))}
+    maps = []
+    x_map = HeadGrid.x_map
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(HeadGrid, "MAP_ROWS", 0)
+        patch.setattr(HeadGrid, "x_map", lambda self, rows: (
+            lambda found: maps.append(len(found)) or found)(x_map(self, rows)))
+        IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
+    assert all(maps) if shift == 0 else not any(maps)
 
 
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
