@@ -39,24 +39,23 @@ bounded by the materialization.
   joining one stratum atom with one lower atom, as TC's, in one native call each to their
   fixpoint (``pair_saturation``). The unproved facts of the frontier are expanded: their
   instances' stratum atoms not yet in C form the next frontier.
-- Before a round of a lazy frontier, or of a batch's own frontier of
-  ``BATCH_OUTRIGHT_FIRST`` facts or more (the facts that lost a derivation; each pass below
-  only while its last run on such a frontier proved a fact), enumerates
-  every instance of its frontier, it runs only the rules whose body has no atom of the
-  stratum: such an instance proves its head outright, and ``saturate`` chains forwards
-  from those facts (a copy rule, as ``tc(x, y) :- e(x, y)``, without the evaluator: the
-  side with fewer rows probed in the other, ``copy_proofs``). Only the frontier facts still unproved then
-  have all their instances enumerated (on TC over graph10000, a 1% delete: 0.37M instance rows
-  instead of 1.64M). Then, for the facts still unproved, the *unfolded* rules (a rule whose
-  stratum atoms all have a copy rule, each read as the lower relation it copies, as
-  ``tc(x, z) :- e(x, y), e(y, z)``: ``instance_rules.unfolding``) prove their heads through
-  proofs of two steps from lower facts, the atoms' own proofs left unchecked: a fact with a
-  proof is in P, whether its proof's atoms are or not (TC's natively: ``two_step_proofs``).
-  On TC over graph10000, a 1% delete, the 9,386 facts left after the first saturation:
-  2,672 instances found in one call prove 7,298 facts with their saturation, where the lazy
-  round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488,
-  saturation derivations 527k -> 269k.
-  Proofs do not depend on the order they are found in, so this changes no result.
+- Before a round of a lazy frontier, or of a batch's own frontier of ``BATCH_OUTRIGHT_FIRST``
+  facts or more (the facts that lost a derivation; each pass below only while its last run on such
+  a frontier proved a fact), enumerates every instance of its frontier, it runs only the rules
+  whose body has no atom of the stratum: such an instance proves its head outright, and
+  ``saturate`` chains forwards from those facts (a copy rule, as ``tc(x, y) :- e(x, y)``, without
+  the evaluator: the side with fewer rows probed in the other, ``copy_proofs``). Only the frontier
+  facts still unproved then have all their instances enumerated (on TC over graph10000, a 1%
+  delete: 0.37M instance rows instead of 1.64M). Then, for the facts still unproved, the
+  *unfolded* rules (a rule whose stratum atoms all have a copy rule, each read as the lower
+  relation it copies, as ``tc(x, z) :- e(x, y), e(y, z)``: ``instance_rules.unfolding``) prove
+  their heads through proofs of two steps from lower facts, the atoms' own proofs left unchecked:
+  a fact with a proof is in P, whether its proof's atoms are or not (TC's natively:
+  ``two_step_proofs``). On TC over graph10000, a 1% delete, the 9,386 facts left after the first
+  saturation: 2,672 instances found in one call prove 7,298 facts with their saturation, where the
+  lazy round enumerated 174k instance rows to check 2,016 atoms; 58,182 facts checked -> 46,488,
+  saturation derivations 527k -> 269k. Proofs do not depend on the order they are found in, so
+  this changes no result.
 - The depth-first search of the paper stops at the first instance that proves a fact. Rounds
   approximate that: a fact is first expanded *lazily*, through one instance only (none while
   some instance's atoms are all checked already: it waits for them; first choice, and even

@@ -54,10 +54,9 @@ class HeadGrid:
     columns from the source row (``source_part``) and from the lower row (``lower_part``),
     each numbered by a set of the distinct ones (``xs``, ``zs``; ``x_of``: xs' numbers by
     value, -1 for none, kept by ``x_map`` for a source part of one column), and per (x, z)
-    cell the
-    fact's position in C, -1 where none (``cells``, rows of ``width``), with a bit per cell
-    (``settled``: rows of ``words``, kept by the grid kernel, which has cleared the bits of
-    C's first ``settled_to`` facts). Grown as C grows (``sync``); O(new C rows) expected,
+    cell the fact's position in C, -1 where none (``cells``, rows of ``width``), with a bit
+    per cell (``settled``: rows of ``words``, kept by the grid kernel, which has cleared the
+    bits of C's first ``settled_to`` facts). Grown as C grows (``sync``); O(new C rows) expected,
     O(cells + C) when it doubles."""
 
     LIMIT = 1 << 21  # cells (8 bytes each): a larger grid is not made, C's hash table serves
