@@ -140,6 +140,22 @@ def test_a_change_within_plus_and_minus_refreshes_the_same_with_delta_k_alone(ca
     assert _committed(alone) == _committed(whole)
 
 
+def test_only_keys_counted_before_and_after_outside_plus_and_minus_keep_their_place():
+    # X_1 = {1, 2}, Δ_2 = {3, 4, 5}, minus_1 = {2}, plus_1 = {4}; D_2's change: 1 and 5
+    # stay counted (out of Δ_2 and in it: neither moves, their search is skipped), 3 drops
+    # to 0 (leaves Δ_2, in minus_2), 2 and 4 stay counted but X'_1 lacks 2 (joins Δ'_2)
+    # and holds 4 (leaves it), 6 is new (joins it, in plus_2)
+    case = ([{1, 2}, {3, 4, 5}], 2, {1: 2, 2: 1, 3: 1, 4: 2, 5: 3},
+            {1: 1, 2: 1, 3: -1, 4: 1, 5: -2, 6: 1}, {4}, {2})
+    out = _call(*case)
+    assert (out.gained.tolist(), out.dropped.tolist()) == ([2, 6], [3, 4])
+    assert out.first.tolist() == [2, 5, 6]
+    assert (out.plus.tolist(), out.minus.tolist()) == ([6], [3])
+    summed, first, gained, dropped, plus, minus = _expected(*case)
+    assert (sorted(first), sorted(plus), sorted(minus)) == ([2, 5, 6], [6], [3])
+    assert _committed(out) == summed
+
+
 def test_a_change_within_the_budget_patches_the_base_and_keeps_new_keys_pending():
     # D_1 = {1: 2, 3: 1, 5: 1}; the change: 3 drops to 0 (a zero of the base), 4 is new
     out = _call([{1, 3, 5}], 1, {1: 2, 3: 1, 5: 1}, {3: -1, 4: 2}, set(), set())
