@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental.counting_merge import (
     WALK_BLOCK,
     WALK_BLOCKS,
+    ascending_weights_at,
     bag_sums,
     found_in,
     merge_added,
@@ -39,16 +40,22 @@ def test_sorted_positions_is_searchsorted_for_sorted_and_unsorted_needles(hay, n
 
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(st.integers(-30, 30), st.integers(-100, 100), max_size=30), _values,
-       st.sampled_from([np.int8, np.int16, np.int32, np.int64]), st.booleans())
+       st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.float64]), st.booleans())
 def test_weights_at_reads_counts_of_every_width(entries, needles, dtype, order):
-    """Narrow counts (the counting engine's) come back as int64, for sorted and unsorted
-    needles, absent ones 0."""
+    """Narrow counts (the counting engine's) and counts of another type come back as int64,
+    for sorted and unsorted needles, absent ones 0; ``ascending_weights_at`` reads sorted
+    needles (repeats included) alike."""
     keys = np.array(sorted(entries), dtype=np.int64)
     counts = np.array([entries[k] for k in sorted(entries)], dtype=dtype)
     probe = np.array(sorted(needles) if order else needles, dtype=np.int64)
+    expected = [entries.get(p, 0) for p in probe.tolist()]
     found = weights_at(keys, counts, probe)
     assert found.dtype == np.int64
-    assert found.tolist() == [entries.get(p, 0) for p in probe.tolist()]
+    assert found.tolist() == expected
+    if order:
+        trusted = ascending_weights_at(keys, counts, probe)
+        assert trusted.dtype == np.int64
+        assert trusted.tolist() == expected
 
 
 def test_sorted_positions_gallops_past_a_long_haystack():

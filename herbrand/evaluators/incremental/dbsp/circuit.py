@@ -127,7 +127,7 @@ class StratumCircuit:
             constants for rule in rules for lit, _ in rule_literals(rule.rule)
             if lit.atom.relation == r and (constants := selected_constants(lit))))
             for r in self.relations}
-        self.reads: dict = {}  # the terms' RuleReads by rule identity (LiftedEvaluation's)
+        self.reads: dict = {}  # the terms' analyses by rule identity (LiftedEvaluation's)
 
     def _evaluation(self, symbols: SymbolTable, old: Mapping[str, Relation],
                     deltas: Mapping[str, ZSet], traces: Mapping[str, Trace] | None = None,

@@ -146,7 +146,7 @@ class LiftedEvaluation:
                  selections: GrowingSelections | None = None,
                  semijoins: Semijoins | None = None, reducible: frozenset[str] = frozenset(),
                  selected: Mapping[str, Callable[[Constants], Relation]] | None = None,
-                 reads: dict[int, tuple[Rule, RuleReads]] | None = None):
+                 reads: dict[int, tuple] | None = None):
         """``old``: relation -> value before the change (also the relations aggregates read);
         ``deltas``: factor delta name -> its change (missing or empty: unchanged);
         ``selections``: the constant selections of the old values, kept by the caller across
@@ -158,8 +158,9 @@ class LiftedEvaluation:
         slice's derivations nearly sorted for ``ZSet.of``);
         ``selected``: old name -> its constant selections, for the old values whose
         selections the caller keeps (``GrowingSelections.applied``'s ``given``);
-        ``reads``: the terms' ``RuleReads`` by rule identity, kept by the caller across
-        evaluations (each rule's literals are then analysed once), or None."""
+        ``reads``: the terms' ``RuleReads`` and ``copied_columns`` by rule identity, kept by
+        the caller across evaluations (each rule's literals are then analysed once), or
+        None."""
         self.evaluator = evaluator
         self.selections = selections
         self.semijoins, self.reducible = semijoins, reducible
@@ -174,15 +175,23 @@ class LiftedEvaluation:
         self._driving: dict[tuple, bool] = {}  # ``may_derive``'s answers over these deltas
         self._reads = {} if reads is None else reads
 
-    def _rule_reads(self, rule: Rule) -> RuleReads:
-        """``rule``'s RuleReads, made once per rule object. O(1) after the first."""
+    def _analysed(self, rule: Rule) -> tuple[Rule, RuleReads, tuple[int, ...] | None]:
+        """``rule``, its RuleReads and its ``copied_columns``, made once per rule object.
+        O(1) after the first."""
         kept = self._reads.get(id(rule))
         if kept is None or kept[0] is not rule:
-            kept = self._reads[id(rule)] = rule, RuleReads.of(rule)
-        return kept[1]
+            kept = self._reads[id(rule)] = rule, RuleReads.of(rule), copied_columns(rule)
+        return kept
 
     def _derivations(self, rule: Rule) -> np.ndarray | None:
-        """The bag of head rows of ``rule`` over the instance (None: no derivation)."""
+        """The bag of head rows of ``rule`` over the instance (None: no derivation); a term
+        that copies columns of a changed delta (``copied_columns``) takes them from its batch,
+        with no plan nor join (the input relations' terms of TC's and RDFS's copy rules)."""
+        copied = self._analysed(rule)[2]
+        if copied is not None:
+            batch = self._batches.get(rule.body[0].atom.relation)
+            if batch is not None:
+                return batch[list(copied)]
         rules, instance, transient = [rule], self.instance, self.reducible
         if self.semijoins is not None:
             rules, instance = self.semijoins.reduced(rules, instance, self.reducible)
@@ -221,7 +230,7 @@ class LiftedEvaluation:
         parts, weights = [], []
         for chosen, rule in lifted.terms if terms is None else terms:
             if (not lifted.deltas[chosen] <= self.changed
-                    or not self._rule_reads(rule).may_derive(self._batches, {},
+                    or not self._analysed(rule)[1].may_derive(self._batches, {},
                                                              self._driving)):
                 continue
             batch = self._derivations(rule)
@@ -232,6 +241,19 @@ class LiftedEvaluation:
         if len(parts) <= 1:
             return (parts[0], weights[0]) if parts else None
         return np.concatenate(parts, axis=1), np.concatenate(weights)
+
+
+def copied_columns(rule: Rule) -> tuple[int, ...] | None:
+    """The columns of ``rule``'s one body literal that its head reads, in head order, when
+    the body is one positive atom of distinct variables and the head only variables (its
+    derivations are then those columns of the atom's rows, one per row); else None."""
+    if len(rule.body) != 1 or not isinstance(rule.body[0], Literal) or rule.body[0].negated:
+        return None
+    terms = rule.body[0].atom.terms
+    if (not all(isinstance(t, Var) for t in terms) or len(set(terms)) != len(terms)
+            or not set(rule.head.terms) <= set(terms)):
+        return None
+    return tuple(terms.index(t) for t in rule.head.terms)
 
 
 def accumulated(stream: Sequence[ZSet], at: ZSet, upto: int) -> np.ndarray:

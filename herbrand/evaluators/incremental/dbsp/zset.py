@@ -26,7 +26,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from herbrand.evaluators.incremental.counting_merge import merge_added, weights_at
+from herbrand.evaluators.incremental.counting_merge import (
+    ascending_weights_at,
+    merge_added,
+    weights_at,
+)
 from herbrand.evaluators.incremental.dbsp.zset_kernels import run_sums, sums
 from herbrand.evaluators.incremental.row_index import identity_codec
 from herbrand.framework.storage import Relation
@@ -186,11 +190,11 @@ class ZSet:
 
     def weights_at(self, other: ZSet) -> np.ndarray:
         """The weight here of each row of ``other``, in its order (0 when absent): on packed
-        rows a galloping search of its sorted keys, no decoding (O(m log(n / m) + m)), else
-        ``weights_of``."""
+        rows a galloping search of its keys (strictly ascending, so not checked), no decoding
+        (O(m log(n / m) + m)), else ``weights_of``."""
         if not (self._packed and other._packed):
             return self.weights_of(other.rows)
-        return weights_at(self._data[0], self.weights, other._data[0])
+        return ascending_weights_at(self._data[0], self.weights, other._data[0])
 
     def positive(self) -> np.ndarray:
         """The rows of positive weight."""

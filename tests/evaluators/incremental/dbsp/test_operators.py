@@ -12,6 +12,7 @@ from herbrand.evaluators.incremental.dbsp.operators import (
     LiftedEvaluation,
     LiftedRule,
     accumulated,
+    copied_columns,
     delta_name,
     negation_delta,
     old_name,
@@ -29,6 +30,8 @@ RULES = parse("""
 .decl h(x: number, y: number)
 h(x, z) :- a(x, y), b(y, z), !c(z).
 h(x, x) :- a(x, y), a(y, x), b(x, _), !c(y), x < 3.
+h(y, x) :- a(x, y).
+h(x, x) :- b(x, y).
 """).rules
 
 pairs = st.sets(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=8)
@@ -59,6 +62,33 @@ def test_incremental_join_equals_the_difference_of_full_evaluations(a0, b0, c0, 
         before = LiftedEvaluation(evaluator, symbols, old, {}).full(lifted)
         after = LiftedEvaluation(evaluator, symbols, new, {}).full(lifted)
         assert change == after - before, str(rule)
+
+
+def test_a_copy_term_is_read_off_its_delta_without_a_plan():
+    """A term whose body is one delta atom of distinct variables, under a head of them, takes
+    its derivations from the delta's columns; the evaluator plans no rule for it."""
+    rules = parse("""
+    .decl a(x: number, y: number)
+    .decl h(x: number, y: number, z: number)
+    h(y, x, y) :- a(x, y).
+    h(x, 1, y) :- a(x, y).
+    h(x, x, x) :- a(x, x).
+    """).rules
+    copy, constant, repeated = (LiftedRule.of(r) for r in rules)
+    assert copied_columns(copy.terms[0][1]) == (1, 0, 1, 2)
+    assert copied_columns(constant.terms[0][1]) is None
+    assert copied_columns(repeated.terms[0][1]) is None
+    evaluator = RelationalEvaluator()
+    old = {"a": _relation({(1, 2), (3, 4)}, 2)}
+    delta = ZSet.change(np.array([[5], [6]]), np.array([[1], [2]]))
+    change = LiftedEvaluation(evaluator, SymbolTable(), old,
+                              {delta_name("a"): delta}).change(copy)
+    assert change.rows.T.tolist() == [[2, 1, 2], [6, 5, 6]]
+    assert change.weights.tolist() == [-1, 1]
+    assert copy.terms[0][1] not in evaluator._plans
+    # the same shape over an old value (no delta batch) is evaluated as before
+    full = LiftedEvaluation(evaluator, SymbolTable(), old, {}).full(copy)
+    assert full.rows.T.tolist() == [[2, 1, 2], [4, 3, 4]] and full.weights.tolist() == [1, 1]
 
 
 def test_unchanged_factors_give_no_terms():
