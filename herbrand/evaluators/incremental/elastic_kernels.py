@@ -94,6 +94,41 @@ def fold(positions: np.ndarray, old_iteration: np.ndarray, new_iteration: np.nda
           seeding)
 
 
+@exported("Tuple((i8[::1], i8[::1]))(i8[::1], i8[::1], i8[::1], i8, i4[::1])",
+          writes=("slots",))
+def _undecided_sums(positions, weights, new_iteration, k, slots):
+    m = positions.shape[0]
+    at = np.empty(m, dtype=np.int64)
+    total = np.empty(m, dtype=np.int64)
+    found = 0
+    for i in range(m):
+        p = positions[i]
+        if p < 0 or new_iteration[p] < k:
+            continue
+        j = slots[p]
+        if j == 0:
+            at[found] = p
+            total[found] = 0
+            found += 1
+            j = found
+            slots[p] = j
+        total[j - 1] += weights[i]
+    for j in range(found):
+        slots[at[j]] = 0
+    return at[:found], total[:found]
+
+
+def undecided_sums(positions: np.ndarray, weights: np.ndarray, new_iteration: np.ndarray,
+                   k: int, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``positions`` (a bag of m row positions; negative ones skipped) whose
+    ``new_iteration`` is at least k, in the order first met, and for each the sum of its
+    ``weights``. ``slots``: an int32 scratch of zeros, one per position (at least the
+    largest), left zero again. One pass, O(m), reading the iterations and touching the
+    scratch of the undecided positions only (no pass over all positions: on TC graph10000's
+    1% insert only 17k of 47k and 1.5k of 25k found heads are undecided)."""
+    return _undecided_sums(positions, weights, new_iteration, k, slots)
+
+
 @exported("Tuple((i8[::1], i8[::1], i8[::1]))(i8[::1], i8[::1], b1[::1], i8, i8)")
 def _terms(most_old, most_new, earlier, h, kind):
     m = most_old.shape[0]

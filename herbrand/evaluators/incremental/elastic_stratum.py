@@ -54,7 +54,7 @@ from herbrand.evaluators.incremental.elastic_kernels import CHANGE, GROWTH
 from herbrand.evaluators.incremental.elastic_rules import NegatedSlot, ProbeRule
 from herbrand.evaluators.incremental.elastic_state import NEVER, UNKNOWN
 from herbrand.evaluators.incremental.elastic_universe import Universe
-from herbrand.evaluators.incremental.row_index import ABSENT, position_sums, weighted_groups
+from herbrand.evaluators.incremental.row_index import ABSENT, weighted_groups
 from herbrand.evaluators.relational import RelationalEvaluator
 from herbrand.framework.storage import Relation
 from herbrand.framework.symbols import SymbolTable
@@ -224,9 +224,10 @@ class StratumRun:
         it is UNKNOWN and the weights would lower it). A head of old iteration k without
         weights keeps it (``Universe``). ``located``: the found heads' positions, batch for
         batch (ABSENT where not held; None: searched here). The work is a search per found
-        head not located (the universe's row index) and a sum of their weights by position
-        (``position_sums``), plus a sort of the heads it does not hold yet. Returns whether
-        some tuple has iteration k."""
+        head not located (the universe's row index) and a sum of the weights of the undecided
+        ones by position in one pass (``Universe.undecided_sums``: the decided ones are only
+        skipped), plus a sort of the heads it does not hold yet. Returns whether some tuple
+        has iteration k."""
         progressed = False
         for head in self.heads:
             universe = self.universes[head]
@@ -240,12 +241,10 @@ class StratumRun:
             # the found rows the universe holds summed by position, the others by row
             positions = (self._find(universe, rows) if located is None
                          else np.concatenate(located[head]))
-            present = positions != ABSENT
-            at, total = position_sums(positions[present], w[present], len(universe))
-            fresh, fresh_w = (weighted_groups(columns_at(rows, ~present), w[~present])
-                              if not present.all() else (rows[:, :0], w[:0]))
-            undecided = universe.new_iteration[at] >= k
-            at, total = at[undecided], total[undecided]
+            absent = positions == ABSENT
+            fresh, fresh_w = (weighted_groups(columns_at(rows, absent), w[absent])
+                              if absent.any() else (rows[:, :0], w[:0]))
+            at, total = universe.undecided_sums(positions, w, k)
             was_k = universe.old_iteration[at] == k
             unknown = np.zeros(len(at), dtype=bool)
             if weights is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from herbrand.evaluators.batch_joins import columns_at
+from herbrand.evaluators.incremental.elastic_kernels import undecided_sums
 from herbrand.evaluators.incremental.elastic_state import (
     NEVER,
     RelationState,
@@ -99,6 +100,7 @@ class Universe:
         self._moved_positions: np.ndarray | None = None
         if moved is not None:
             self._mark_moved(moved)
+        self._sum_slots: np.ndarray | None = None  # ``undecided_sums``'s scratch, zeros
         self._per_iteration = per_iteration  # old tuples per iteration (read-only)
         self._away: np.ndarray | None = None  # of those, how many moved to another iteration
 
@@ -186,6 +188,16 @@ class Universe:
         self._moved_mask[fresh] = True
         self._moved.append(fresh)
         self._moved_positions = None
+
+    def undecided_sums(self, positions: np.ndarray, weights: np.ndarray, k: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct ``positions`` (ABSENT ones skipped) whose new iteration is at least
+        k, with the sum of their ``weights`` each (``elastic_kernels.undecided_sums``). O(m),
+        plus a scratch of 4 bytes per row, allocated on the first call of a run and when the
+        universe outgrows it (zeros: pages touched as used)."""
+        if self._sum_slots is None or len(self._sum_slots) < len(self):
+            self._sum_slots = np.zeros(room(len(self)), dtype=np.int32)
+        return undecided_sums(positions, weights, self.new_iteration, k, self._sum_slots)
 
     def settle(self, positions: np.ndarray, iterations: np.ndarray, counts: np.ndarray) -> None:
         """Give the rows at distinct ``positions`` their new iterations and counts. O(m)."""

@@ -1,6 +1,5 @@
-"""RowIndex: row -> position lookups, ``weighted_groups``: a bag of rows summed by row,
-``position_sums``: a bag of positions summed by position, and ``identity_codec``: the sorted
-encoding of whole rows.
+"""RowIndex: row -> position lookups, ``weighted_groups``: a bag of rows summed by row, and
+``identity_codec``: the sorted encoding of whole rows.
 
 Incremental engines keep per-tuple numbers (iterations, counts, weights) in numpy arrays aligned
 with a relation's rows, and must find where given rows sit. A RowIndex is a hash table of the
@@ -80,30 +79,3 @@ def weighted_groups(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, 
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     sums = np.add.reduceat(np.asarray(weights, dtype=np.int64)[order], starts)
     return rows[:, order[starts]], sums
-
-
-SPARSE_POSITIONS = 64  # position_sums sorts when it has fewer than n / 64 positions
-
-
-def position_sums(positions: np.ndarray, weights: np.ndarray, n: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``positions`` (a bag of m ints in 0 .. n - 1), ascending, and
-    for each the sum of its ``weights`` (int64; positions whose sum is 0 are kept). O(m log m)
-    when m < n / ``SPARSE_POSITIONS`` (a sort), else O(n + m) (two arrays of n: a sum and a
-    mark per position), faster than ``weighted_groups`` of the rows at those positions: on
-    77,000 positions of 262,144, 0.3 ms against 2.8 ms for pairs (a sort of one key per row)
-    and 13.8 ms for triples (a sort per column)."""
-    weights = np.asarray(weights, dtype=np.int64)
-    if not len(positions):
-        return np.zeros(0, dtype=np.int64), weights[:0]
-    if len(positions) * SPARSE_POSITIONS < n:
-        order = np.argsort(positions)
-        ordered = positions[order]
-        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-        return ordered[starts], np.add.reduceat(weights[order], starts)
-    sums = np.zeros(n, dtype=np.int64)
-    np.add.at(sums, positions, weights)
-    held = np.zeros(n, dtype=bool)
-    held[positions] = True
-    distinct = np.flatnonzero(held)
-    return distinct, sums[distinct]

@@ -12,6 +12,7 @@ from herbrand.evaluators.incremental.elastic_kernels import (
     fold,
     members,
     terms,
+    undecided_sums,
 )
 from herbrand.evaluators.incremental.elastic_state import NEVER
 
@@ -93,3 +94,23 @@ def test_fold_reads_a_strided_row_of_positions():
     earlier = np.zeros(3, dtype=np.bool_)
     fold(batch[1], old, new, most_old, most_new, earlier, 0, CHANGE, False)
     assert most_old.tolist() == [5, 6, 7] and most_new.tolist() == [1, 2, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ITERATIONS, min_size=1, max_size=12), st.integers(0, 4),
+       st.lists(st.tuples(st.integers(-1, 11), st.integers(-3, 3)), max_size=40))
+def test_undecided_sums_match_a_counter_of_the_undecided_positions(new, k, bag):
+    """ABSENT (-1) and decided positions (new iteration below k) are skipped, the others
+    summed in the order first met, zero sums kept; the scratch is left zero."""
+    new = np.array(new, dtype=np.int64)
+    bag = [(p % len(new) if p >= 0 else p, w) for p, w in bag]
+    expected: dict[int, int] = {}
+    for position, weight in bag:
+        if position >= 0 and new[position] >= k:
+            expected[position] = expected.get(position, 0) + weight
+    slots = np.zeros(len(new), dtype=np.int32)
+    at, total = undecided_sums(np.array([b[0] for b in bag], dtype=np.int64),
+                               np.array([b[1] for b in bag], dtype=np.int64), new, k, slots)
+    assert at.tolist() == list(expected)
+    assert total.tolist() == list(expected.values())
+    assert not slots.any()

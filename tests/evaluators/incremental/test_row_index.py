@@ -1,5 +1,4 @@
-"""RowIndex finds rows in every encoding; weighted_groups sums a bag by row, position_sums by
-position."""
+"""RowIndex finds rows in every encoding; weighted_groups sums a bag by row."""
 
 from __future__ import annotations
 
@@ -12,9 +11,7 @@ from hypothesis import strategies as st
 from herbrand.evaluators.incremental import row_index
 from herbrand.evaluators.incremental.row_index import (
     ABSENT,
-    SPARSE_POSITIONS,
     RowIndex,
-    position_sums,
     weighted_groups,
 )
 
@@ -70,19 +67,3 @@ def test_weighted_groups_matches_a_counter(arity, bag, big):
     grouped, sums = weighted_groups(batch, np.array([b[3] for b in bag], dtype=np.int64))
     assert grouped.shape == (arity, len(expected))
     assert dict(zip(map(tuple, grouped.T.tolist()), sums.tolist(), strict=True)) == expected
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 40), st.integers(-3, 3)), max_size=40),
-       st.booleans())
-def test_position_sums_matches_a_counter(bag, sparse):
-    """Both ways: a sort (fewer positions than n / SPARSE_POSITIONS) and a sum per position."""
-    n = 41 * SPARSE_POSITIONS * (len(bag) + 1) if sparse else 41
-    expected: dict[int, int] = {}
-    for position, weight in bag:
-        expected[position] = expected.get(position, 0) + weight
-    positions = np.array([b[0] for b in bag], dtype=np.int64)
-    distinct, sums = position_sums(positions, np.array([b[1] for b in bag]), n)
-    assert distinct.tolist() == sorted(expected)  # ascending, zero sums kept
-    assert dict(zip(distinct.tolist(), sums.tolist(), strict=True)) == expected
-    assert sums.dtype == np.int64
