@@ -23,6 +23,7 @@ import numpy as np
 from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, ViewRun
 from herbrand.indexes.kernels import (
     field_keys,
+    fitting_keys,
     is_strictly_sorted,
     key_fields,
     merge_unique,
@@ -102,9 +103,12 @@ class RowCodec:
 
     def encode(self, batch: np.ndarray) -> tuple[np.ndarray, bool]:
         """An (arity, n) batch as run data (a new array, in the batch's row order) and whether
-        it is packed. O(arity n)."""
-        if self.packs(batch):
-            return self.packed(batch), True
+        it is packed. O(arity n): packed in one native pass per row that checks as it packs
+        (``kernels.fitting_keys``)."""
+        if self.width:
+            keys = fitting_keys(batch, self.order_array, self.offset, self.width)
+            if keys is not None:
+                return keys[None, :], True
         return batch[list(self.order)], False
 
     def unpack(self, data: np.ndarray) -> np.ndarray:

@@ -122,6 +122,31 @@ def test_codec_packs_small_batches_as_large_ones_and_unpacks_them(case, strided)
     assert codec.unpack(packed).tolist() == block[list(codec.order)].tolist()
 
 
+def edge_values(arity: int):
+    """Strategy: int64 values likely at the packed fields' ends, just past them, or at
+    int64's (where adding a field's offset wraps)."""
+    half = 1 << (64 // arity - 1)
+    ends = {-half - 1, -half, half - 1, half, -(2**63), 2**63 - 1}
+    return (st.integers(max(-half, -(2**63)), min(half, 2**63) - 1)
+            | st.sampled_from(sorted(v for v in ends if -(2**63) <= v < 2**63)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda a: st.tuples(st.just(a), blocks(a, edge_values(a), 12))),
+       st.booleans())
+def test_codec_encodes_packed_exactly_when_every_value_fits(case, strided):
+    """``encode`` (one pass that checks as it packs) against ``packs`` and ``packed``."""
+    arity, rows = case
+    codec = RowCodec(arity, key=tuple(range(arity))[::-1])
+    block = as_block(rows, arity)
+    if strided:
+        block = np.concatenate([block, block], axis=1)[:, : len(rows)]
+    data, packed = codec.encode(block)
+    assert packed == codec.packs(block)
+    expected = codec.packed(block) if packed else block[list(codec.order)]
+    assert data.tolist() == expected.tolist()
+
+
 def test_packing_uses_the_field_width_of_the_arity():
     assert RowCodec(2, (0,)).width == 32 and RowCodec(3, (0,)).width == 21
     assert RowCodec(1, (0,)).width == 0  # one column is already one int64

@@ -165,35 +165,62 @@ def _merge_sparse(keys, counts, delta_keys, delta_counts, at):
     return out_keys[:k].copy(), out_counts[:k].copy()
 
 
+@helper(inline="always")
+def _bag_step(keys, sums, k, held, total, key, weight):
+    """One key of ``_bag_sums``' merged sequence: while it equals the key ``held``, its weight
+    is added to ``total``; else ``held`` and its ``total`` are written at ``k`` (kept, ``k``
+    advanced, only when the total is not 0) and the key starts a total of its own. No branch
+    on the data: a written entry that is not kept is overwritten by the next."""
+    fresh = key != held
+    keys[k] = held
+    sums[k] = total
+    k += fresh & (total != 0)
+    total = weight if fresh else total + weight
+    return k, total
+
+
 @exported("UniTuple(i8[::1], 2)(i8[::1], i8, i8[::1], i8)")
 def _bag_sums(a, a_weight, b, b_weight):
+    """One merge pass of both bags, the keys of equal runs summed as they go by
+    (``_bag_step``): selects rather than branches, as equal keys, and which bag holds the next
+    one, are unpredictable (a branching merge took 4-6 ns a key, TC over graph10000)."""
     n, m = a.shape[0], b.shape[0]
-    keys = np.empty(n + m, dtype=np.int64)
-    sums = np.empty(n + m, dtype=np.int64)
-    i = j = k = 0
-    while i < n or j < m:
-        x = a[i] if i < n else b[j]
-        if j < m and b[j] < x:
-            x = b[j]
-        total = 0
-        while i < n and a[i] == x:
-            total += a_weight
-            i += 1
-        while j < m and b[j] == x:
-            total += b_weight
-            j += 1
-        if total:
-            keys[k], sums[k] = x, total
-            k += 1
+    keys = np.empty(n + m + 1, dtype=np.int64)
+    sums = np.empty(n + m + 1, dtype=np.int64)
+    if n + m == 0:
+        return keys[:0], sums[:0]
+    held = a[0] if n else b[0]
+    if m and b[0] < held:
+        held = b[0]
+    i = j = k = total = 0
+    while i < n and j < m:
+        x, y = a[i], b[j]
+        first = x <= y
+        i += first
+        j += not first
+        k, total = _bag_step(keys, sums, k, held, total, x if first else y,
+                             a_weight if first else b_weight)
+        held = x if first else y
+    for rest in range(i, n):
+        k, total = _bag_step(keys, sums, k, held, total, a[rest], a_weight)
+        held = a[rest]
+    for rest in range(j, m):
+        k, total = _bag_step(keys, sums, k, held, total, b[rest], b_weight)
+        held = b[rest]
+    keys[k] = held
+    sums[k] = total
+    k += total != 0
     return keys[:k], sums[:k]
 
 
 def bag_sums(a: np.ndarray, a_weight: int, b: np.ndarray, b_weight: int
              ) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct keys, ascending, their summed weights) of two bags of int64 keys, each
-    ascending (repeats allowed) with one weight per bag, keys whose sum is 0 left out: the
-    run lengths of each and their merge in one pass (an empty ``b`` for one bag). O(n + m),
-    the results views of one allocation of n + m entries each."""
+    ascending (repeats allowed) with one weight per bag, keys whose sum is 0 left out: one
+    merge pass of both that sums equal keys as they go by, selecting rather than branching
+    (an empty ``b`` for one bag; TC over graph10000, a 1% insert's 107,000 derivations:
+    0.48 -> 0.26 ms). O(n + m), the results views of one allocation of n + m + 1 entries
+    each."""
     return _bag_sums(np.ascontiguousarray(a, dtype=np.int64), a_weight,
                      np.ascontiguousarray(b, dtype=np.int64), b_weight)
 

@@ -206,3 +206,21 @@ def test_bag_sums_are_the_summed_weights_of_both_bags(a, a_weight, b, b_weight):
     keys, totals = bag_sums(np.sort(np.array(a, dtype=np.int64)), a_weight,
                             np.sort(np.array(b, dtype=np.int64)), b_weight)
     assert list(zip(keys.tolist(), totals.tolist(), strict=True)) == expected
+
+
+def test_bag_sums_hold_the_extreme_keys_and_a_last_key_that_cancels():
+    """The merge keeps no sentinel: the least and the greatest int64 are keys like any other,
+    in either bag, and a total that cancels on the last key, or on the only one, is left
+    out."""
+    low, high = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    a = np.array([low, low, 0, high], dtype=np.int64)
+    b = np.array([low, 5, high, high], dtype=np.int64)
+    keys, totals = bag_sums(a, 1, b, -1)
+    assert keys.tolist() == [low, 0, 5, high] and totals.tolist() == [1, 1, -1, -1]
+    keys, totals = bag_sums(a, 2, b, -1)
+    assert keys.tolist() == [low, 0, 5] and totals.tolist() == [3, 2, -1]
+    keys, totals = bag_sums(np.array([high], dtype=np.int64), 1,
+                            np.array([high], dtype=np.int64), -1)
+    assert not len(keys) and not len(totals)
+    keys, totals = bag_sums(b, 3, b[:0], 0)
+    assert keys.tolist() == [low, 5, high] and totals.tolist() == [3, 3, 6]
