@@ -448,18 +448,31 @@ def test_the_grid_kernel_s_bits_keep_random_graphs_deletes_exact(edges, data):
        st.data(), st.sampled_from([0, -20, 1 << 22]))
 def test_the_grid_kernel_finds_x_by_value_as_through_the_hash_table(edges, data, shift):
     # every grid call with the map of x by value (HeadGrid.x_map, MAP_ROWS 0), against the
-    # oracle; a negative value, or one beyond the cells plus MAP_SLACK, gives the map up
+    # oracle; a negative x, or one beyond the cells plus MAP_SLACK, gives the map up for good
+    # (a grid whose calls have read only x >= 0 so far keeps it, whatever comes later)
     facts = {"e": [(x + shift, y + shift) for x, y in sorted(edges)]}
     deleted = {"e": data.draw(st.lists(st.sampled_from(facts["e"]), min_size=1, max_size=8,
                                        unique=True))}
-    maps = []
+    maps, given_up = [], set()
     x_map = HeadGrid.x_map
+
+    def recorded(grid, rows):
+        found = x_map(grid, rows)
+        xs = grid.xs.rows()[0]
+        if len(xs) and (xs.min() < 0 or xs.max() >= len(grid.cells) + HeadGrid.MAP_SLACK):
+            given_up.add(id(grid))
+        maps.append((len(found) > 0, id(grid) not in given_up))
+        return found
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(HeadGrid, "MAP_ROWS", 0)
-        patch.setattr(HeadGrid, "x_map", lambda self, rows: (
-            lambda found: maps.append(len(found)) or found)(x_map(self, rows)))
+        patch.setattr(HeadGrid, "x_map", recorded)
         IncrementalSession(BFEngine, TC, facts).update(delete=deleted)
-    assert all(maps) if shift == 0 else not any(maps)
+    assert all(mapped == expected for mapped, expected in maps)
+    if shift == 0:
+        assert all(mapped for mapped, _ in maps)
+    if shift == 1 << 22:  # beyond any grid's cells (LIMIT) plus MAP_SLACK
+        assert not any(mapped for mapped, _ in maps)
 
 
 @pytest.mark.parametrize("shift", [0, -100])  # negative values sort without packing
