@@ -23,6 +23,7 @@ from herbrand.evaluators.incremental.near_heads import NearHeads
 from herbrand.evaluators.incremental.pair_saturation import PairSaturation
 from herbrand.evaluators.incremental.step_reads import StepReads
 from herbrand.framework.storage import Relation
+from herbrand.framework.syntax import Rule
 
 
 class ForwardSaturation:
@@ -44,6 +45,7 @@ class ForwardSaturation:
         relations, saturation = self._rules.relations, self._rules.saturation
         for name, parts in derived.items():
             self._facts[name].prove(concat_batches(parts, self._empty[name]))
+        unproved: dict[str, np.ndarray] = {}  # C's positions outside P, found once per call
         while True:
             if self._pairs:
                 self._pairs.saturate(self._facts)
@@ -58,11 +60,24 @@ class ForwardSaturation:
             reads = self._reads.new.with_relations(
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
-            rules, cuts = ((saturation, {}) if delta < NearHeads.MIN_DELTA else
-                           self.near_heads().rules(self._facts, self._reads.new))
+            if delta < NearHeads.MIN_DELTA:
+                unproved = unproved or {n: f.unproved_positions() for n, f in self._facts.items()}
+                rules, cuts = self._reaching(new, unproved), {}
+            else:
+                rules, cuts = self.near_heads().rules(self._facts, self._reads.new)
             for name, rows in self._reads.derive(
                     rules, reads.with_relations(cuts) if cuts else reads, batches).items():
                 self._facts[name].prove(rows)
+
+    def _reaching(self, new: Mapping[str, np.ndarray],
+                  unproved: Mapping[str, np.ndarray]) -> list[Rule]:
+        """The saturation rules that may prove a fact from the rows ``new`` proves (per
+        relation) as ``HeadReach`` tells, the facts outside P among C's positions
+        ``unproved`` (per relation). O(rules) kernel calls."""
+        heads, facts = self._rules.heads, self._facts
+        return [rule for rule in self._rules.saturation
+                if (reach := heads.get(id(rule))) is None
+                or reach.may_prove(facts[reach.head], unproved[reach.head], new[reach.source])]
 
     def near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
