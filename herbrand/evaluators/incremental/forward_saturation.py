@@ -30,12 +30,16 @@ class ForwardSaturation:
     """The saturation of one deletion step over its ``facts`` (C and P per relation), reading
     through ``reads``."""
 
+    GIVE_UP = 8  # passes in a row after which ``_reaching`` stops testing a rule
+
     def __init__(self, rules: StepRules, reads: StepReads, facts: Mapping[str, CheckedFacts]):
         self._rules, self._reads, self._facts = rules, reads, facts
         self._pairs = PairSaturation(rules.pairs, reads.new)
         self._read = dict.fromkeys(rules.relations, 0)  # P's rows the saturation rules read
         self._near: NearHeads | None = None  # made by the first round that cuts
         self._empty = {n: reads.new[n].columns[:, :0] for n in rules.relations}
+        self._passes: dict[int, int] = {}  # per saturation rule, ``_reaching``'s passes in a row
+        self._untested = 0  # the rules with GIVE_UP passes in a row
 
     def saturate(self, derived: Mapping[str, list[np.ndarray]]) -> None:
         """Add the checked facts among ``derived`` to P, then chain forwards (semi-naively,
@@ -61,7 +65,6 @@ class ForwardSaturation:
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
             if delta < NearHeads.MIN_DELTA:
-                unproved = unproved or {n: f.unproved_positions() for n, f in self._facts.items()}
                 rules, cuts = self._reaching(new, unproved), {}
             else:
                 rules, cuts = self.near_heads().rules(self._facts, self._reads.new)
@@ -70,14 +73,30 @@ class ForwardSaturation:
                 self._facts[name].prove(rows)
 
     def _reaching(self, new: Mapping[str, np.ndarray],
-                  unproved: Mapping[str, np.ndarray]) -> list[Rule]:
+                  unproved: dict[str, np.ndarray]) -> list[Rule]:
         """The saturation rules that may prove a fact from the rows ``new`` proves (per
-        relation) as ``HeadReach`` tells, the facts outside P among C's positions
-        ``unproved`` (per relation). O(rules) kernel calls."""
-        heads, facts = self._rules.heads, self._facts
-        return [rule for rule in self._rules.saturation
-                if (reach := heads.get(id(rule))) is None
-                or reach.may_prove(facts[reach.head], unproved[reach.head], new[reach.source])]
+        relation), as ``HeadReach`` tells from the positions in C outside P (``unproved``, per
+        relation: found here at its first need in a ``saturate`` call, and kept for its later
+        rounds, P only growing). A rule the test let through ``GIVE_UP`` times in a row is run
+        untested for the rest of the step: on Andersen over 1,000 variables, 214 rounds of 4
+        rules per delete, nearly none skipped. O(rules) kernel calls at most."""
+        heads, facts, passes = self._rules.heads, self._facts, self._passes
+        if self._untested == len(heads):
+            return list(self._rules.saturation)
+        kept = []
+        for rule in self._rules.saturation:
+            reach = heads.get(id(rule))
+            if reach is not None and passes.get(id(rule), 0) < self.GIVE_UP:
+                positions = unproved.get(reach.head)
+                if positions is None:
+                    positions = unproved[reach.head] = facts[reach.head].unproved_positions()
+                if not reach.may_prove(facts[reach.head], positions, new[reach.source]):
+                    passes[id(rule)] = 0
+                    continue
+                passes[id(rule)] = passes.get(id(rule), 0) + 1
+                self._untested += passes[id(rule)] == self.GIVE_UP
+            kept.append(rule)
+        return kept
 
     def near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""
