@@ -25,6 +25,7 @@ from herbrand.framework.syntax import Literal, Rule, Var
 
 
 def _frozen(values: Sequence[int]) -> np.ndarray:
+    """``values`` as a read-only int64 array (a kernel argument kept in a frozen value)."""
     array = np.array(values, dtype=np.int64)
     array.flags.writeable = False
     return array
