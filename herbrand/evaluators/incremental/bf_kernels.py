@@ -241,3 +241,41 @@ def two_step_proved(first_heads, second_heads, first_lane, first_starts, first_s
                 out[i] = True
                 break
     return out
+
+
+@exported("b1(i8[:, :], i8[::1], b1[::1], i8[::1], i8[::1], i8[:, :], i8[::1], i8[::1], "
+          "i8[::1], i8[::1])")
+def unproved_head_held(checked, positions, proved, head_at, head_value, delta, delta_at,
+                       delta_value, head_bound, delta_bound):
+    """Whether a fact of C (``checked``, by column) at one of ``positions`` and not ``proved``
+    holds a rule's head constants (``head_value`` at columns ``head_at``) and, at its columns
+    ``head_bound``, the values that one row of ``delta`` holding the delta literal's
+    constants (``delta_value`` at ``delta_at``) has at its columns ``delta_bound``
+    (``head_reach``). O(delta rows + positions x delta rows kept), ending at the first."""
+    kept = np.empty(delta.shape[1], dtype=np.int64)
+    count = 0
+    for j in range(delta.shape[1]):
+        k = 0
+        while k < delta_at.shape[0] and delta[delta_at[k], j] == delta_value[k]:
+            k += 1
+        if k == delta_at.shape[0]:
+            kept[count] = j
+            count += 1
+    if count == 0:
+        return False
+    for p in positions:
+        if proved[p]:
+            continue
+        k = 0
+        while k < head_at.shape[0] and checked[head_at[k], p] == head_value[k]:
+            k += 1
+        if k < head_at.shape[0]:
+            continue
+        for t in range(count):
+            k = 0
+            while (k < head_bound.shape[0]
+                   and checked[head_bound[k], p] == delta[delta_bound[k], kept[t]]):
+                k += 1
+            if k == head_bound.shape[0]:
+                return True
+    return False

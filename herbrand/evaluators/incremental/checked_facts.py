@@ -58,13 +58,16 @@ class CheckedFacts:
     """C and P of one relation of ``arity`` (see the module doc). Memory: the checked rows,
     their table (two slots per row), a byte per checked row and a copy of the proved rows."""
 
-    __slots__ = ("_checked", "_proved", "_proved_count", "_proved_rows")
+    __slots__ = ("_checked", "_proved", "_proved_count", "_proved_rows", "_unproved",
+                 "_unproved_upto")
 
     def __init__(self, arity: int):
         self._checked = RowSet(np.zeros((arity, 0), dtype=np.int64))
         self._proved = np.zeros(16, dtype=np.bool_)  # by position in C
         self._proved_rows = np.zeros((arity, 16), dtype=np.int64)  # in proving order
         self._proved_count = 0
+        self._unproved = np.zeros(0, dtype=np.int64)  # as of ``unproved_positions``' last call
+        self._unproved_upto = 0  # C's count then
 
     @property
     def checked_count(self) -> int:
@@ -139,6 +142,18 @@ class CheckedFacts:
         """The ``positions`` in C (none -1) of facts not in P, in that order. O(m), no
         hashing."""
         return positions[~self._proved[positions]]
+
+    def unproved_positions(self) -> np.ndarray:
+        """The positions in C of the facts not in P, ascending. O(the previous call's answer
+        + facts checked since), no hashing."""
+        count = len(self._checked)
+        positions = np.concatenate((self._unproved, np.arange(self._unproved_upto, count)))
+        self._unproved, self._unproved_upto = self.unproved(positions), count
+        return self._unproved
+
+    def proved_mask(self) -> np.ndarray:
+        """Whether each position of C is in P (a view, longer than C; only read). O(1)."""
+        return self._proved
 
     def unproved_since(self, start: int) -> np.ndarray:
         """The rows of C checked from position ``start`` on that are not in P, in checking

@@ -11,7 +11,7 @@ lower literals cut first to the rows that can derive one when the delta is large
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -23,11 +23,14 @@ from herbrand.evaluators.incremental.near_heads import NearHeads
 from herbrand.evaluators.incremental.pair_saturation import PairSaturation
 from herbrand.evaluators.incremental.step_reads import StepReads
 from herbrand.framework.storage import Relation
+from herbrand.framework.syntax import Rule
 
 
 class ForwardSaturation:
     """The saturation of one deletion step over its ``facts`` (C and P per relation), reading
     through ``reads``."""
+
+    GIVE_UP = 8  # passes in a row after which ``_reaching`` stops testing a rule
 
     def __init__(self, rules: StepRules, reads: StepReads, facts: Mapping[str, CheckedFacts]):
         self._rules, self._reads, self._facts = rules, reads, facts
@@ -35,6 +38,8 @@ class ForwardSaturation:
         self._read = dict.fromkeys(rules.relations, 0)  # P's rows the saturation rules read
         self._near: NearHeads | None = None  # made by the first round that cuts
         self._empty = {n: reads.new[n].columns[:, :0] for n in rules.relations}
+        self._passes: dict[int, int] = {}  # per saturation rule, ``_reaching``'s passes in a row
+        self._untested = 0  # the rules with GIVE_UP passes in a row
 
     def saturate(self, derived: Mapping[str, list[np.ndarray]]) -> None:
         """Add the checked facts among ``derived`` to P, then chain forwards (semi-naively,
@@ -44,6 +49,7 @@ class ForwardSaturation:
         relations, saturation = self._rules.relations, self._rules.saturation
         for name, parts in derived.items():
             self._facts[name].prove(concat_batches(parts, self._empty[name]))
+        unproved: dict[str, np.ndarray] = {}  # C's positions outside P, found once per call
         while True:
             if self._pairs:
                 self._pairs.saturate(self._facts)
@@ -58,11 +64,43 @@ class ForwardSaturation:
             reads = self._reads.new.with_relations(
                 {name: Relation(rows, unique=True) for name, rows in batches.items()})
             delta = sum(rows.shape[1] for rows in new.values())
-            rules, cuts = ((saturation, {}) if delta < NearHeads.MIN_DELTA else
-                           self.near_heads().rules(self._facts, self._reads.new))
+            if delta < NearHeads.MIN_DELTA:
+                rules, cuts, reaching = saturation, {}, self._reaching(new, unproved)
+            else:
+                rules, cuts = self.near_heads().rules(self._facts, self._reads.new)
+                reaching = None
             for name, rows in self._reads.derive(
-                    rules, reads.with_relations(cuts) if cuts else reads, batches).items():
+                    rules, reads.with_relations(cuts) if cuts else reads, batches,
+                    reaching).items():
                 self._facts[name].prove(rows)
+
+    def _reaching(self, new: Mapping[str, np.ndarray], unproved: dict[str, np.ndarray]
+                  ) -> Callable[[Rule], bool] | None:
+        """Whether a saturation rule may prove a fact from the rows ``new`` proves (per
+        relation), as ``HeadReach`` tells from the positions in C outside P (``unproved``, per
+        relation: found at its first need in a ``saturate`` call, and kept for its later
+        rounds, P only growing); None when no rule is tested any more. A rule the test let
+        through ``GIVE_UP`` times in a row is run untested for the rest of the step: on
+        Andersen over 1,000 variables, 212 rounds of 4 rules per delete, 14 of 848 skipped.
+        O(1) kernel call per rule asked about."""
+        heads, facts, passes = self._rules.heads, self._facts, self._passes
+        if self._untested == len(heads):
+            return None
+
+        def reaching(rule: Rule) -> bool:
+            reach = heads.get(id(rule))
+            if reach is None or passes.get(id(rule), 0) >= self.GIVE_UP:
+                return True
+            positions = unproved.get(reach.head)
+            if positions is None:
+                positions = unproved[reach.head] = facts[reach.head].unproved_positions()
+            if not reach.may_prove(facts[reach.head], positions, new[reach.source]):
+                passes[id(rule)] = 0
+                return False
+            passes[id(rule)] = passes.get(id(rule), 0) + 1
+            self._untested += passes[id(rule)] == self.GIVE_UP
+            return True
+        return reaching
 
     def near_heads(self) -> NearHeads:
         """The saturation rules' cuts (``near_heads``), made once per step. O(rules)."""

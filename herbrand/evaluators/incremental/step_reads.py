@@ -9,7 +9,7 @@ or taken from the engine's kept ``RelationSets`` and put back (only read here).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -63,12 +63,14 @@ class StepReads:
         return [InstanceRows.found(i, self._held(i, derived[i.rule.head.relation]),
                                    self._facts) for i in active]
 
-    def derive(self, rules: Sequence[Rule], reads: Database,
-               batches: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def derive(self, rules: Sequence[Rule], reads: Database, batches: Mapping[str, np.ndarray],
+               useful: Callable[[Rule], bool] | None = None) -> dict[str, np.ndarray]:
         """The evaluator's derivations of the ``rules`` that may derive a row from ``batches``
-        and ``reads`` (``RuleReads.may_derive``)."""
+        and ``reads`` (``RuleReads.may_derive``) and, if given, that ``useful`` accepts (asked
+        only of those)."""
         seen: dict[tuple, bool] = {}
-        active = [rule for rule in rules if self._reads(rule).may_derive(batches, reads, seen)]
+        active = [rule for rule in rules if self._reads(rule).may_derive(batches, reads, seen)
+                  and (useful is None or useful(rule))]
         return self._evaluator.derive(active, reads) if active else {}
 
     def member_set(self, name: str) -> RelationSet:
