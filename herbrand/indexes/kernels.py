@@ -342,8 +342,8 @@ def _fields_of(keys, lowest, widths):
     return out
 
 
-# the sign bit of an int64, flipped in ``RowCodec``'s packed keys
-_SIGN_KEY = np.int64(-(1 << 63))
+# the sign bit of an int64, flipped in ``RowCodec``'s packed keys (``runs``)
+SIGN_KEY = np.int64(-(1 << 63))
 
 
 @exported("Tuple((i8[::1], b1))(i8[:, :], i8[::1], i8, i8)")
@@ -365,7 +365,7 @@ def _fitting_keys(block, order, offset, width):
         if not fits:
             return keys[:0], False
     for i in range(n):
-        keys[i] ^= _SIGN_KEY
+        keys[i] ^= SIGN_KEY
     return keys, True
 
 

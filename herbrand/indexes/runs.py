@@ -22,6 +22,7 @@ import numpy as np
 
 from herbrand.framework.native_view import PACKED_RUN, SORTED_RUN, NativeView, ViewRun
 from herbrand.indexes.kernels import (
+    SIGN_KEY,
     field_keys,
     fitting_keys,
     is_strictly_sorted,
@@ -34,7 +35,6 @@ from herbrand.indexes.kernels import (
 )
 
 _SIGN = np.uint64(1 << 63)
-_SIGNED = np.int64(-(1 << 63))  # _SIGN's bits as an int64
 
 
 class RowCodec:
@@ -95,7 +95,7 @@ class RowCodec:
         reading its rows in place. O(arity n)."""
         if batch.shape[1] < self.SMALL_BATCH:
             keys = field_keys(batch, self.order_array, self._lowest, self._widths)
-            keys ^= _SIGNED
+            keys ^= SIGN_KEY
             return keys[None, :]
         packed = self.pack(batch, self.order if self.permutes else None)
         packed ^= _SIGN
@@ -113,7 +113,7 @@ class RowCodec:
 
     def unpack(self, data: np.ndarray) -> np.ndarray:
         """Packed (1, n) data as (arity, n) columns in (key, rest) order. O(arity n)."""
-        return key_fields(data[0] ^ _SIGNED, self._lowest, self._widths)
+        return key_fields(data[0] ^ SIGN_KEY, self._lowest, self._widths)
 
     def decode(self, data: np.ndarray, packed: bool) -> np.ndarray:
         """Run data (or a selection of its columns) as an (arity, n) batch. O(arity n)."""
