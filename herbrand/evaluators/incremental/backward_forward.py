@@ -172,6 +172,10 @@ class BackwardForward:
         self._forward = ForwardSaturation(rules, self._reads, self._facts)
         self._two_steps = TwoStepProofs(rules.two_steps, new)
         self._copy_proofs = CopyProofs(rules.copies, new, self._reads.member_set)
+        # the outright instance rules but those ``CopyProofs`` proves through (found once)
+        self._uncopied = tuple(
+            i for i in self._instances if not i.atoms
+            and ((copy := copy_of(i, self._relations)) is None or copy != rules.copies.get(i.head)))
         self._expansion = Expansion(self._facts, self._reads.member_set, self._empty,
                                     rules.copies)
         # per pass (outright rules, two-step proofs, unfolded rules): whether its last run on
@@ -226,12 +230,6 @@ class BackwardForward:
     def _outright(self) -> tuple[InstanceRule, ...]:
         """The instance rules without stratum atoms: an instance proves its head outright."""
         return tuple(i for i in self._instances if not i.atoms)
-
-    @property
-    def _uncopied(self) -> tuple[InstanceRule, ...]:
-        """The outright instance rules but those ``CopyProofs`` proves through."""
-        return tuple(i for i in self._outright if copy_of(i, self._relations) is None
-                     or copy_of(i, self._relations) != self._rules.copies.get(i.head))
 
     @property
     def _inferred(self) -> tuple[InstanceRule, ...]:
